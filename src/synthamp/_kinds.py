@@ -1,0 +1,64 @@
+"""What kind of privacy number a function returns.
+
+Every public function of synthamp that returns a privacy quantity (a Rényi
+divergence, an RDP curve, an ε) is labelled with one of three kinds:
+
+``exact``
+    Computed numerically to a stated error bound; as good as a proof once the
+    error bound is added.
+``certified``
+    A proven upper (or lower) bound; usable in a privacy guarantee.
+``heuristic``
+    An asymptotic statement (e.g. the local Δ → 0 expansions of the paper).
+    Shown for insight only; never feeds a guarantee.
+
+The label is stored on the function as ``fn.kind`` (a :class:`Kind`), and
+every labelled function is listed in :data:`PRIVACY_FUNCTIONS`.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from typing import TypeVar
+
+__all__ = ["PRIVACY_FUNCTIONS", "Kind", "privacy_quantity"]
+
+
+class Kind(str, enum.Enum):
+    """Kind of a privacy quantity: exact, certified or heuristic."""
+
+    EXACT = "exact"
+    CERTIFIED = "certified"
+    HEURISTIC = "heuristic"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def usable_in_guarantee(self) -> bool:
+        """Whether a number of this kind may feed a privacy guarantee."""
+        return self is not Kind.HEURISTIC
+
+
+PRIVACY_FUNCTIONS: dict[str, Kind] = {}
+
+F = TypeVar("F", bound=Callable)
+
+
+def privacy_quantity(kind: Kind | str) -> Callable[[F], F]:
+    """Label a function with the kind of privacy quantity it returns.
+
+    Parameters
+    ----------
+    kind : Kind or {"exact", "certified", "heuristic"}
+        The kind of number the decorated function returns.
+    """
+    kind = Kind(kind)
+
+    def decorate(fn: F) -> F:
+        fn.kind = kind  # type: ignore[attr-defined]
+        PRIVACY_FUNCTIONS[f"{fn.__module__}.{fn.__qualname__}"] = kind
+        return fn
+
+    return decorate

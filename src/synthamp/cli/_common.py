@@ -1,0 +1,58 @@
+"""Shared option types and output helpers of the command line."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import click
+import numpy as np
+
+__all__ = ["FLOAT_LIST", "FloatList", "echo_json", "json_ready"]
+
+
+class FloatList(click.ParamType):
+    """A comma-separated list of numbers, e.g. ``2,4,8``."""
+
+    name = "LIST"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, list | tuple):
+            return [float(v) for v in value]
+        items = [item.strip() for item in str(value).split(",")]
+        if not items or any(item == "" for item in items):
+            self.fail(f"expected a comma-separated list of numbers, got {value!r}", param, ctx)
+        out = []
+        for item in items:
+            try:
+                number = float(item)
+            except ValueError:
+                self.fail(f"{item!r} is not a number", param, ctx)
+            if not math.isfinite(number):
+                self.fail(f"{item!r} is not a finite number", param, ctx)
+            out.append(number)
+        return out
+
+
+FLOAT_LIST = FloatList()
+
+
+def json_ready(obj: Any) -> Any:
+    """Convert numpy scalars/arrays (recursively) to JSON-serialisable Python objects."""
+    if isinstance(obj, dict):
+        return {str(k): json_ready(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [json_ready(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [json_ready(v) for v in obj.tolist()]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    return obj
+
+
+def echo_json(obj: Any) -> None:
+    """Print one JSON object on stdout."""
+    click.echo(json.dumps(json_ready(obj), indent=2))
