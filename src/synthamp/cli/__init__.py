@@ -21,6 +21,7 @@ __all__ = ["cli", "main"]
 
 #: Subcommand name -> "module:attribute" (module relative to this package).
 COMMANDS: dict[str, str] = {
+    "bounds": "bounds:bounds",
     "divergence": "divergence:divergence",
     "fisher": "divergence:fisher",
 }

@@ -1,0 +1,883 @@
+"""Closed-form results of Pierquin, Bellet, Tommasi and Boussard (2026).
+
+Every function here restates one result of the paper (as corrected by the
+project's specification, ``THEORY.md``) in natural units: norms, the norm bound
+``norm_bound`` (C), the sensitivity ``sensitivity`` (Δ) and the noise ``sigma``
+(σ). Internally everything is scaled, c = C/σ and s = Δ/σ. Rényi orders
+``alpha`` may be a number or a sequence; results are 1-d arrays over ``alpha``.
+
+Each privacy quantity carries its kind (:mod:`synthamp._kinds`):
+
+``certified``
+    A proven, non-asymptotic bound: post-processing, the Fisher criterion of
+    Proposition 3.2, the global bounds of Theorems 5.2 and 5.4, the Fisher
+    information bounds of Proposition 5.1 and Theorem 5.3.
+``heuristic``
+    An asymptotic (Δ → 0 or d → ∞) statement: the local expansion of
+    Proposition 3.1, the amplification ratios of Theorems 5.1 and 5.3, the
+    prior-work baseline, and the global bound *as printed* in the paper (which
+    does not follow from Proposition 3.2).
+``exact``
+    Computed by the exact engine (:mod:`synthamp.divergence`): the divergence
+    without a norm bound of Proposition 4.3.
+
+The global bounds bound the plateau D_α(VᵀV‖WᵀW), the n_syn → ∞ limit; since
+D_α(ZV‖ZW) is non-decreasing in n_syn (Proposition 4.2), they bound the
+privacy loss of every finite release too. They are returned uncapped (the
+theorem's value); a guarantee should use the smaller of the global bound and
+post-processing, both certified (:func:`certified_plateau_bound`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import dawsn
+
+from synthamp._kinds import Kind, privacy_quantity
+from synthamp._validation import (
+    InputError,
+    check_alpha,
+    check_dim,
+    check_integer,
+    check_n_syn,
+    check_nonnegative,
+    check_positive,
+)
+
+__all__ = [
+    "BOUND_KINDS",
+    "amplification_ratio_local_bounds",
+    "amplification_ratio_local_upper",
+    "certified_plateau_bound",
+    "envelope_integral",
+    "fisher_bound_along_path",
+    "fisher_criterion_bound",
+    "fisher_lower_bound",
+    "fisher_upper_bound",
+    "fisher_upper_bound_idier_collewet",
+    "fisher_upper_bound_simple",
+    "global_bound",
+    "global_bound_as_printed",
+    "local_rdp",
+    "no_norm_bound_divergence",
+    "no_norm_bound_ratio",
+    "post_processing_rdp",
+    "prior_work_rdp",
+]
+
+FisherForm = Literal["sharp", "simple"]
+IntegralRule = Literal["exact", "elementary"]
+
+#: Kind of each bound reported by ``synthamp bounds`` (its JSON names).
+BOUND_KINDS: Mapping[str, Kind] = MappingProxyType(
+    {
+        "post_processing": Kind.CERTIFIED,
+        "global": Kind.CERTIFIED,
+        "global_elementary": Kind.CERTIFIED,
+        "global_as_printed": Kind.HEURISTIC,
+        "local_upper": Kind.HEURISTIC,
+        "prior_work": Kind.HEURISTIC,
+    }
+)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _check_theta(theta: ArrayLike, param: str = "theta") -> tuple[NDArray[np.float64], bool]:
+    """Amplitudes θ >= 0 (a number or an array); returns (array, was_scalar)."""
+    try:
+        arr = np.asarray(theta, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(param, f"must be a number or an array of numbers, got {theta!r}") from None
+    if not np.all(np.isfinite(arr)):
+        raise InputError(param, "must be finite")
+    if np.any(arr < 0):
+        raise InputError(param, f"must be >= 0, got {arr[arr < 0].flat[0]:g}")
+    return arr, arr.ndim == 0
+
+
+def _check_real(param: str, value) -> float:
+    """A finite real number of either sign."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InputError(param, f"must be a number, got {value!r}") from None
+    if not math.isfinite(number):
+        raise InputError(param, f"must be finite, got {value!r}")
+    return number
+
+
+def _out(arr: NDArray[np.float64], scalar: bool) -> float | NDArray[np.float64]:
+    return float(arr) if scalar else arr
+
+
+def _check_out_dim(out_dim, dim: int) -> int:
+    out_dim = check_integer("out_dim", out_dim, 1)
+    if out_dim > dim:
+        raise InputError("out_dim", f"must be <= dim = {dim}, got {out_dim}")
+    return out_dim
+
+
+def _check_fisher_form(fisher_bound: str) -> FisherForm:
+    if fisher_bound not in ("sharp", "simple"):
+        raise InputError("fisher_bound", f"must be 'sharp' or 'simple', got {fisher_bound!r}")
+    return fisher_bound  # type: ignore[return-value]
+
+
+def _sharp_ratio(dim: int, theta: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(√(A² + 4θ²) − A)/2 = 2θ²/(A + √(A² + 4θ²)), A = θ² + (d − 3)/2.
+
+    It is the positive root u of u² + A·u − θ² = 0, which lies in [0, 1] for
+    d >= 1 (the quadratic is (d − 1)/2 >= 0 at u = 1) and is non-decreasing in
+    θ (du/dθ² = (1 − u)/√(A² + 4θ²)). Each branch avoids cancellation.
+    """
+    theta_sq = theta * theta
+    a = theta_sq + 0.5 * (dim - 3)
+    root = np.sqrt(a * a + 4.0 * theta_sq)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        positive = 2.0 * theta_sq / (a + root)
+    value = np.where(a > 0, positive, 0.5 * (root - a))
+    return np.minimum(value, 1.0)
+
+
+def _simple_ratio(dim: int, theta: NDArray[np.float64]) -> NDArray[np.float64]:
+    """min{1, 2θ²/(2θ² + d − 3)} for d > 3, and 1 for d <= 3 (where I <= 1)."""
+    if dim <= 3:
+        return np.ones_like(theta)
+    theta_sq = theta * theta
+    return np.minimum(2.0 * theta_sq / (2.0 * theta_sq + (dim - 3)), 1.0)
+
+
+def _fisher_ratio(dim: int, theta: NDArray[np.float64], form: FisherForm) -> NDArray[np.float64]:
+    return _sharp_ratio(dim, theta) if form == "sharp" else _simple_ratio(dim, theta)
+
+
+def _kappa(alpha: NDArray[np.float64]) -> NDArray[np.float64]:
+    """κ = (α − 1)(2α − 1)/2: (α − 1) times the Gaussian D_{2α−1} per unit distance²."""
+    return 0.5 * (alpha - 1.0) * (2.0 * alpha - 1.0)
+
+
+def _log_expm1(y: NDArray[np.float64]) -> NDArray[np.float64]:
+    """log(e^y − 1) for y > 0, without overflow."""
+    return y + np.log(-np.expm1(-y))
+
+
+def _log_envelope_integral(
+    alpha: NDArray[np.float64], path_length: float, rule: IntegralRule
+) -> NDArray[np.float64]:
+    """log J, J = ∫_0^s e^{κ t²} dt (scaled units), over alpha; −inf when s = 0."""
+    if rule not in ("exact", "elementary"):
+        raise InputError("integral", f"must be 'exact' or 'elementary', got {rule!r}")
+    if path_length == 0:
+        return np.full_like(alpha, -np.inf)
+    kappa = _kappa(alpha)
+    if rule == "exact":
+        # J = e^{x²} F(x)/√κ with x = √κ s and F the Dawson function (bounded by 0.55).
+        x = np.sqrt(kappa) * path_length
+        return x * x + np.log(dawsn(x)) - 0.5 * np.log(kappa)
+    # J <= (e^{κ s²} − 1)/(κ s), the elementary bound of the paper (Appendix E.2).
+    return _log_expm1(kappa * path_length**2) - np.log(kappa * path_length)
+
+
+# --------------------------------------------------------------------------- §2, §6
+
+
+@privacy_quantity("certified")
+def post_processing_rdp(
+    alpha: ArrayLike, sensitivity: float, sigma: float = 1.0
+) -> NDArray[np.float64]:
+    """Rényi divergence of releasing the perturbed model, αΔ²/(2σ²).
+
+    D_α(V‖W) for V = v + σN, W = w + σN with ‖v − w‖_F <= Δ. By post-processing
+    it bounds D_α(ZV‖ZW) for every n_syn and the plateau D_α(VᵀV‖WᵀW)
+    (paper §2; THEORY.md §2).
+
+    Parameters
+    ----------
+    alpha : float or sequence of float
+        Rényi orders, each > 1.
+    sensitivity : float
+        Δ >= 0, bound on ‖v − w‖_F.
+    sigma : float, default 1.0
+        Noise scale σ > 0.
+
+    Returns
+    -------
+    ndarray
+        The bound for each order (nats).
+    """
+    alpha = check_alpha(alpha)
+    s = check_nonnegative("sensitivity", sensitivity) / check_positive("sigma", sigma)
+    return 0.5 * alpha * s * s
+
+
+@privacy_quantity("heuristic")
+def local_rdp(alpha: ArrayLike, fisher: float, step: float) -> NDArray[np.float64]:
+    """Local expansion (α/2)·I·h² of D_α(P_{θ+h}‖P_θ) (Proposition 3.1).
+
+    D_α(P_{θ+h}‖P_θ) = (α/2) I(θ) h² + o(h²) as h → 0: an asymptotic statement,
+    hence heuristic (THEORY.md §6). ``fisher`` and ``step`` are in the units of
+    the family's parameter θ; for the noncentral χ² family in natural units use
+    I(d, θ/σ)/σ² and the step Δ, or I(d, θ/σ) and Δ/σ.
+
+    Parameters
+    ----------
+    alpha : float or sequence of float
+        Rényi orders, each > 1.
+    fisher : float
+        Fisher information I(θ) >= 0.
+    step : float
+        Parameter step h.
+
+    Returns
+    -------
+    ndarray
+        (α/2)·I·h² for each order.
+    """
+    alpha = check_alpha(alpha)
+    fisher = check_nonnegative("fisher", fisher)
+    step = _check_real("step", step)
+    return 0.5 * alpha * fisher * step * step
+
+
+# --------------------------------------------------------------------------- §7 (Prop 3.2)
+
+
+def _criterion_from_log_integral(
+    alpha: NDArray[np.float64], fisher_sup: float, log_integral: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """1/(α−1)·log(1 + α √I J), from log J, without overflow."""
+    if fisher_sup == 0:
+        return np.zeros_like(alpha)
+    log_x = np.log(alpha) + 0.5 * np.log(fisher_sup) + log_integral
+    return np.logaddexp(0.0, log_x) / (alpha - 1.0)
+
+
+@privacy_quantity("certified")
+def fisher_criterion_bound(
+    alpha: ArrayLike,
+    fisher_sup: float,
+    envelope: Callable[[NDArray[np.float64], float], ArrayLike] | None = None,
+    lower: float | None = None,
+    upper: float | None = None,
+    *,
+    log_integral: ArrayLike | None = None,
+    num_points: int = 4096,
+) -> NDArray[np.float64]:
+    """Fisher criterion of Proposition 3.2, with the square root on I.
+
+    For a one-parameter family P_z, if I(z) <= ``fisher_sup`` and
+    D_{2α−1}(P_z‖P_lower) <= U(z) for z between ``lower`` and ``upper``, then
+
+        D_α(P_upper‖P_lower) <= 1/(α−1) · log(1 + α √fisher_sup · ∫ e^{(α−1)U(z)} dz),
+
+    the integral running over the segment between ``lower`` and ``upper``
+    (THEORY.md §7). The extracted paper text lost the square root; the proof
+    (Cauchy–Schwarz on ∂_z ∫ p_z^α p_lower^{1−α}) gives it. The proof bounds
+    the absolute value of that derivative, so either order of ``lower`` and
+    ``upper`` is allowed.
+
+    The integral is either given (``log_integral``, its logarithm for each
+    order) or computed from ``envelope`` by a right-endpoint Riemann sum on
+    ``num_points`` equal steps. That rule over-estimates the integral when
+    U is non-decreasing along the path away from ``lower``, the case of every
+    envelope derived from post-processing; the monotonicity is checked on the
+    grid and a violation raises. With that assumption the result is certified
+    given its inputs.
+
+    Parameters
+    ----------
+    alpha : float or sequence of float
+        Rényi orders, each > 1.
+    fisher_sup : float
+        Upper bound >= 0 on the Fisher information I(z) on the segment (not on
+        its square root), in the units of the parameter z.
+    envelope : callable, optional
+        ``envelope(z, a)`` returns U(z) >= D_{2a−1}(P_z‖P_lower) (nats) for a
+        1-d array ``z`` and one order ``a``.
+    lower, upper : float, optional
+        Endpoints of the path: the reference parameter and the other one.
+    log_integral : float or sequence of float, optional
+        log ∫ e^{(α−1)U(z)} dz for each order, instead of ``envelope``.
+    num_points : int, default 4096
+        Number of steps of the Riemann sum.
+
+    Returns
+    -------
+    ndarray
+        Upper bound on D_α(P_upper‖P_lower) for each order (nats).
+    """
+    alpha = check_alpha(alpha)
+    fisher_sup = check_nonnegative("fisher_sup", fisher_sup)
+    if log_integral is not None:
+        if envelope is not None:
+            raise InputError("log_integral", "give either envelope or log_integral, not both")
+        log_j = np.broadcast_to(np.asarray(log_integral, dtype=float), alpha.shape).copy()
+        if np.any(np.isnan(log_j)) or np.any(log_j == np.inf):
+            raise InputError("log_integral", "must be finite or -inf")
+        return _criterion_from_log_integral(alpha, fisher_sup, log_j)
+    if envelope is None or not callable(envelope):
+        raise InputError("envelope", "must be a callable envelope(z, alpha), or give log_integral")
+    if lower is None or upper is None:
+        raise InputError("lower" if lower is None else "upper", "required with an envelope")
+    lower = _check_real("lower", lower)
+    upper = _check_real("upper", upper)
+    num_points = check_integer("num_points", num_points, 1, 10**7)
+    length = abs(upper - lower)
+    if length == 0:
+        return np.zeros_like(alpha)
+    z = lower + (upper - lower) * np.arange(num_points + 1) / num_points
+    log_h = np.log(length / num_points)
+    log_j = np.empty_like(alpha)
+    for i, a in enumerate(alpha):
+        u = np.broadcast_to(np.asarray(envelope(z, float(a)), dtype=float), z.shape)
+        if not np.all(np.isfinite(u)):
+            raise InputError("envelope", f"returned a non-finite value at alpha = {a:g}")
+        if np.any(np.diff(u) < -1e-12 * (1.0 + np.abs(u[1:]))):
+            raise InputError(
+                "envelope",
+                "must be non-decreasing along the path from lower to upper "
+                "(the conservative right-endpoint rule needs it)",
+            )
+        terms = (a - 1.0) * u[1:] + log_h
+        top = terms.max()
+        log_j[i] = top + np.log(np.sum(np.exp(terms - top)))
+    return _criterion_from_log_integral(alpha, fisher_sup, log_j)
+
+
+# --------------------------------------------------------------------------- §5 (Prop 5.1)
+
+
+@privacy_quantity("certified")
+def fisher_lower_bound(dim: int, theta: ArrayLike) -> float | NDArray[np.float64]:
+    """Lower bound 2θ²/(2θ² + d) on the Fisher information I(d, θ) (Proposition 5.1).
+
+    I(d, θ) is the Fisher information of χ²_d(θ²) in the amplitude θ (scaled
+    units; THEORY.md §5). It bounds Fisher information, not privacy; the label
+    records that it is a proven bound.
+
+    Parameters
+    ----------
+    dim : int
+        Degrees of freedom d >= 1.
+    theta : float or array_like
+        Amplitude θ >= 0.
+
+    Returns
+    -------
+    float or ndarray
+        The bound, shaped like ``theta``.
+    """
+    dim = check_dim(dim)
+    theta, scalar = _check_theta(theta)
+    theta_sq = theta * theta
+    return _out(2.0 * theta_sq / (2.0 * theta_sq + dim), scalar)
+
+
+@privacy_quantity("certified")
+def fisher_upper_bound(dim: int, theta: ArrayLike) -> float | NDArray[np.float64]:
+    """Upper bound min{1, 2θ²/(A + √(A² + 4θ²))}, A = θ² + (d − 3)/2 (Proposition 5.1).
+
+    The sharp form of the paper's bound on I(d, θ) (Appendix E.1: the root of
+    the quadratic inequality I <= (I + θ²)/(I + θ² + (d − 1)/2)). It equals
+    (√(A² + 4θ²) − A)/2, lies in [0, 1] and is non-decreasing in θ, so its
+    value at θ = C/σ bounds I on the whole ball. For d < 3 it does not vanish at
+    θ = 0 (its limit there is (3 − d)/2), which is still a valid upper bound.
+
+    Parameters
+    ----------
+    dim : int
+        Degrees of freedom d >= 1.
+    theta : float or array_like
+        Amplitude θ >= 0.
+
+    Returns
+    -------
+    float or ndarray
+        The bound, shaped like ``theta``.
+    """
+    dim = check_dim(dim)
+    theta, scalar = _check_theta(theta)
+    return _out(_sharp_ratio(dim, theta), scalar)
+
+
+@privacy_quantity("certified")
+def fisher_upper_bound_simple(dim: int, theta: ArrayLike) -> float | NDArray[np.float64]:
+    """Simplified upper bound 2θ²/(2θ² + d − 3) on I(d, θ), d > 3 (Proposition 5.1).
+
+    The form stated in the paper's Proposition 5.1 and used in Theorems
+    5.1–5.4; it is at least :func:`fisher_upper_bound`.
+
+    Parameters
+    ----------
+    dim : int
+        Degrees of freedom d > 3.
+    theta : float or array_like
+        Amplitude θ >= 0.
+
+    Returns
+    -------
+    float or ndarray
+        The bound, shaped like ``theta``.
+    """
+    dim = check_dim(dim)
+    if dim <= 3:
+        raise InputError("dim", f"must be > 3 for the simplified bound, got {dim}")
+    theta, scalar = _check_theta(theta)
+    return _out(_simple_ratio(dim, theta), scalar)
+
+
+@privacy_quantity("certified")
+def fisher_upper_bound_idier_collewet(dim: int, theta: ArrayLike) -> float | NDArray[np.float64]:
+    """Upper bound min{1, 2θ²/d} on I(d, θ) of Idier and Collewet (2014).
+
+    As quoted by the paper (Appendix E.1), which improves on it for d > 6.
+
+    Parameters
+    ----------
+    dim : int
+        Degrees of freedom d >= 1.
+    theta : float or array_like
+        Amplitude θ >= 0.
+
+    Returns
+    -------
+    float or ndarray
+        The bound, shaped like ``theta``.
+    """
+    dim = check_dim(dim)
+    theta, scalar = _check_theta(theta)
+    return _out(np.minimum(1.0, 2.0 * theta * theta / dim), scalar)
+
+
+# --------------------------------------------------------------------------- §6, §8 local
+
+
+@privacy_quantity("heuristic")
+def amplification_ratio_local_upper(
+    dim: int,
+    norm_bound: float,
+    sigma: float = 1.0,
+    out_dim: int = 1,
+    *,
+    fisher_bound: FisherForm = "sharp",
+) -> float:
+    """Local (Δ → 0) upper bound on the amplification ratio η (Theorems 5.1, 5.3).
+
+    η = D_α(VᵀV‖WᵀW)/D_α(V‖W) ≲ 2c²/(2c² + m − 3), c = C/σ, m = ⌊d/k⌋ (m = d
+    for k = 1). Asymptotic in Δ, hence heuristic (THEORY.md §6, §8).
+
+    Parameters
+    ----------
+    dim : int
+        Model width d.
+    norm_bound : float
+        C >= 0, bound on ‖v‖_F and ‖w‖_F.
+    sigma : float, default 1.0
+        Noise scale σ > 0.
+    out_dim : int, default 1
+        Record dimension k, 1 <= k <= d.
+    fisher_bound : {"sharp", "simple"}, default "sharp"
+        Which form of the Proposition 5.1 upper bound to use: the quadratic-root
+        form (:func:`fisher_upper_bound`) or the paper's printed
+        2c²/(2c² + m − 3) (1 for m <= 3).
+
+    Returns
+    -------
+    float
+        Upper bound on η, in [0, 1].
+    """
+    dim = check_dim(dim)
+    out_dim = _check_out_dim(out_dim, dim)
+    c = check_nonnegative("norm_bound", norm_bound) / check_positive("sigma", sigma)
+    form = _check_fisher_form(fisher_bound)
+    return float(_fisher_ratio(dim // out_dim, np.asarray(c), form))
+
+
+@privacy_quantity("heuristic")
+def amplification_ratio_local_bounds(
+    dim: int,
+    norm_w: float,
+    norm_bound: float,
+    sigma: float = 1.0,
+    out_dim: int = 1,
+    *,
+    fisher_bound: FisherForm = "sharp",
+) -> tuple[float, float]:
+    """Local (Δ → 0) bounds on the amplification ratio η_d (Theorem 5.1; 5.3 for k > 1).
+
+        2b²/(2b² + d)  ≲  η  ≲  2c²/(2c² + m − 3),   b = ‖w‖/σ, c = C/σ, m = ⌊d/k⌋.
+
+    The lower bound uses the full d also for k > 1: by the rank-one reduction
+    (THEORY.md §8) the k = 1 divergence with width d is attained for k > 1.
+    Asymptotic in Δ, hence heuristic.
+
+    Parameters
+    ----------
+    dim : int
+        Model width d.
+    norm_w : float
+        ‖w‖_F >= 0 (the reference parameter's norm), at most ``norm_bound``.
+    norm_bound : float
+        C >= 0.
+    sigma : float, default 1.0
+        Noise scale σ > 0.
+    out_dim : int, default 1
+        Record dimension k, 1 <= k <= d.
+    fisher_bound : {"sharp", "simple"}, default "sharp"
+        Form of the upper Fisher bound, see :func:`amplification_ratio_local_upper`.
+
+    Returns
+    -------
+    (float, float)
+        Lower and upper bound on η.
+    """
+    dim = check_dim(dim)
+    sigma = check_positive("sigma", sigma)
+    norm_w = check_nonnegative("norm_w", norm_w)
+    norm_bound = check_nonnegative("norm_bound", norm_bound)
+    if norm_w > norm_bound:
+        raise InputError("norm_w", f"must be <= norm_bound = {norm_bound:g}, got {norm_w:g}")
+    upper = amplification_ratio_local_upper(
+        dim, norm_bound, sigma, out_dim, fisher_bound=fisher_bound
+    )
+    b = norm_w / sigma
+    lower = 2.0 * b * b / (2.0 * b * b + dim)
+    return float(lower), upper
+
+
+# --------------------------------------------------------------------------- §7, §8 global
+
+
+def envelope_integral(
+    alpha: ArrayLike, path_length: float, *, integral: IntegralRule = "exact", log: bool = False
+) -> NDArray[np.float64]:
+    """J = ∫_0^s e^{κ t²} dt, κ = (α − 1)(2α − 1)/2, in scaled units (Theorem 5.2).
+
+    The integral of e^{(α−1)U} along the amplitude path for the post-processing
+    envelope U(t) = (2α − 1)t²/2. ``integral="exact"`` evaluates
+    J = e^{κs²} F(√κ s)/√κ with F the Dawson function; ``"elementary"`` returns
+    the paper's upper bound (e^{κs²} − 1)/(κs) (Appendix E.2), which is >= J.
+
+    Parameters
+    ----------
+    alpha : float or sequence of float
+        Rényi orders, each > 1.
+    path_length : float
+        s = Δ/σ >= 0.
+    integral : {"exact", "elementary"}, default "exact"
+    log : bool, default False
+        Return log J (finite for any valid input with s > 0; J itself may
+        overflow to inf).
+
+    Returns
+    -------
+    ndarray
+        J (or log J) for each order.
+    """
+    alpha = check_alpha(alpha)
+    s = check_nonnegative("path_length", path_length)
+    log_j = _log_envelope_integral(alpha, s, integral)
+    if log:
+        return log_j
+    with np.errstate(over="ignore"):
+        return np.exp(log_j)
+
+
+@privacy_quantity("certified")
+def global_bound(
+    alpha: ArrayLike,
+    dim: int,
+    norm_bound: float,
+    sensitivity: float,
+    sigma: float = 1.0,
+    out_dim: int = 1,
+    integral: IntegralRule = "exact",
+    *,
+    fisher_bound: FisherForm = "sharp",
+) -> NDArray[np.float64]:
+    """Global bound on the plateau, Theorem 5.2 (k = 1) / 5.4 (k > 1), derived form.
+
+    With c = C/σ, s = Δ/σ, m = ⌊d/k⌋, κ = (α − 1)(2α − 1)/2 and η_C the
+    Proposition 5.1 upper bound on I(m, c):
+
+        D_α(VᵀV‖WᵀW) <= 1/(α − 1) · log(1 + α √η_C · J),   J = ∫_0^s e^{κ t²} dt.
+
+    This is Proposition 3.2 along the amplitude path (k = 1) or the straight
+    path of Theorem 5.3 (k > 1) with the post-processing envelope
+    D_{2α−1} <= (2α − 1)t²/2 (THEORY.md §7, §8). It holds for both orders of the
+    pair, on the plateau and hence for every finite n_syn (D_α(ZV‖ZW) is
+    non-decreasing in n_syn). Computed in log space: the value may be large
+    but is finite for every valid input.
+
+    The theorem's value is returned uncapped; for a guarantee use the smaller
+    of it and :func:`post_processing_rdp` (:func:`certified_plateau_bound`).
+
+    Parameters
+    ----------
+    alpha : float or sequence of float
+        Rényi orders, each > 1.
+    dim : int
+        Model width d.
+    norm_bound : float
+        C >= 0, bound on ‖v‖_F and ‖w‖_F.
+    sensitivity : float
+        Δ >= 0, bound on ‖v − w‖_F.
+    sigma : float, default 1.0
+        Noise scale σ > 0.
+    out_dim : int, default 1
+        Record dimension k, 1 <= k <= d.
+    integral : {"exact", "elementary"}, default "exact"
+        J by the Dawson function, or the paper's elementary bound
+        (e^{κs²} − 1)/(κs) (larger, so also certified).
+    fisher_bound : {"sharp", "simple"}, default "sharp"
+        η_C from :func:`fisher_upper_bound` or the paper's printed
+        min{1, 2c²/(2c² + m − 3)} (1 for m <= 3); both are proven bounds.
+
+    Returns
+    -------
+    ndarray
+        Upper bound on D_α(VᵀV‖WᵀW) for each order (nats).
+    """
+    alpha = check_alpha(alpha)
+    dim = check_dim(dim)
+    out_dim = _check_out_dim(out_dim, dim)
+    sigma = check_positive("sigma", sigma)
+    c = check_nonnegative("norm_bound", norm_bound) / sigma
+    s = check_nonnegative("sensitivity", sensitivity) / sigma
+    form = _check_fisher_form(fisher_bound)
+    fisher_sup = float(_fisher_ratio(dim // out_dim, np.asarray(c), form))
+    log_j = _log_envelope_integral(alpha, s, integral)
+    return _criterion_from_log_integral(alpha, fisher_sup, log_j)
+
+
+@privacy_quantity("certified")
+def certified_plateau_bound(
+    alpha: ArrayLike,
+    dim: int,
+    norm_bound: float,
+    sensitivity: float,
+    sigma: float = 1.0,
+    out_dim: int = 1,
+) -> NDArray[np.float64]:
+    """The smaller of :func:`global_bound` (exact J) and :func:`post_processing_rdp`.
+
+    Both are certified upper bounds on the plateau, hence so is their minimum.
+
+    Parameters
+    ----------
+    alpha, dim, norm_bound, sensitivity, sigma, out_dim
+        As in :func:`global_bound`.
+
+    Returns
+    -------
+    ndarray
+        Upper bound on D_α(VᵀV‖WᵀW) for each order (nats).
+    """
+    return np.minimum(
+        global_bound(alpha, dim, norm_bound, sensitivity, sigma, out_dim),
+        post_processing_rdp(alpha, sensitivity, sigma),
+    )
+
+
+@privacy_quantity("heuristic")
+def global_bound_as_printed(
+    alpha: ArrayLike,
+    dim: int,
+    norm_bound: float,
+    sensitivity: float,
+    sigma: float = 1.0,
+    out_dim: int = 1,
+) -> NDArray[np.float64]:
+    """Theorem 5.2 / 5.4 exactly as printed in the paper's text; not a proven bound.
+
+        1/(α − 1) · log(1 + α · η · (e^{κ s²} − 1)/(2κ s)),   η = min{1, 2c²/(2c² + m − 3)},
+
+    i.e. (e^{(α−1)(2α−1)Δ²/2} − 1)/((α − 1)(2α − 1)Δ) in the paper's notation.
+    Compared with what Proposition 3.2 gives (:func:`global_bound` with
+    ``integral="elementary"``, ``fisher_bound="simple"``), the printed form
+    has η instead of √η and half of the elementary J, so it is smaller and does
+    not follow from the proposition (THEORY.md §7). It is labelled heuristic so
+    that it never feeds a guarantee. η = 1 for m <= 3.
+
+    Parameters
+    ----------
+    alpha, dim, norm_bound, sensitivity, sigma, out_dim
+        As in :func:`global_bound`.
+
+    Returns
+    -------
+    ndarray
+        The printed expression for each order (nats).
+    """
+    alpha = check_alpha(alpha)
+    dim = check_dim(dim)
+    out_dim = _check_out_dim(out_dim, dim)
+    sigma = check_positive("sigma", sigma)
+    c = check_nonnegative("norm_bound", norm_bound) / sigma
+    s = check_nonnegative("sensitivity", sensitivity) / sigma
+    eta = float(_simple_ratio(dim // out_dim, np.asarray(c)))
+    if eta == 0 or s == 0:
+        return np.zeros_like(alpha)
+    log_half_j = _log_envelope_integral(alpha, s, "elementary") - np.log(2.0)
+    log_x = np.log(alpha) + np.log(eta) + log_half_j
+    return np.logaddexp(0.0, log_x) / (alpha - 1.0)
+
+
+@privacy_quantity("certified")
+def fisher_bound_along_path(
+    dim: int,
+    out_dim: int,
+    norm_bound: float,
+    path_length_sq: float,
+    sigma: float = 1.0,
+    *,
+    fisher_bound: FisherForm = "sharp",
+) -> float:
+    """Bound on the Fisher information of VᵀV along μ(θ) = (1 − θ)v + θUw (Theorem 5.3).
+
+        I(θ) <= ‖Uw − v‖_F²/σ² · η_m(c),   m = ⌊d/k⌋, c = C/σ, θ ∈ [0, 1],
+
+    with η_m(c) the Proposition 5.1 upper bound (the paper prints
+    2c²/(2c² + m − 3)). It bounds Fisher information, not privacy.
+
+    Parameters
+    ----------
+    dim : int
+        Model width d.
+    out_dim : int
+        Record dimension k, 1 <= k <= d.
+    norm_bound : float
+        C >= 0, bound on ‖v‖_F and ‖w‖_F.
+    path_length_sq : float
+        ‖Uw − v‖_F² >= 0 (natural units).
+    sigma : float, default 1.0
+        Noise scale σ > 0.
+    fisher_bound : {"sharp", "simple"}, default "sharp"
+        Form of η_m(c), see :func:`global_bound`.
+
+    Returns
+    -------
+    float
+        Upper bound on the Fisher information in θ.
+    """
+    dim = check_dim(dim)
+    out_dim = _check_out_dim(out_dim, dim)
+    sigma = check_positive("sigma", sigma)
+    c = check_nonnegative("norm_bound", norm_bound) / sigma
+    length_sq = check_nonnegative("path_length_sq", path_length_sq) / sigma**2
+    form = _check_fisher_form(fisher_bound)
+    return length_sq * float(_fisher_ratio(dim // out_dim, np.asarray(c), form))
+
+
+# --------------------------------------------------------------------------- §9, §11
+
+
+@privacy_quantity("exact")
+def no_norm_bound_divergence(
+    alpha: ArrayLike, dim: int, t: float, sensitivity: float, sigma: float = 1.0
+) -> NDArray[np.float64]:
+    """D_α(χ²_d(t²/σ²)‖χ²_d((t + Δ)²/σ²)) for v_t = t·e₁, w_t = (t + Δ)·e₁ (Proposition 4.3).
+
+    The plateau along the sequence of the paper's Proposition 4.3, computed by
+    the exact engine. As t → ∞ it tends to the post-processing value αΔ²/(2σ²):
+    without a norm bound, unlimited synthetic data amplify nothing (THEORY.md §9).
+
+    Parameters
+    ----------
+    alpha : float or sequence of float
+        Rényi orders, each > 1.
+    dim : int
+        Model width d.
+    t : float
+        ‖v_t‖ = t >= 0.
+    sensitivity : float
+        Δ >= 0.
+    sigma : float, default 1.0
+        Noise scale σ > 0.
+
+    Returns
+    -------
+    ndarray
+        The exact plateau for each order (nats).
+    """
+    from synthamp.divergence import renyi_plateau
+
+    t = check_nonnegative("t", t)
+    sensitivity = check_nonnegative("sensitivity", sensitivity)
+    return np.asarray(renyi_plateau(alpha, dim, t, t + sensitivity, sigma), dtype=float)
+
+
+@privacy_quantity("exact")
+def no_norm_bound_ratio(
+    alpha: ArrayLike, dim: int, t: float, sensitivity: float, sigma: float = 1.0
+) -> NDArray[np.float64]:
+    """Ratio of :func:`no_norm_bound_divergence` to post-processing (Proposition 4.3).
+
+    Tends to 1 as t → ∞.
+
+    Parameters
+    ----------
+    alpha, dim, t, sensitivity, sigma
+        As in :func:`no_norm_bound_divergence`; ``sensitivity`` must be > 0.
+
+    Returns
+    -------
+    ndarray
+        The ratio for each order.
+    """
+    check_positive("sensitivity", sensitivity)
+    exact = no_norm_bound_divergence(alpha, dim, t, sensitivity, sigma)
+    return exact / post_processing_rdp(alpha, sensitivity, sigma)
+
+
+@privacy_quantity("heuristic")
+def prior_work_rdp(
+    alpha: ArrayLike,
+    dim: int,
+    out_dim: int,
+    n_syn: int,
+    sensitivity: float,
+    sigma: float = 1.0,
+) -> NDArray[np.float64]:
+    """Baseline of Pierquin et al. (2025): min{αΔ²/(2σ²), α k n Δ²/(4(d − k)σ²)}.
+
+    A reconstruction of the prior asymptotic result (d → ∞, d ≫ k·n), obtained
+    from a Gaussian approximation controlled only in total variation, not a
+    certified Rényi bound (THEORY.md §11). For figures and comparison only.
+
+    Parameters
+    ----------
+    alpha : float or sequence of float
+        Rényi orders, each > 1.
+    dim : int
+        Model width d > k.
+    out_dim : int
+        Record dimension k >= 1.
+    n_syn : int
+        Number of synthetic records n >= 1.
+    sensitivity : float
+        Δ >= 0.
+    sigma : float, default 1.0
+        Noise scale σ > 0.
+
+    Returns
+    -------
+    ndarray
+        The baseline for each order (nats).
+    """
+    alpha = check_alpha(alpha)
+    dim = check_dim(dim)
+    out_dim = _check_out_dim(out_dim, dim)
+    if out_dim == dim:
+        raise InputError("out_dim", f"must be < dim = {dim} for the prior-work baseline")
+    n_syn = check_n_syn(n_syn)
+    post = post_processing_rdp(alpha, sensitivity, sigma)
+    return np.minimum(post, post * out_dim * n_syn / (2.0 * (dim - out_dim)))
