@@ -164,26 +164,35 @@ def _kappa(alpha: NDArray[np.float64]) -> NDArray[np.float64]:
     return 0.5 * (alpha - 1.0) * (2.0 * alpha - 1.0)
 
 
-def _log_expm1(y: NDArray[np.float64]) -> NDArray[np.float64]:
-    """log(e^y − 1) for y > 0, without overflow."""
-    return y + np.log(-np.expm1(-y))
+def _log_expm1_ratio(y: NDArray[np.float64]) -> NDArray[np.float64]:
+    """log((e^y − 1)/y) for y > 0, accurate for tiny y and without overflow."""
+    small = y < 1e-3
+    tiny = np.where(small, y, 1e-3)
+    large = np.where(small, 1.0, y)
+    series = tiny / 2 + tiny**2 / 24 - tiny**4 / 2880  # log(sinh(y/2)/(y/2)) + y/2
+    return np.where(small, series, large + np.log(-np.expm1(-large)) - np.log(large))
 
 
 def _log_envelope_integral(
     alpha: NDArray[np.float64], path_length: float, rule: IntegralRule
 ) -> NDArray[np.float64]:
-    """log J, J = ∫_0^s e^{κ t²} dt (scaled units), over alpha; −inf when s = 0."""
+    """log J, J = ∫_0^s e^{κ t²} dt (scaled units), over alpha; −inf when s = 0.
+
+    Both forms are written as log s + (a small correction) so that the order
+    J_exact <= J_elementary survives rounding even when κs² ~ 1e-16.
+    """
     if rule not in ("exact", "elementary"):
         raise InputError("integral", f"must be 'exact' or 'elementary', got {rule!r}")
     if path_length == 0:
         return np.full_like(alpha, -np.inf)
     kappa = _kappa(alpha)
     if rule == "exact":
-        # J = e^{x²} F(x)/√κ with x = √κ s and F the Dawson function (bounded by 0.55).
+        # J = e^{x²} F(x)/√κ = s · e^{x²} F(x)/x with x = √κ s and F the Dawson
+        # function (F(x)/x → 1 as x → 0, ~ 1/(2x²) as x → ∞).
         x = np.sqrt(kappa) * path_length
-        return x * x + np.log(dawsn(x)) - 0.5 * np.log(kappa)
-    # J <= (e^{κ s²} − 1)/(κ s), the elementary bound of the paper (Appendix E.2).
-    return _log_expm1(kappa * path_length**2) - np.log(kappa * path_length)
+        return math.log(path_length) + x * x + np.log(dawsn(x) / x)
+    # J <= (e^{κ s²} − 1)/(κ s) = s · (e^y − 1)/y, y = κs², the paper's bound (Appendix E.2).
+    return math.log(path_length) + _log_expm1_ratio(kappa * path_length**2)
 
 
 # --------------------------------------------------------------------------- §2, §6
