@@ -131,13 +131,18 @@ def _check_fisher_form(fisher_bound: str) -> FisherForm:
     return fisher_bound  # type: ignore[return-value]
 
 
+_THETA_CLIP = 1e60
+
+
 def _sharp_ratio(dim: int, theta: NDArray[np.float64]) -> NDArray[np.float64]:
     """(√(A² + 4θ²) − A)/2 = 2θ²/(A + √(A² + 4θ²)), A = θ² + (d − 3)/2.
 
     It is the positive root u of u² + A·u − θ² = 0, which lies in [0, 1] for
     d >= 1 (the quadratic is (d − 1)/2 >= 0 at u = 1) and is non-decreasing in
-    θ (du/dθ² = (1 − u)/√(A² + 4θ²)). Each branch avoids cancellation.
+    θ (du/dθ² = (1 − u)/√(A² + 4θ²)). Each branch avoids cancellation. Beyond
+    θ = 1e60 the value is 1 to double precision; clipping there avoids overflow.
     """
+    theta = np.minimum(theta, _THETA_CLIP)
     theta_sq = theta * theta
     a = theta_sq + 0.5 * (dim - 3)
     root = np.sqrt(a * a + 4.0 * theta_sq)
@@ -151,6 +156,7 @@ def _simple_ratio(dim: int, theta: NDArray[np.float64]) -> NDArray[np.float64]:
     """min{1, 2θ²/(2θ² + d − 3)} for d > 3, and 1 for d <= 3 (where I <= 1)."""
     if dim <= 3:
         return np.ones_like(theta)
+    theta = np.minimum(theta, _THETA_CLIP)
     theta_sq = theta * theta
     return np.minimum(2.0 * theta_sq / (2.0 * theta_sq + (dim - 3)), 1.0)
 
@@ -386,7 +392,7 @@ def fisher_lower_bound(dim: int, theta: ArrayLike) -> float | NDArray[np.float64
     """
     dim = check_dim(dim)
     theta, scalar = _check_theta(theta)
-    theta_sq = theta * theta
+    theta_sq = np.minimum(theta, _THETA_CLIP) ** 2
     return _out(2.0 * theta_sq / (2.0 * theta_sq + dim), scalar)
 
 
@@ -463,7 +469,8 @@ def fisher_upper_bound_idier_collewet(dim: int, theta: ArrayLike) -> float | NDA
     """
     dim = check_dim(dim)
     theta, scalar = _check_theta(theta)
-    return _out(np.minimum(1.0, 2.0 * theta * theta / dim), scalar)
+    theta_sq = np.minimum(theta, _THETA_CLIP) ** 2
+    return _out(np.minimum(1.0, 2.0 * theta_sq / dim), scalar)
 
 
 # --------------------------------------------------------------------------- §6, §8 local
