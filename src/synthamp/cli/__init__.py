@@ -21,7 +21,9 @@ __all__ = ["cli", "main"]
 
 #: Subcommand name -> "module:attribute" (module relative to this package).
 COMMANDS: dict[str, str] = {
+    "account": "account:account",
     "bounds": "bounds:bounds",
+    "calibrate": "account:calibrate",
     "divergence": "divergence:divergence",
     "fisher": "divergence:fisher",
 }
