@@ -24,8 +24,10 @@ COMMANDS: dict[str, str] = {
     "account": "account:account",
     "bounds": "bounds:bounds",
     "calibrate": "account:calibrate",
+    "demo": "release:demo",
     "divergence": "divergence:divergence",
     "fisher": "divergence:fisher",
+    "release": "release:release",
 }
 
 

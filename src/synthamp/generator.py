@@ -1,0 +1,920 @@
+"""The private linear generator: ridge regression, output perturbation, hidden seeds.
+
+The mechanism of Pierquin et al. (2026), §2 (THEORY.md §1, §13):
+
+1. **Fit.** On m private records (x_i, y_i), x_i ∈ R^d scaled by a declared,
+   data-independent ``feature_scale`` and clipped to ‖x_i‖ ≤ 1, y_i ∈ R^k
+   clipped to ‖y_i‖ ≤ B, solve the ridge problem
+
+       v = argmin_W (1/m) Σ_i ‖Wᵀx_i − y_i‖² + λ‖W‖_F²,   W ∈ R^{d×k}.
+
+   This is the **λ convention** of synthamp. Libraries that write the penalty
+   as (λ/2)‖W‖_F² use half our λ: their λ′ = 2λ gives the same minimiser, and
+   plugging λ′ into our formula for Δ would be wrong by a factor of about
+   2^{3/2}. scikit-learn's ``Ridge(alpha, fit_intercept=False)`` minimises
+   ‖XW − Y‖² + alpha‖W‖², the same problem with ``alpha = m·λ``.
+
+2. **Bounds.** ‖v‖_F ≤ C = B/(2√λ) (:func:`ridge_norm_bound`); a smaller,
+   user-chosen C is enforced by projecting v onto the Frobenius ball of radius
+   C. Under replace-one adjacency (same m, one record replaced; m is public),
+   ‖v − w‖_F ≤ Δ = B(1 + 2√λ)/(m λ^{3/2}) (:func:`ridge_sensitivity`,
+   Chaudhuri, Monteleoni & Sarwate 2011); the projection keeps Δ.
+
+3. **Output perturbation.** V = v + σN, N with iid N(0, 1) entries; σ is
+   given, or calibrated by :func:`synthamp.accountant.calibrate_sigma` to a
+   target (ε, δ) for the chosen number n_syn of synthetic records (finite or
+   unlimited).
+
+4. **Release.** Synthetic records ZV, with hidden seeds Z ∈ R^{n×d} of iid
+   N(0, σ_z²) entries. Only ZV is released.
+
+Sampling through the Gram factor
+--------------------------------
+Given V, the rows of ZV are iid N(0, σ_z² VᵀV) (Proposition 4.1; THEORY.md
+§3): the law of the released data depends on V only through the k × k Gram
+matrix VᵀV. The default sampler therefore keeps only an upper-triangular R
+with RᵀR = VᵀV and draws each record as σ_z·gR with g ~ N(0, I_k). The
+released records have exactly the law of ZV, so the privacy analysis is
+unchanged; sampling costs O(k²) per record instead of O(dk); and the fitted
+object holds a k × k matrix whose disclosure is covered by the unlimited-release
+guarantee (the plateau D_α(VᵀV‖WᵀW)), instead of V, whose disclosure is only
+covered by post-processing accounting. ``sampler="seeds"`` computes ZV
+literally (holding V in memory), for auditing and benchmarks.
+
+The unperturbed model v and the noise N exist only inside :meth:`fit` and are
+dropped before it returns (Python cannot securely erase memory; they are not
+referenced afterwards). Seeds are drawn per chunk and dropped.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator
+
+from synthamp._kinds import privacy_quantity
+from synthamp._validation import (
+    InputError,
+    check_integer,
+    check_n_syn,
+    check_open_unit,
+    check_positive,
+)
+from synthamp.report import ADJACENCY, PrivacyReport
+
+__all__ = [
+    "ACCOUNTING_METHODS",
+    "DEFAULT_DELTA",
+    "OBJECTIVE",
+    "SAMPLERS",
+    "PrivateLinearGenerator",
+    "clip_rows",
+    "debiased_gram",
+    "gram_error_bound",
+    "project_frobenius",
+    "ridge_fit",
+    "ridge_norm_bound",
+    "ridge_sensitivity",
+]
+
+#: The ridge objective, stated once (the λ convention).
+OBJECTIVE = (
+    "v = argmin_W (1/m) Σ_i ‖Wᵀx_i − y_i‖² + λ‖W‖_F² over W ∈ R^{d×k}, with feature rows "
+    "clipped to ‖x_i‖ ≤ 1 and target rows to ‖y_i‖ ≤ B (penalty λ‖W‖², not (λ/2)‖W‖²)"
+)
+
+#: Accounting methods understood by :mod:`synthamp.accountant`.
+ACCOUNTING_METHODS = ("exact", "global", "post-processing")
+
+#: Samplers of :class:`PrivateLinearGenerator`.
+SAMPLERS = ("gram", "seeds")
+
+#: δ used when σ is given without δ.
+DEFAULT_DELTA = 1e-5
+
+#: Default rows per chunk in :meth:`PrivateLinearGenerator.iter_samples`.
+DEFAULT_CHUNK_SIZE = 65_536
+
+#: Largest seed block (entries of Z) drawn at once by the literal sampler.
+_MAX_SEED_BLOCK = 1 << 22
+
+
+# ---------------------------------------------------------------------------
+# Ridge regression and its sensitivity (THEORY.md §13)
+# ---------------------------------------------------------------------------
+
+
+@privacy_quantity("certified")
+def ridge_norm_bound(label_bound: float, ridge: float) -> float:
+    """Bound C = B/(2√λ) on the Frobenius norm of the ridge solution.
+
+    For the objective (1/m) Σ ‖Wᵀx_i − y_i‖² + λ‖W‖_F² with ‖x_i‖ ≤ 1 and
+    ‖y_i‖ ≤ B, the minimiser is W* = (XᵀX/m + λI)⁻¹(Xᵀ/√m)(Y/√m); the operator
+    norm of the first factor is at most max_s s/(s² + λ) = 1/(2√λ) and
+    ‖Y/√m‖_F ≤ B (THEORY.md §13).
+
+    Parameters
+    ----------
+    label_bound : float
+        B > 0, the bound on the Euclidean norm of a target row.
+    ridge : float
+        λ > 0, in the convention above.
+
+    Returns
+    -------
+    float
+        C = B/(2√λ).
+    """
+    label_bound = check_positive("label_bound", label_bound)
+    ridge = check_positive("ridge", ridge)
+    return label_bound / (2.0 * math.sqrt(ridge))
+
+
+@privacy_quantity("certified")
+def ridge_sensitivity(label_bound: float, ridge: float, n_records: int) -> float:
+    """Replace-one sensitivity Δ = B(1 + 2√λ)/(m λ^{3/2}) of the ridge solution.
+
+    The squared loss ‖Wᵀx − y‖² is L-Lipschitz in W on the ball ‖W‖_F ≤ C =
+    B/(2√λ) with L = 2(C + B), and the objective is 2λ-strongly convex, so
+    replacing one of the m records moves the minimiser by at most
+    L/(mλ) = B(1 + 2√λ)/(mλ^{3/2}) in Frobenius norm (Chaudhuri, Monteleoni &
+    Sarwate 2011; THEORY.md §13). With the penalty written (λ/2)‖W‖², Δ would
+    be this formula at λ/2: the convention matters.
+
+    Parameters
+    ----------
+    label_bound : float
+        B > 0.
+    ridge : float
+        λ > 0, for the objective (1/m) Σ ‖Wᵀx_i − y_i‖² + λ‖W‖_F².
+    n_records : int
+        m ≥ 2, the number of private records (public under replace-one
+        adjacency).
+
+    Returns
+    -------
+    float
+        Δ.
+    """
+    label_bound = check_positive("label_bound", label_bound)
+    ridge = check_positive("ridge", ridge)
+    n_records = check_integer("n_records", n_records, 2)
+    return label_bound * (1.0 + 2.0 * math.sqrt(ridge)) / (n_records * ridge**1.5)
+
+
+def clip_rows(values: np.ndarray, bound: float) -> np.ndarray:
+    """Scale each row with Euclidean norm above ``bound`` down to norm ``bound``.
+
+    A per-record map, so it preserves replace-one adjacency.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    norms = np.linalg.norm(values, axis=1, keepdims=True)
+    factor = np.minimum(1.0, bound / np.maximum(norms, np.finfo(np.float64).tiny))
+    # Rows exactly at the bound may land one ulp above it after the product.
+    out = values * factor
+    over = np.linalg.norm(out, axis=1) > bound
+    if over.any():
+        out[over] *= 1.0 - 4 * np.finfo(np.float64).eps
+    return out
+
+
+def project_frobenius(model: np.ndarray, radius: float) -> np.ndarray:
+    """Project ``model`` onto the Frobenius ball of the given radius.
+
+    The projection is 1-Lipschitz, so it does not increase the sensitivity.
+    The result satisfies ‖·‖_F ≤ radius in floating point.
+    """
+    norm = float(np.linalg.norm(model))
+    if norm <= radius:
+        return model
+    out = model * (radius / norm)
+    while float(np.linalg.norm(out)) > radius:
+        out *= 1.0 - 4 * np.finfo(np.float64).eps
+    return out
+
+
+def ridge_fit(features: np.ndarray, targets: np.ndarray, ridge: float) -> np.ndarray:
+    """Non-private minimiser of (1/m) Σ ‖Wᵀx_i − y_i‖² + λ‖W‖_F².
+
+    Solves (XᵀX + mλI)W = XᵀY by Cholesky (or the dual system
+    (XXᵀ + mλI)A = Y, W = XᵀA, when m < d). The result is **not private**.
+
+    Parameters
+    ----------
+    features : ndarray of shape (m, d)
+    targets : ndarray of shape (m, k)
+    ridge : float
+        λ > 0.
+
+    Returns
+    -------
+    ndarray of shape (d, k)
+    """
+    ridge = check_positive("ridge", ridge)
+    features = np.asarray(features, dtype=np.float64)
+    targets = np.asarray(targets, dtype=np.float64)
+    m, d = features.shape
+    shift = m * ridge
+    if m >= d:
+        gram = features.T @ features
+        gram[np.diag_indices_from(gram)] += shift
+        return scipy.linalg.solve(gram, features.T @ targets, assume_a="pos")
+    gram = features @ features.T
+    gram[np.diag_indices_from(gram)] += shift
+    return features.T @ scipy.linalg.solve(gram, targets, assume_a="pos")
+
+
+# ---------------------------------------------------------------------------
+# Utility of the released data
+# ---------------------------------------------------------------------------
+
+
+def debiased_gram(
+    synthetic: np.ndarray, *, sigma: float, dim: int, seed_scale: float
+) -> np.ndarray:
+    """Unbiased estimate of the non-private Gram matrix vᵀv from synthetic data.
+
+    With S = (ZV)ᵀ(ZV)/(n σ_z²), E[S | V] = VᵀV (rows of ZV are iid
+    N(0, σ_z² VᵀV)), and E[VᵀV] = vᵀv + dσ²I. So S − dσ²I is unbiased for vᵀv
+    for every n: the finite n only adds variance (see :func:`gram_error_bound`).
+    Everything the synthetic data say about the private model is in this k × k
+    matrix (THEORY.md §3).
+
+    Parameters
+    ----------
+    synthetic : ndarray of shape (n, k)
+        Released records ZV.
+    sigma : float
+        Noise σ of the release.
+    dim : int
+        d, the model width.
+    seed_scale : float
+        σ_z of the release.
+
+    Returns
+    -------
+    ndarray of shape (k, k)
+        Symmetric, not necessarily positive semi-definite.
+    """
+    synthetic = np.asarray(synthetic, dtype=np.float64)
+    if synthetic.ndim != 2 or synthetic.shape[0] < 1:
+        raise InputError("synthetic", "must be a 2-d array with at least one row")
+    sigma = check_positive("sigma", sigma)
+    seed_scale = check_positive("seed_scale", seed_scale)
+    dim = check_integer("dim", dim, 1)
+    n, k = synthetic.shape
+    scaled = synthetic / seed_scale
+    gram = scaled.T @ scaled / n
+    gram = 0.5 * (gram + gram.T)
+    gram[np.diag_indices(k)] -= dim * sigma**2
+    return gram
+
+
+def gram_error_bound(
+    *, sigma: float, dim: int, out_dim: int, norm_bound: float, n_syn: int | None
+) -> float:
+    """Root-mean-square error bound of :func:`debiased_gram`, from public quantities.
+
+    With G = VᵀV and Ĝ = S − dσ²I,
+    E‖Ĝ − vᵀv‖_F² = E‖S − G‖_F² + E‖G − dσ²I − vᵀv‖_F², where
+
+    - the noise term is exactly 2(k + 1)σ²‖v‖_F² + d k(k + 1)σ⁴
+      (G − dσ²I − vᵀv = σ(vᵀN + Nᵀv) + σ²(NᵀN − dI); the cross term vanishes);
+    - the sampling term is E[(‖G‖_F² + (tr G)²)]/n (Wishart variances), at most
+      2E[(tr G)²]/n = 2[(‖v‖² + dkσ²)² + 2dkσ⁴ + 4σ²‖v‖²]/n.
+
+    Replacing ‖v‖_F by its bound C gives a bound that does not depend on the
+    private data.
+
+    Parameters
+    ----------
+    sigma, norm_bound : float
+        σ and C.
+    dim, out_dim : int
+        d and k.
+    n_syn : int or None
+        Number of synthetic records (None: the n → ∞ limit).
+
+    Returns
+    -------
+    float
+        An upper bound on sqrt(E‖Ĝ − vᵀv‖_F²).
+    """
+    sigma = check_positive("sigma", sigma)
+    norm_bound = check_positive("norm_bound", norm_bound)
+    d = check_integer("dim", dim, 1)
+    k = check_integer("out_dim", out_dim, 1)
+    c2, s2 = norm_bound**2, sigma**2
+    noise = 2 * (k + 1) * s2 * c2 + d * k * (k + 1) * s2**2
+    sampling = 0.0
+    if n_syn is not None:
+        n = check_integer("n_syn", n_syn, 1)
+        sampling = 2 * ((c2 + d * k * s2) ** 2 + 2 * d * k * s2**2 + 4 * s2 * c2) / n
+    return math.sqrt(noise + sampling)
+
+
+# ---------------------------------------------------------------------------
+# Accounting
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Accounting:
+    """What fit needs from the accountant (public numbers only)."""
+
+    sigma: float
+    epsilon: float
+    optimal_order: float | None
+    method: str
+    kind: str
+    sigma_post_processing: float
+    epsilon_post_processing: float
+
+
+def _account(
+    *,
+    epsilon: float | None,
+    delta: float,
+    sigma: float | None,
+    dim: int,
+    out_dim: int,
+    norm_bound: float,
+    sensitivity: float,
+    n_syn: int | None,
+    method: str,
+) -> _Accounting:
+    """Calibrate σ (or take it), and compute the guarantee and its post-processing twin.
+
+    All numbers come from :mod:`synthamp.accountant`; nothing here depends on
+    the private data (only on the declared bounds, d, k and m).
+    """
+    from synthamp import accountant
+
+    common = dict(dim=dim, out_dim=out_dim, norm_bound=norm_bound, sensitivity=sensitivity)
+    if sigma is None:
+        calibration = accountant.calibrate_sigma(
+            epsilon, delta, **common, n_syn=n_syn, method=method
+        )
+        sigma = float(calibration.sigma)
+        achieved, order, kind = calibration.epsilon, calibration.optimal_order, calibration.kind
+        sigma_pp = float(calibration.sigma_post_processing)
+        release = accountant.SyntheticDataRelease(
+            dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn
+        )
+        epsilon_pp = accountant.compute_epsilon(release, delta, method="post-processing").epsilon
+    else:
+        release = accountant.SyntheticDataRelease(
+            dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn
+        )
+        result = accountant.compute_epsilon(release, delta, method=method)
+        achieved, order, kind = result.epsilon, result.optimal_order, result.kind
+        epsilon_pp = result.epsilon_post_processing
+        sigma_pp = sigma  # post-processing itself, or ε = 0: nothing to compare with
+        if achieved > 0 and method != "post-processing":
+            sigma_pp = float(
+                accountant.calibrate_sigma(
+                    float(achieved), delta, **common, method="post-processing"
+                ).sigma
+            )
+    return _Accounting(
+        sigma=sigma,
+        epsilon=float(achieved),
+        optimal_order=None if order is None else float(order),
+        method=method,
+        kind=str(kind),
+        sigma_post_processing=sigma_pp,
+        epsilon_post_processing=float(epsilon_pp),
+    )
+
+
+# ---------------------------------------------------------------------------
+# The estimator
+# ---------------------------------------------------------------------------
+
+
+def _check_matrix(param: str, values, *, allow_1d: bool) -> np.ndarray:
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(param, "must be a numeric array") from None
+    if array.ndim == 1 and allow_1d:
+        array = array[:, None]
+    if array.ndim != 2:
+        raise InputError(param, f"must be a 2-d array, got {array.ndim} dimension(s)")
+    if array.shape[1] < 1:
+        raise InputError(param, "must have at least one column")
+    if not np.isfinite(array).all():
+        raise InputError(param, "contains NaN or infinite values")
+    return array
+
+
+class PrivateLinearGenerator(BaseEstimator):
+    """Differentially private synthetic data from a ridge-regression linear generator.
+
+    Fits v = argmin_W (1/m) Σ_i ‖Wᵀx_i − y_i‖² + λ‖W‖_F² on clipped data,
+    perturbs it, V = v + σN, and releases synthetic records ZV with hidden
+    seeds Z ~ N(0, σ_z²) (Pierquin et al. 2026, §2; THEORY.md §1, §13). See the
+    module docstring for the λ convention and the Gram-factor sampler.
+
+    Parameters
+    ----------
+    label_bound : float
+        B > 0: target rows are clipped to ‖y‖ ≤ B (a declared bound, in target
+        units).
+    ridge : float
+        λ > 0 in the objective above (penalty λ‖W‖_F², not (λ/2)‖W‖_F²).
+    norm_bound : float, optional
+        C: the model is projected onto the Frobenius ball of radius C. Default
+        and maximum B/(2√λ) (the ridge solution never exceeds it; a larger
+        value would only loosen the accounting, so it is reduced to B/(2√λ)).
+    sigma : float, optional
+        Noise σ > 0 of V = v + σN. Give either ``sigma`` or ``epsilon``.
+    epsilon : float, optional
+        Target ε > 0: σ is calibrated by the accountant (needs ``delta``).
+    delta : float, optional
+        δ in (0, 1) of the guarantee. Required with ``epsilon``; with ``sigma``
+        it defaults to 1e-5. Choose δ well below 1/m.
+    n_syn : int, optional
+        Number of synthetic records the guarantee must cover. None (default):
+        unlimited. With a finite value, the generator refuses to draw more
+        than ``n_syn`` records in total.
+    feature_scale : float, array of shape (d,), or "data", default 1.0
+        Features are multiplied by this **declared, data-independent** scale,
+        then each row is clipped to ‖x‖ ≤ 1. ``"data"`` divides by the largest
+        row norm of the private features: that scale is learned from the
+        private data, is not covered by the guarantee, and the report says so.
+    seed_scale : float, optional
+        σ_z > 0 of the seeds (default 1/√d, so that E‖z‖² = 1, like ‖x‖ ≤ 1).
+        It does not change the privacy guarantee.
+    release_model : bool, default False
+        If True, the noisy model V is exposed as ``model_`` and the guarantee
+        is computed by post-processing accounting (releasing V).
+    accounting : {"exact", "global", "post-processing"}, default "exact"
+        Accounting method of :mod:`synthamp.accountant` (for k > 1 the
+        accountant uses certified bounds).
+    sampler : {"gram", "seeds"}, default "gram"
+        "gram" draws records as σ_z·gR with RᵀR = VᵀV (same law as ZV, O(k²)
+        per record, holds only R); "seeds" computes ZV literally (holds V).
+    random_state : int, optional
+        None (default): noise and seeds come from operating-system entropy
+        (``numpy.random.SeedSequence()`` draws 128 bits from the OS; numpy's
+        PCG64 expands them). An integer makes the release reproducible, for
+        research only: the noise is then not secret, and the report says so.
+
+    Attributes
+    ----------
+    sigma_ : float
+        σ used.
+    sensitivity_ : float
+        Δ = B(1 + 2√λ)/(mλ^{3/2}).
+    norm_bound_ : float
+        C used.
+    seed_scale_ : float
+        σ_z used.
+    epsilon_, delta_ : float
+        The guarantee.
+    privacy_ : PrivacyReport
+        The privacy report.
+    n_features_in_ : int
+        d.
+    n_targets_ : int
+        k.
+    n_records_ : int
+        m.
+    n_sampled_ : int
+        Records drawn (or reserved by :meth:`iter_samples`) so far.
+    model_ : ndarray of shape (d, k)
+        The noisy model V (only with ``release_model=True``).
+
+    Notes
+    -----
+    Privacy hygiene: after :meth:`fit` the object holds only what sampling
+    needs (R with RᵀR = VᵀV, or V for ``sampler="seeds"`` or
+    ``release_model=True``) in private attributes that ``repr``,
+    ``get_params`` and the report never show. Pickling keeps them only when
+    their disclosure is covered by the guarantee (unlimited ``n_syn`` with the
+    Gram sampler, or ``release_model=True``); otherwise the pickled copy cannot
+    sample, and a warning says so.
+    """
+
+    def __init__(
+        self,
+        *,
+        label_bound: float,
+        ridge: float,
+        norm_bound: float | None = None,
+        sigma: float | None = None,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        n_syn: int | None = None,
+        feature_scale: float | np.ndarray | str = 1.0,
+        seed_scale: float | None = None,
+        release_model: bool = False,
+        accounting: str = "exact",
+        sampler: str = "gram",
+        random_state: int | None = None,
+    ):
+        self.label_bound = label_bound
+        self.ridge = ridge
+        self.norm_bound = norm_bound
+        self.sigma = sigma
+        self.epsilon = epsilon
+        self.delta = delta
+        self.n_syn = n_syn
+        self.feature_scale = feature_scale
+        self.seed_scale = seed_scale
+        self.release_model = release_model
+        self.accounting = accounting
+        self.sampler = sampler
+        self.random_state = random_state
+
+    # -- validation ---------------------------------------------------------
+
+    def _validate_params(self) -> dict:
+        out = {
+            "label_bound": check_positive("label_bound", self.label_bound),
+            "ridge": check_positive("ridge", self.ridge),
+            "norm_bound": None
+            if self.norm_bound is None
+            else check_positive("norm_bound", self.norm_bound),
+            "n_syn": None if self.n_syn is None else check_n_syn(self.n_syn),
+            "seed_scale": None
+            if self.seed_scale is None
+            else check_positive("seed_scale", self.seed_scale),
+        }
+        if self.sigma is not None and self.epsilon is not None:
+            raise InputError("epsilon", "give either sigma or epsilon (with delta), not both")
+        if self.sigma is None and self.epsilon is None:
+            raise InputError("epsilon", "give sigma, or epsilon and delta")
+        out["sigma"] = None if self.sigma is None else check_positive("sigma", self.sigma)
+        out["epsilon"] = None if self.epsilon is None else check_positive("epsilon", self.epsilon)
+        if self.delta is None and self.epsilon is not None:
+            raise InputError("delta", "is required with epsilon")
+        out["delta"] = DEFAULT_DELTA if self.delta is None else check_open_unit("delta", self.delta)
+        if self.accounting not in ACCOUNTING_METHODS:
+            raise InputError("accounting", f"must be one of {', '.join(ACCOUNTING_METHODS)}")
+        if self.sampler not in SAMPLERS:
+            raise InputError("sampler", f"must be one of {', '.join(SAMPLERS)}")
+        if not isinstance(self.release_model, bool | np.bool_):
+            raise InputError("release_model", "must be True or False")
+        if self.random_state is not None and not isinstance(self.random_state, numbers.Integral):
+            raise InputError("random_state", "must be None or a non-negative integer")
+        if self.random_state is not None:
+            check_integer("random_state", self.random_state, 0)
+        return out
+
+    def _feature_scale(self, features: np.ndarray) -> tuple[np.ndarray | float, str, str | None]:
+        """Return (scale, description, note); the note is set if scaling is data-dependent."""
+        spec = self.feature_scale
+        d = features.shape[1]
+        if isinstance(spec, str):
+            if spec != "data":
+                raise InputError("feature_scale", 'must be a number, an array or "data"')
+            largest = float(np.linalg.norm(features, axis=1).max())
+            scale = 1.0 / largest if largest > 0 else 1.0
+            text = "features divided by their largest row norm, computed from the private data"
+            note = (
+                "The feature scale was learned from the private data (largest row norm). "
+                "That step is not covered by this guarantee: the release can reveal it."
+            )
+            return scale, text, note
+        try:
+            scale = np.asarray(spec, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InputError("feature_scale", 'must be a number, an array or "data"') from None
+        clipping = "rows then clipped to norm ≤ 1"
+        if scale.ndim == 0:
+            value = check_positive("feature_scale", float(scale))
+            return (
+                value,
+                f"features multiplied by the declared constant {value:g}, {clipping}",
+                None,
+            )
+        if scale.shape != (d,):
+            raise InputError("feature_scale", f"must be a number or have shape ({d},)")
+        if not (np.isfinite(scale).all() and (scale > 0).all()):
+            raise InputError("feature_scale", "every entry must be finite and > 0")
+        return scale, f"features multiplied column-wise by declared constants, {clipping}", None
+
+    # -- fit ----------------------------------------------------------------
+
+    def fit(self, X, Y) -> PrivateLinearGenerator:
+        """Fit the private generator on features ``X`` (m, d) and targets ``Y`` (m, k).
+
+        Returns
+        -------
+        self
+        """
+        params = self._validate_params()
+        features = _check_matrix("X", X, allow_1d=False)
+        targets = _check_matrix("Y", Y, allow_1d=True)
+        m, d = features.shape
+        k = targets.shape[1]
+        if targets.shape[0] != m:
+            raise InputError("Y", f"has {targets.shape[0]} rows, X has {m}")
+        if m < 2:
+            raise InputError("X", f"needs at least 2 records, got {m}")
+        if k > d:
+            raise InputError("Y", f"has k = {k} columns but X has d = {d}; need d ≥ k")
+        scale, scaling_text, scaling_note = self._feature_scale(features)
+
+        label_bound, ridge = params["label_bound"], params["ridge"]
+        natural_bound = ridge_norm_bound(label_bound, ridge)
+        norm_bound = natural_bound
+        if params["norm_bound"] is not None:
+            norm_bound = min(params["norm_bound"], natural_bound)
+        sensitivity = ridge_sensitivity(label_bound, ridge, m)
+        method = "post-processing" if self.release_model else self.accounting
+        n_syn = None if self.release_model else params["n_syn"]
+        accounting = _account(
+            epsilon=params["epsilon"],
+            delta=params["delta"],
+            sigma=params["sigma"],
+            dim=d,
+            out_dim=k,
+            norm_bound=norm_bound,
+            sensitivity=sensitivity,
+            n_syn=n_syn,
+            method=method,
+        )
+        sigma = accounting.sigma
+        seed_scale = params["seed_scale"] or 1.0 / math.sqrt(d)
+
+        entropy = np.random.SeedSequence(self.random_state)
+        noise_seq, sample_seq = entropy.spawn(2)
+
+        # v and N live only in this block.
+        model = project_frobenius(
+            ridge_fit(clip_rows(features * scale, 1.0), clip_rows(targets, label_bound), ridge),
+            norm_bound,
+        )
+        noise = np.random.Generator(np.random.PCG64(noise_seq)).standard_normal(model.shape)
+        model += sigma * noise
+        noise.fill(0.0)
+        del noise, features, targets
+
+        self.__rng = np.random.Generator(np.random.PCG64(sample_seq))
+        self.__model = None
+        self.__factor = None
+        if self.release_model or self.sampler == "seeds":
+            self.__model = model
+        if self.sampler == "gram":
+            self.__factor = seed_scale * _gram_factor(model)
+        del model
+
+        self.n_features_in_ = d
+        self.n_targets_ = k
+        self.n_records_ = m
+        self.sigma_ = sigma
+        self.sensitivity_ = sensitivity
+        self.norm_bound_ = norm_bound
+        self.seed_scale_ = seed_scale
+        self.epsilon_ = accounting.epsilon
+        self.delta_ = params["delta"]
+        self.n_syn_ = n_syn
+        self.n_sampled_ = 0
+        self.privacy_ = self._report(accounting, params, scaling_text, scaling_note, d, k, m, n_syn)
+        return self
+
+    def _report(self, accounting, params, scaling_text, scaling_note, d, k, m, n_syn):
+        from synthamp import __version__
+
+        seeded = self.random_state is not None
+        if seeded:
+            seed_policy = (
+                "Noise N and seeds Z were derived from a user-supplied seed, for reproducible "
+                "research: anyone who knows the seed can recompute the noise, so the noise is "
+                "not secret and the guarantee holds only while the seed stays secret."
+            )
+        else:
+            seed_policy = (
+                "Noise N and seeds Z were drawn from numpy's PCG64 generator seeded with 128 bits "
+                "of operating-system entropy (numpy.random.SeedSequence()); the seed is neither "
+                "stored nor shown."
+            )
+        records = "any number of" if n_syn is None else f"up to {n_syn:,}"
+        released = [
+            f"{records} synthetic records ZV of dimension k = {k} (rows iid N(0, σ_z²VᵀV) given V)",
+            "this report: the declared bounds and public parameters (d, k, m, λ, B, C, Δ, σ, σ_z)",
+        ]
+        not_released = [
+            "the private records",
+            "the unperturbed model v (the ridge solution)",
+            "the noise N",
+            "the hidden seeds Z",
+        ]
+        if self.release_model:
+            released.insert(0, f"the noisy model V = v + σN ({d} × {k})")
+        else:
+            not_released.insert(2, "the noisy model V = v + σN")
+        notes = []
+        if scaling_note:
+            notes.append(scaling_note)
+        if params["delta"] >= 1.0 / m:
+            notes.append(
+                f"δ = {params['delta']:g} ≥ 1/m = {1.0 / m:.3g}: such a δ allows a mechanism "
+                "that publishes one record in the clear; choose δ well below 1/m."
+            )
+        if self.release_model and self.accounting != "post-processing":
+            notes.append(
+                "The model V is released, so the guarantee uses post-processing accounting "
+                f"(the requested {self.accounting!r} accounting applies to synthetic data only)."
+            )
+        return PrivacyReport(
+            epsilon=accounting.epsilon,
+            delta=params["delta"],
+            optimal_order=accounting.optimal_order,
+            sigma=accounting.sigma,
+            sensitivity=self.sensitivity_,
+            norm_bound=self.norm_bound_,
+            dim=d,
+            out_dim=k,
+            n_records=m,
+            n_syn=n_syn,
+            ridge=params["ridge"],
+            label_bound=params["label_bound"],
+            seed_scale=self.seed_scale_,
+            accounting_method=accounting.method,
+            accounting_kind=accounting.kind,
+            sigma_post_processing=accounting.sigma_post_processing,
+            epsilon_post_processing=accounting.epsilon_post_processing,
+            model_released=bool(self.release_model),
+            adjacency=ADJACENCY,
+            objective=OBJECTIVE,
+            feature_scaling=scaling_text,
+            seed_policy=seed_policy,
+            noise_secret=not seeded,
+            released=tuple(released),
+            not_released=tuple(not_released),
+            notes=tuple(notes),
+            synthamp_version=__version__,
+        )
+
+    # -- the released model (opt-in) ----------------------------------------
+
+    @property
+    def model_(self) -> np.ndarray:
+        """The noisy model V = v + σN, only if ``release_model=True``."""
+        if not getattr(self, "release_model", False) or self._state("model") is None:
+            raise AttributeError(
+                "model_ is available only with release_model=True (V is not released "
+                "otherwise; the guarantee would then need post-processing accounting)"
+            )
+        return self._state("model").copy()
+
+    def _state(self, name: str):
+        return self.__dict__.get(f"_PrivateLinearGenerator__{name}")
+
+    # -- sampling -----------------------------------------------------------
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "privacy_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError("call fit before sampling")
+        if self._state("rng") is None or (
+            self._state("factor") is None and self._state("model") is None
+        ):
+            raise RuntimeError(
+                "this generator was unpickled without its private state (not covered by the "
+                "guarantee) and cannot sample; fit it again"
+            )
+
+    @property
+    def n_remaining_(self) -> int | None:
+        """Records that may still be drawn under the guarantee (None: unlimited)."""
+        if self.n_syn_ is None:
+            return None
+        return self.n_syn_ - self.n_sampled_
+
+    def _reserve(self, n: int, param: str) -> None:
+        remaining = self.n_remaining_
+        if remaining is not None and n > remaining:
+            raise InputError(
+                param,
+                f"{n} records requested but the guarantee covers n_syn = {self.n_syn_} and "
+                f"{remaining} remain",
+            )
+        self.n_sampled_ += n
+
+    def _draw(self, n: int) -> np.ndarray:
+        rng = self._state("rng")
+        factor = self._state("factor")
+        if factor is not None:
+            return rng.standard_normal((n, factor.shape[0])) @ factor
+        model = self._state("model")
+        d, k = model.shape
+        out = np.empty((n, k))
+        block = max(1, _MAX_SEED_BLOCK // d)
+        for start in range(0, n, block):
+            stop = min(n, start + block)
+            seeds = rng.standard_normal((stop - start, d))
+            seeds *= self.seed_scale_
+            np.matmul(seeds, model, out=out[start:stop])
+            del seeds
+        return out
+
+    def sample(self, n: int) -> np.ndarray:
+        """Draw ``n`` synthetic records ZV with fresh hidden seeds.
+
+        Parameters
+        ----------
+        n : int
+            Number of records (counted against ``n_syn`` if it is finite).
+
+        Returns
+        -------
+        ndarray of shape (n, k)
+        """
+        self._check_fitted()
+        n = check_integer("n", n, 1)
+        self._reserve(n, "n")
+        return self._draw(n)
+
+    def iter_samples(
+        self, n_total: int | None = None, *, chunk_size: int = DEFAULT_CHUNK_SIZE
+    ) -> Iterator[np.ndarray]:
+        """Yield synthetic records in chunks; memory does not grow with ``n_total``.
+
+        Parameters
+        ----------
+        n_total : int, optional
+            Total number of records. None: all remaining records under a finite
+            ``n_syn``, or an endless stream under unlimited accounting. The
+            records are reserved against ``n_syn`` when this method is called.
+        chunk_size : int
+            Rows per chunk (the last chunk may be shorter).
+
+        Yields
+        ------
+        ndarray of shape (rows, k)
+        """
+        self._check_fitted()
+        chunk_size = check_integer("chunk_size", chunk_size, 1)
+        if n_total is None and self.n_remaining_ is not None:
+            n_total = self.n_remaining_
+            if n_total == 0:
+                raise InputError("n_total", f"all n_syn = {self.n_syn_} records were drawn")
+        if n_total is not None:
+            n_total = check_integer("n_total", n_total, 1)
+            self._reserve(n_total, "n_total")
+        return self._chunks(n_total, chunk_size)
+
+    def _chunks(self, n_total: int | None, chunk_size: int) -> Iterator[np.ndarray]:
+        produced = 0
+        while n_total is None or produced < n_total:
+            rows = chunk_size if n_total is None else min(chunk_size, n_total - produced)
+            if n_total is None:
+                self.n_sampled_ += rows
+            yield self._draw(rows)
+            produced += rows
+
+    def gram_estimate(self, synthetic: np.ndarray) -> np.ndarray:
+        """Debiased estimate of vᵀv from this generator's synthetic records.
+
+        See :func:`debiased_gram`.
+        """
+        if not hasattr(self, "privacy_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError("call fit first")
+        return debiased_gram(
+            synthetic, sigma=self.sigma_, dim=self.n_features_in_, seed_scale=self.seed_scale_
+        )
+
+    # -- persistence --------------------------------------------------------
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())  # a copy: never clobber the live object
+        private = [key for key in state if key.startswith("_PrivateLinearGenerator__")]
+        covered = bool(self.release_model) or (
+            getattr(self, "n_syn_", 0) is None
+            and state.get("_PrivateLinearGenerator__model") is None
+        )
+        if private and not covered:
+            warnings.warn(
+                "the private sampling state of PrivateLinearGenerator is not pickled: its "
+                "disclosure is not covered by the guarantee (finite n_syn or sampler='seeds'); "
+                "the unpickled copy cannot sample",
+                UserWarning,
+                stacklevel=2,
+            )
+            for key in private:
+                state[key] = None
+        return state
+
+
+def _gram_factor(model: np.ndarray) -> np.ndarray:
+    """Upper-triangular R with RᵀR = VᵀV (a symmetric square root if VᵀV is singular)."""
+    gram = model.T @ model
+    try:
+        return scipy.linalg.cholesky(gram, lower=False)
+    except np.linalg.LinAlgError:
+        values, vectors = np.linalg.eigh(gram)
+        return (vectors * np.sqrt(np.clip(values, 0.0, None))) @ vectors.T

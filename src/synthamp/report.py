@@ -1,0 +1,244 @@
+"""The privacy report of a synthetic data release (JSON and Markdown).
+
+A :class:`PrivacyReport` is an immutable record of everything a reader needs to
+check a release: the guarantee (ε, δ, the optimal Rényi order), how it was
+obtained (σ, Δ, C, d, k, m, n_syn, λ, B, the accounting method and the kind of
+number it returns), the noise that post-processing accounting would need for
+the same guarantee, the adjacency notion, what is and is not released, and the
+seed policy. It holds public quantities only: it is built from the declared
+bounds and the accountant's output, never from the private data or from the
+unperturbed model, the noise or the seeds.
+
+:class:`synthamp.generator.PrivateLinearGenerator` builds it (``privacy_``);
+``synthamp release`` and ``synthamp demo`` write it as JSON and Markdown.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["ADJACENCY", "REPORT_SCHEMA", "PrivacyReport"]
+
+#: Version of the JSON layout below; bump when fields change meaning.
+REPORT_SCHEMA = 1
+
+#: The neighbouring relation every guarantee of synthamp refers to.
+ADJACENCY = (
+    "replace-one: two datasets are adjacent if they have the same number m of records "
+    "and differ in one record (features and targets); m is treated as public"
+)
+
+
+@dataclass(frozen=True)
+class PrivacyReport:
+    """Privacy report of one release by a private linear generator.
+
+    All numbers are in natural units (σ, Δ and C in the units of the model
+    parameters after the declared scaling). ``n_syn = None`` means the guarantee
+    holds for an unlimited number of synthetic records (THEORY.md §3, the
+    plateau D_α(VᵀV‖WᵀW)).
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        The (ε, δ)-DP guarantee of what is released.
+    optimal_order : float or None
+        The Rényi order α at which the RDP-to-(ε, δ) conversion is optimal.
+    sigma : float
+        Standard deviation σ of the output perturbation V = v + σN.
+    sensitivity : float
+        Δ, the replace-one sensitivity of the unperturbed model in Frobenius
+        norm (THEORY.md §13).
+    norm_bound : float
+        C, the bound on the Frobenius norm of the unperturbed model.
+    dim, out_dim : int
+        d, the model width (number of features), and k, the record dimension
+        (number of targets).
+    n_records : int
+        m, the number of private records (public under replace-one adjacency).
+    n_syn : int or None
+        Number of synthetic records the guarantee covers (None: unlimited).
+    ridge : float
+        λ of the objective ``objective``.
+    label_bound : float
+        B, the bound on the Euclidean norm of a target row.
+    seed_scale : float
+        σ_z, the standard deviation of the hidden seeds Z (it does not enter
+        the guarantee).
+    accounting_method : str
+        ``"exact"``, ``"global"`` or ``"post-processing"``.
+    accounting_kind : str
+        Kind of the accountant's number: ``"exact"`` or ``"certified"``.
+    sigma_post_processing : float
+        σ that post-processing accounting (releasing V itself) would need for
+        the same (ε, δ).
+    epsilon_post_processing : float
+        ε that post-processing accounting gives at this σ and δ.
+    model_released : bool
+        Whether V itself is released (then the accounting is post-processing).
+    adjacency, objective, feature_scaling, seed_policy : str
+        Plain-language statements of the neighbouring relation, the ridge
+        objective (the λ convention), the feature scaling and the randomness.
+    noise_secret : bool
+        False if the noise was drawn from a user seed: then the guarantee holds
+        only against an adversary who does not know the seed.
+    released, not_released : tuple of str
+        What a reader of the release obtains and what stays private.
+    notes : tuple of str
+        Caveats that weaken or qualify the guarantee (empty in the default,
+        fully covered configuration).
+    synthamp_version : str
+        Version of synthamp that made the release.
+    schema : int
+        Version of this layout.
+    """
+
+    epsilon: float
+    delta: float
+    optimal_order: float | None
+    sigma: float
+    sensitivity: float
+    norm_bound: float
+    dim: int
+    out_dim: int
+    n_records: int
+    n_syn: int | None
+    ridge: float
+    label_bound: float
+    seed_scale: float
+    accounting_method: str
+    accounting_kind: str
+    sigma_post_processing: float
+    epsilon_post_processing: float
+    model_released: bool
+    adjacency: str
+    objective: str
+    feature_scaling: str
+    seed_policy: str
+    noise_secret: bool
+    released: tuple[str, ...]
+    not_released: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+    synthamp_version: str = ""
+    schema: int = REPORT_SCHEMA
+
+    @property
+    def noise_saved(self) -> float:
+        """Fraction of the post-processing noise saved: 1 − σ/σ_post-processing."""
+        if not self.sigma_post_processing > 0:
+            return 0.0
+        return 1.0 - self.sigma / self.sigma_post_processing
+
+    @property
+    def guarantee_is_unconditional(self) -> bool:
+        """True if no caveat (user seed, data-dependent scaling) qualifies the guarantee."""
+        return self.noise_secret and not self.notes
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dictionary (tuples become lists; ``noise_saved`` is included)."""
+        out: dict[str, Any] = {}
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            out[field.name] = list(value) if isinstance(value, tuple) else value
+        out["noise_saved"] = self.noise_saved
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PrivacyReport:
+        """Inverse of :meth:`to_dict` (unknown keys, e.g. ``noise_saved``, are ignored)."""
+        names = {field.name for field in dataclasses.fields(cls)}
+        kwargs = {key: value for key, value in data.items() if key in names}
+        for key in ("released", "not_released", "notes"):
+            if key in kwargs:
+                kwargs[key] = tuple(kwargs[key])
+        return cls(**kwargs)
+
+    def to_json(self) -> str:
+        """The report as an indented JSON document."""
+        return json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n"
+
+    def to_markdown(self) -> str:
+        """The report as a Markdown document for humans."""
+        n_syn = "unlimited" if self.n_syn is None else f"{self.n_syn:,}"
+        what = (
+            "the noisy model V and synthetic records"
+            if self.model_released
+            else ("synthetic records only")
+        )
+        lines = [
+            "# Privacy report",
+            "",
+            f"This release of {what} satisfies **({_num(self.epsilon)}, {_num(self.delta)})"
+            f"-differential privacy** under {self.adjacency.split(':')[0]} adjacency, "
+            f"for {n_syn} synthetic records.",
+            "",
+        ]
+        if not self.noise_secret:
+            lines += [f"> **Warning.** {self.seed_policy}", ""]
+        for note in self.notes:
+            lines += [f"> **Note.** {note}", ""]
+        order = "—" if self.optimal_order is None else _num(self.optimal_order)
+        rows = [
+            ("ε", _num(self.epsilon), "privacy loss"),
+            ("δ", _num(self.delta), "failure probability"),
+            ("optimal Rényi order α", order, "order of the RDP-to-(ε, δ) conversion"),
+            ("σ", _num(self.sigma), "noise of the output perturbation V = v + σN"),
+            ("Δ", _num(self.sensitivity), "replace-one sensitivity of v (Frobenius)"),
+            ("C", _num(self.norm_bound), "bound on ‖v‖_F"),
+            ("d", str(self.dim), "model width (features)"),
+            ("k", str(self.out_dim), "record dimension (targets)"),
+            ("m", f"{self.n_records:,}", "private records"),
+            ("n_syn", n_syn, "synthetic records covered"),
+            ("λ", _num(self.ridge), "ridge penalty (see objective)"),
+            ("B", _num(self.label_bound), "bound on ‖y‖ of a target row"),
+            ("σ_z", _num(self.seed_scale), "scale of the hidden seeds Z"),
+            ("accounting", self.accounting_method, f"kind: {self.accounting_kind}"),
+            (
+                "σ (post-processing)",
+                _num(self.sigma_post_processing),
+                "noise needed if V itself were released",
+            ),
+            (
+                "ε (post-processing)",
+                _num(self.epsilon_post_processing),
+                "guarantee of V itself at this σ",
+            ),
+            ("noise saved", f"{100 * self.noise_saved:.1f}%", "1 − σ/σ(post-processing)"),
+        ]
+        lines += ["| quantity | value | meaning |", "|---|---|---|"]
+        lines += [f"| {name} | {value} | {meaning} |" for name, value, meaning in rows]
+        lines += [
+            "",
+            "## Mechanism",
+            "",
+            f"- Objective: {self.objective}",
+            f"- Feature scaling: {self.feature_scaling}",
+            f"- Adjacency: {self.adjacency}",
+            f"- Randomness: {self.seed_policy}",
+            "",
+            "## Released",
+            "",
+            *[f"- {item}" for item in self.released],
+            "",
+            "## Not released",
+            "",
+            *[f"- {item}" for item in self.not_released],
+            "",
+            f"_synthamp {self.synthamp_version}, report schema {self.schema}_",
+            "",
+        ]
+        return "\n".join(lines)
+
+
+def _num(value: float) -> str:
+    """Format a number for humans: 4 significant digits, no float noise."""
+    if value is None:
+        return "—"
+    value = float(value)
+    if math.isinf(value):
+        return "∞"
+    return f"{value:.4g}"

@@ -1,0 +1,190 @@
+"""Reading private tables and writing synthetic ones (CSV or Parquet, by extension).
+
+Input problems (a missing file, a missing or non-numeric column, a NaN or
+infinite cell, fewer than two records) raise :class:`synthamp.InputError`
+naming the command-line parameter, so ``synthamp release`` exits with code 2
+and one line. Error messages name columns and row numbers, never cell values:
+the table is private.
+
+Output is written atomically through :mod:`synthamp._io` (temporary file, then
+rename), in chunks, so that writing ``n_syn`` records needs memory independent
+of ``n_syn`` and an interrupted write leaves no partial file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from synthamp._io import atomic_path, check_writable
+from synthamp._validation import InputError
+
+__all__ = [
+    "TABLE_FORMATS",
+    "check_table_output",
+    "parse_columns",
+    "read_table",
+    "select_numeric",
+    "table_format",
+    "write_table",
+]
+
+#: File extension -> table format.
+TABLE_FORMATS: dict[str, str] = {
+    ".csv": "csv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+
+
+def table_format(path: str | os.PathLike, *, param: str) -> str:
+    """Return ``"csv"`` or ``"parquet"`` from the file extension of ``path``."""
+    suffix = Path(path).suffix.lower()
+    fmt = TABLE_FORMATS.get(suffix)
+    if fmt is None:
+        known = ", ".join(sorted(TABLE_FORMATS))
+        raise InputError(param, f"unsupported file extension {suffix or '(none)'!r}; use {known}")
+    return fmt
+
+
+def check_table_output(path: str | os.PathLike, *, force: bool, param: str = "out") -> Path:
+    """Check, before any work, that a table may be written to ``path``.
+
+    The extension must be a supported format, the parent directory must exist,
+    and an existing file is only replaced with ``force``.
+    """
+    table_format(path, param=param)
+    return check_writable(path, force=force, param=param)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def read_table(path: str | os.PathLike, *, param: str = "data"):
+    """Read a CSV or Parquet file (by extension) into a :class:`pandas.DataFrame`.
+
+    Raises
+    ------
+    InputError
+        If the extension is unknown, the file is missing or unreadable, or its
+        contents cannot be parsed. The message never quotes cell values.
+    """
+    import pandas as pd
+
+    path = Path(path)
+    fmt = table_format(path, param=param)
+    if not path.exists():
+        raise InputError(param, f"{path} does not exist")
+    if path.is_dir():
+        raise InputError(param, f"{path} is a directory")
+    try:
+        if fmt == "csv":
+            frame = pd.read_csv(path)
+        else:
+            frame = pd.read_parquet(path)
+    except pd.errors.EmptyDataError:
+        raise InputError(param, f"cannot read {path}: the file is empty") from None
+    except Exception as exc:  # parser, encoding, permission and Arrow errors alike
+        raise InputError(param, f"cannot read {path}: {_first_line(exc)}") from None
+    return frame
+
+
+def parse_columns(spec: str | Sequence[str] | None, *, param: str) -> list[str] | None:
+    """Parse a comma-separated list of column names (``None`` stays ``None``)."""
+    if spec is None:
+        return None
+    items = spec.split(",") if isinstance(spec, str) else list(spec)
+    names = [str(item).strip() for item in items]
+    if not names or any(name == "" for name in names):
+        raise InputError(param, f"expected a comma-separated list of column names, got {spec!r}")
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise InputError(param, f"column {duplicates[0]!r} is listed twice")
+    return names
+
+
+def select_numeric(frame, columns: Sequence[str], *, param: str) -> np.ndarray:
+    """Return ``frame[columns]`` as a finite float64 array of shape (rows, len(columns)).
+
+    Raises
+    ------
+    InputError
+        If a column is missing or not numeric, or a cell is NaN or infinite
+        (the message gives the column and the first offending row, counted
+        from 1 over data rows, never the value).
+    """
+    import pandas as pd
+
+    missing = [name for name in columns if name not in frame.columns]
+    if missing:
+        available = ", ".join(map(str, frame.columns[:20]))
+        more = ", ..." if len(frame.columns) > 20 else ""
+        raise InputError(
+            param, f"column {missing[0]!r} is not in the data (columns: {available}{more})"
+        )
+    for name in columns:
+        dtype = frame[name].dtype
+        if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+            raise InputError(param, f"column {name!r} is not numeric")
+    values = frame.loc[:, list(columns)].to_numpy(dtype=np.float64, na_value=np.nan)
+    finite = np.isfinite(values)
+    if not finite.all():
+        row, col = np.argwhere(~finite)[0]
+        what = "a missing (NaN)" if np.isnan(values[row, col]) else "an infinite"
+        raise InputError(param, f"column {columns[col]!r} has {what} value in row {row + 1}")
+    return np.ascontiguousarray(values)
+
+
+def write_table(
+    path: str | os.PathLike,
+    chunks: Iterable[np.ndarray],
+    columns: Sequence[str],
+) -> int:
+    """Write row chunks atomically to a CSV or Parquet file (by extension).
+
+    Parameters
+    ----------
+    path : path-like
+        Destination; its extension selects the format. Check it beforehand
+        with :func:`check_table_output`.
+    chunks : iterable of ndarray, each of shape (rows, len(columns))
+        Consumed one at a time: memory does not grow with the total.
+    columns : sequence of str
+        Column names.
+
+    Returns
+    -------
+    int
+        Number of rows written. If anything fails, ``path`` is left untouched.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+    import pyarrow.parquet as pq
+
+    fmt = table_format(path, param="out")
+    schema = pa.schema([(str(name), pa.float64()) for name in columns])
+    rows = 0
+    with atomic_path(path) as tmp:
+        if fmt == "csv":
+            writer = pa_csv.CSVWriter(str(tmp), schema)
+        else:
+            writer = pq.ParquetWriter(str(tmp), schema)
+        try:
+            for chunk in chunks:
+                chunk = np.asarray(chunk, dtype=np.float64)
+                if chunk.ndim != 2 or chunk.shape[1] != len(columns):
+                    raise ValueError(f"chunk of shape {chunk.shape} for {len(columns)} columns")
+                arrays = [pa.array(chunk[:, j]) for j in range(chunk.shape[1])]
+                writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
+                rows += chunk.shape[0]
+            if rows == 0:
+                # Still produce a valid file with the header / schema.
+                writer.write_table(schema.empty_table())
+        finally:
+            writer.close()
+    return rows
