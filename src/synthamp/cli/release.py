@@ -47,9 +47,10 @@ def _report_paths(out: Path, report: str | None) -> tuple[Path, Path]:
     return path, path.with_suffix(".md")
 
 
-def _check_distinct(paths: dict[str, Path]) -> None:
+def _check_distinct(paths: list[tuple[str, Path]]) -> None:
+    """Refuse an output path that is the input or another output."""
     seen: dict[Path, str] = {}
-    for param, path in paths.items():
+    for param, path in paths:
         resolved = path.resolve()
         if resolved in seen:
             raise InputError(param, f"{path} is also the {_flag(seen[resolved])} file")
@@ -245,7 +246,7 @@ def release(
     check_writable(json_path, force=force, param="report")
     check_writable(md_path, force=force, param="report")
     _check_distinct(
-        {"data": Path(data), "out": out_path, "report": json_path, "report_md": md_path}
+        [("data", Path(data)), ("out", out_path), ("report", json_path), ("report", md_path)]
     )
 
     # 3. The private table.
