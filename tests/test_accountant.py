@@ -248,6 +248,31 @@ def test_worst_case_finite_against_dense_scan(dim, c, s, n_syn):
     check_against_scan(alpha, dim, c, s, n_syn, grid=6)
 
 
+def test_search_finds_an_interior_maximiser(monkeypatch):
+    """The guard and fallback find a maximiser off the forward endpoint (synthetic engine).
+
+    The fake divergence α(a − b)²/4 · (1 + bump at mean amplitude 2.2) · (1.2 if
+    a < b) peaks inside the reverse edge, at t = 1.7 for c = 5, s = 1, with
+    value 0.45·α (closed form; below the cap α s²/2); the real engine never
+    does (tests above).
+    """
+    import synthamp.divergence as engine
+
+    def fake(alpha, dim, norm_v, norm_w, sigma=1.0, *, full_output=False):
+        alpha = np.atleast_1d(np.asarray(alpha, dtype=float))
+        a, b = norm_v / sigma, norm_w / sigma
+        bump = 1.0 + 0.5 * math.exp(-((((a + b) / 2 - 2.2) / 0.4) ** 2))
+        value = 0.25 * alpha * (a - b) ** 2 * bump * (1.2 if a < b else 1.0)
+        return engine.DivergenceResult(alpha, value, 1e-15 * value) if full_output else value
+
+    monkeypatch.setattr(engine, "renyi_plateau", fake)
+    alpha = np.array([2.0, 8.0])
+    wc = worst_case_rdp(alpha, 10, 5.0, 1.0, full_output=True)
+    np.testing.assert_allclose(wc.value, 0.45 * alpha, rtol=1e-9)
+    assert np.all(wc.norm_w - wc.norm_v == pytest.approx(1.0))
+    np.testing.assert_allclose((wc.norm_v + wc.norm_w) / 2, 2.2, atol=1e-4)
+
+
 def test_worst_case_finite_below_plateau():
     alpha = np.array([2.0, 8.0, 32.0])
     finite = worst_case_rdp(alpha, 20, 2.0, 0.5, n_syn=5)
@@ -356,13 +381,14 @@ def test_compute_epsilon_with_extra_curves_matches_dp_accounting():
 
 def test_heuristics_are_labelled_and_refused():
     release = SyntheticDataRelease(1000, 1, 2.0, 0.1, 0.5)
-    result = compute_epsilon(release, 1e-5, orders=[2.0, 8.0, 32.0])
+    orders = [2.0, 8.0, 32.0, 64.0, 128.0]
+    result = compute_epsilon(release, 1e-5, orders=orders)
     assert result.heuristics["local_upper"].kind is Kind.HEURISTIC
     with pytest.raises(InputError, match="heuristic"):
         result.heuristics["local_upper"].epsilon(1e-5)
     with pytest.raises(InputError, match="extra_curves"):
         compute_epsilon(
-            release, 1e-5, orders=[2.0, 8.0, 32.0], extra_curves=[result.heuristics["local_upper"]]
+            release, 1e-5, orders=orders, extra_curves=[result.heuristics["local_upper"]]
         )
 
 

@@ -13,7 +13,7 @@ accountant, in the style of ``dp_accounting``:
   does both and reports the post-processing baseline next to it;
 * :func:`calibrate_sigma` finds the smallest σ meeting a target (ε, δ).
 
-The curve of a release (k = d×k model, n_syn records, T releases):
+The curve of a release (model v ∈ R^{d×k}, n_syn records, T releases):
 
 * k = 1, ``method="exact"`` (the default): the worst case over all adjacent
   pairs, :func:`worst_case_rdp`, computed by the exact engine
@@ -43,16 +43,17 @@ mixture of central χ²_{d+2j} densities, and both the Poisson family (in its
 mean) and the central χ² family (in its degrees of freedom) are MLR, so the
 mixture is MLR in λ (Karlin's composition of totally positive kernels). For a
 finite release, log S = log Y_a + log X adds independent noise whose density
-e^{nu/2 − e^u/2} is log-concave (a Pólya frequency function), which preserves
+e^{n·u/2 − e^u/2} is log-concave (a Pólya frequency function), which preserves
 MLR. Now take b fixed and b <= a < a'. The Neyman–Pearson tests of P_b
 against P_a or P_{a'} are the same threshold tests {x > q}; MLR implies
 stochastic order, P_{a'}(x > q) >= P_a(x > q), so the trade-off (ROC) curve of
 the pair (P_b, P_{a'}) lies everywhere below that of (P_b, P_a). By
-Blackwell's theorem for binary experiments (e.g. Dong, Roth and Su 2022,
-Prop. 2.2) there is a Markov kernel K with K P_b = P_b and K P_{a'} = P_a, so
-by data processing D_α(P_a‖P_b) <= D_α(P_{a'}‖P_b) for every α. The same
-argument (lower-tail tests) shows that moving b away from a, with a fixed,
-never decreases D. Hence from any pair with a >= b one can move a up to
+Blackwell's theorem for binary experiments (Blackwell 1953; in the language
+of trade-off functions, Dong, Roth and Su 2022, §2) there is a Markov kernel
+K with K P_b = P_b and K P_{a'} = P_a, so by data processing
+D_α(P_a‖P_b) <= D_α(P_{a'}‖P_b) for every α. The same argument
+(lower-tail tests) shows that moving b away from a, with a fixed, never
+decreases D. Hence from any pair with a >= b one can move a up to
 min(c, b + s), then b down to max(0, a − s), without decreasing D: the
 supremum over S is attained on the *forward edge*
 {(t + g, t) : 0 <= t <= c − g}, g = min(s, c), or, for a < b, on the *reverse
@@ -61,18 +62,20 @@ edge* {(t, t + g)}. When s >= c both edges are single points, (c, 0) and
 
 *Search along the edges (numerical, tested).* Along the edges we have no
 proof of monotonicity, although every computation so far (THEORY.md §12, and
-:mod:`tests.test_accountant`, which compares with dense two-dimensional scans
+``tests/test_accountant.py``, which compares with dense two-dimensional scans
 of S) puts the maximum at the forward endpoint (c, max(c − s, 0)). The
-accountant therefore searches: it evaluates both edges on a scan of
-``SCAN_POINTS + 1`` equally spaced points (the endpoints included); at every
-order whose best scan point is not the forward endpoint, it refines with a
-bounded scalar maximisation (Brent) on the bracket around that point. For a
-finite release the scan runs at a few pilot orders and the winner is then
-verified at every order against the reverse endpoint and the nearest scan
-point. The engine's error estimate at the maximiser is added, so the result is
-an upper bound on the supremum up to the resolution of the search, and never
-exceeds the post-processing bound α·g²/2 (D_α(P_a‖P_b) <= α(a − b)²/2 because
-χ²_d(a²) is the law of ‖a·e₁ + N‖²).
+accountant therefore evaluates the forward endpoint at every order and checks
+it against a guard: the reverse endpoint and the points
+t = j·(c − g)/``SCAN_POINTS``, j < ``SCAN_POINTS``, of both edges (at every
+order for an unlimited release; at ``PILOT_ORDERS`` orders spread over the
+grid for a finite release, whose engine costs more per order). A guard point
+that beats the endpoint by more than both engine errors triggers the
+fallback: a dense scan of both edges and a bounded Brent maximisation around
+the best scan point (at the affected orders, or at every order for a finite
+release). The value returned is the largest value + error seen, so the
+engine's error estimate is included, and it never exceeds the
+post-processing bound α·g²/2 (D_α(P_a‖P_b) <= α(a − b)²/2 because χ²_d(a²) is
+the law of ‖a·e₁ + N‖²).
 
 Monotonicity in σ
 -----------------
@@ -157,10 +160,12 @@ def _default_orders() -> NDArray[np.float64]:
 #: Default Rényi orders: 82 orders from 1.01 to 256 (see :func:`_default_orders`).
 DEFAULT_ORDERS: NDArray[np.float64] = _default_orders()
 
-#: Number of intervals of the scan guard along each edge of the constraint set.
-SCAN_POINTS = 4
-#: Number of pilot orders of the scan for a finite release.
+#: The guard checks the points t = j·(c − s)/SCAN_POINTS, j < SCAN_POINTS, of both edges.
+SCAN_POINTS = 2
+#: Number of orders at which the guard runs for a finite release.
 PILOT_ORDERS = 3
+#: Intervals of the dense scan of each edge when the guard is beaten.
+FALLBACK_SCAN_POINTS = 8
 
 _KIND_RANK = {Kind.EXACT: 0, Kind.CERTIFIED: 1, Kind.HEURISTIC: 2}
 
@@ -565,15 +570,15 @@ def _refine(
     return t, float(value[0]), float(error[0])
 
 
-def _search(
-    evaluate: _EdgeEvaluator, length: float, alpha: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
-    """Maximise over both edges at the orders ``alpha``.
+def _full_search(evaluate: _EdgeEvaluator, length: float, alpha: NDArray[np.float64]):
+    """Maximise over both edges at the orders ``alpha``: dense scan, then Brent.
 
-    Returns, for each order, the best value, its error, its edge position t and
-    whether it lies on the forward edge.
+    The fallback when the guard finds a point that beats the forward endpoint.
+    Returns, for each order, the best value, its error, its upper bound (the
+    largest value + error seen), its edge position t and whether it lies on the
+    forward edge.
     """
-    nodes = length * np.arange(SCAN_POINTS + 1) / SCAN_POINTS
+    nodes = length * np.arange(FALLBACK_SCAN_POINTS + 1) / FALLBACK_SCAN_POINTS
     nodes[-1] = length
     shape = (2, nodes.size, alpha.size)
     values, errors = np.empty(shape), np.empty(shape)
@@ -581,20 +586,87 @@ def _search(
         for j, t in enumerate(nodes):
             values[o, j], errors[o, j] = evaluate(float(t), forward, alpha)
     flat = values.reshape(-1, alpha.size)
+    flat_err = errors.reshape(-1, alpha.size)
+    upper = np.max(flat + flat_err, axis=0)
     best = np.argmax(flat, axis=0)
     orient, node = np.divmod(best, nodes.size)
     cols = np.arange(alpha.size)
-    value = flat[best, cols]
-    error = errors.reshape(-1, alpha.size)[best, cols]
-    position = nodes[node]
-    forward = orient == 0
+    value, error = flat[best, cols], flat_err[best, cols]
+    position, forward = nodes[node], orient == 0
     for i in np.flatnonzero(~(forward & (node == nodes.size - 1))):
         j = int(node[i])
         lo, hi = nodes[max(j - 1, 0)], nodes[min(j + 1, nodes.size - 1)]
         t, v, e = _refine(evaluate, float(alpha[i]), bool(forward[i]), float(lo), float(hi))
+        upper[i] = max(upper[i], v + e)
         if v > value[i]:
             value[i], error[i], position[i] = v, e, t
-    return value, error, position, forward
+    return value, error, upper, position, forward
+
+
+def _worst_case(
+    alpha: NDArray[np.float64],
+    dim: int,
+    c: float,
+    s: float,
+    n_syn: int | None,
+    *,
+    guard: bool = True,
+) -> tuple[NDArray[np.float64], ...]:
+    """The worst case in scaled units; see :func:`worst_case_rdp`.
+
+    Returns (upper, estimate, error, a, b, calls). With ``guard=False`` only
+    the forward endpoint is evaluated (a lower bound on the worst case, used
+    inside the calibration's bisection before a guarded check).
+    """
+    gap = min(s, c)
+    length = c - gap
+    evaluate = _EdgeEvaluator(alpha, dim, gap, n_syn)
+    value, error = evaluate(length, True)  # the forward endpoint (c, max(c − s, 0))
+    upper = value + error
+    position = np.full(alpha.shape, length)
+    forward = np.ones(alpha.shape, dtype=bool)
+
+    if guard:
+        # Where a competitor is checked: every order for the plateau; a few pilot
+        # orders for a finite release, whose engine cost grows with the orders.
+        if n_syn is None or length <= 0.0:
+            where = np.arange(alpha.size)
+        else:
+            where = _pilot_indices(alpha, PILOT_ORDERS)
+        nodes = length * np.arange(SCAN_POINTS) / SCAN_POINTS
+        points = [(length, False)] + [(float(t), f) for t in nodes for f in (True, False)]
+        if length <= 0.0:
+            points = [(0.0, False)]  # Δ >= C: the edges are the points (c, 0) and (0, c)
+        beaten = np.zeros(alpha.shape, dtype=bool)
+        for t, fwd in points:
+            v, e = evaluate(t, fwd, alpha[where])
+            upper[where] = np.maximum(upper[where], v + e)
+            # A competitor counts only if it beats the endpoint beyond both errors.
+            wins = v - e > value[where] + error[where] + 1e-12 * value[where]
+            if length <= 0.0:
+                wins = v > value[where]
+            if np.any(wins):
+                idx = where[wins]
+                beaten[idx] = True
+                value[idx], error[idx] = v[wins], e[wins]
+                position[idx], forward[idx] = t, fwd
+        if length > 0.0 and np.any(beaten):
+            # The endpoint is not the maximiser somewhere: search in full, at
+            # those orders (plateau) or at every order (finite release).
+            idx = np.flatnonzero(beaten) if n_syn is None else np.arange(alpha.size)
+            v, e, u, p, f = _full_search(evaluate, length, alpha[idx])
+            better = v > value[idx]
+            value[idx] = np.where(better, v, value[idx])
+            error[idx] = np.where(better, e, error[idx])
+            position[idx] = np.where(better, p, position[idx])
+            forward[idx] = np.where(better, f, forward[idx])
+            upper[idx] = np.maximum(upper[idx], u)
+
+    estimate = np.maximum(value, 0.0)
+    upper = np.minimum(np.maximum(upper, estimate + error), 0.5 * alpha * gap * gap)
+    a = np.where(forward, position + gap, position)
+    b = np.where(forward, position, position + gap)
+    return upper, estimate, error, a, b, evaluate.calls
 
 
 @privacy_quantity("exact")
@@ -617,12 +689,17 @@ def worst_case_rdp(
 
     Method (proof and search in the module docstring): by the monotone
     likelihood ratio of {P_a} and Blackwell's theorem, the supremum lies on the
-    edge a − b = ±min(Δ, C)/σ, exactly at (c, 0) and (0, c) when Δ >= C. Along
-    the edges the maximum is found by a scan of both edges and a bounded
-    maximisation (Brent) wherever the best scan point is not the forward
-    endpoint (c, max(c − s, 0)). The engine's error estimate at the maximiser
-    is added, so the value is an upper bound on the supremum (up to the search,
-    which the tests check against dense scans of the constraint set).
+    edge a − b = ±min(Δ, C)/σ; it is at (c, 0) or (0, c) when Δ >= C (exact,
+    no search). Otherwise the forward endpoint (c, c − s) is evaluated at every
+    order and checked against a guard: the reverse endpoint (c − s, c) and the
+    points t = j·(c − s)/``SCAN_POINTS``, j < ``SCAN_POINTS``, of both edges
+    (at every order for an unlimited release, at ``PILOT_ORDERS`` orders for a
+    finite one). Where a guard point beats the endpoint beyond the engine's
+    error, a dense scan and a bounded Brent maximisation take over. The value
+    is the largest value + error seen (the engine's error estimate added, so
+    it is an upper bound on the supremum up to the search, which the tests
+    check against dense scans of the constraint set), capped by the
+    post-processing bound α·min(Δ, C)²/(2σ²).
 
     Parameters
     ----------
@@ -645,6 +722,14 @@ def worst_case_rdp(
     -------
     ndarray or WorstCase
         Upper bound on the worst-case RDP for each order (nats).
+
+    Examples
+    --------
+    THEORY.md §7: d = 50, C = 2, Δ = 0.5, σ = 1, α = 2.
+
+    >>> wc = worst_case_rdp(2.0, dim=50, norm_bound=2.0, sensitivity=0.5, full_output=True)
+    >>> round(float(wc.value[0]), 4), float(wc.norm_v[0]), float(wc.norm_w[0])
+    (0.028, 2.0, 1.5)
     """
     alpha = check_alpha(alpha)
     dim = check_dim(dim)
@@ -652,52 +737,9 @@ def worst_case_rdp(
     c = check_positive("norm_bound", norm_bound) / sigma
     s = check_positive("sensitivity", sensitivity) / sigma
     n_syn = None if n_syn is None else check_n_syn(n_syn)
-    gap = min(s, c)
-    length = c - gap
-    evaluate = _EdgeEvaluator(alpha, dim, gap, n_syn)
-
-    if length <= 0.0:
-        # Δ >= C: the edges are the points (c, 0) and (0, c); no search needed.
-        value_f, error_f = evaluate(0.0, True)
-        value_r, error_r = evaluate(0.0, False)
-        forward = value_f + error_f >= value_r + error_r
-        position = np.zeros_like(alpha)
-        value = np.where(forward, value_f, value_r)
-        error = np.where(forward, error_f, error_r)
-    elif n_syn is None:
-        value, error, position, forward = _search(evaluate, length, alpha)
-    else:
-        # A finite release costs per order: scan at a few pilot orders, then
-        # verify the winner at every order against its competitors.
-        pilots = _pilot_indices(alpha, PILOT_ORDERS)
-        _, _, pos_p, fwd_p = _search(evaluate, length, alpha[pilots])
-        at_endpoint = bool(np.all(fwd_p & (pos_p == length)))
-        value, error = evaluate(length, True)
-        position = np.full_like(alpha, length)
-        forward = np.ones(alpha.shape, dtype=bool)
-        competitors = [(length, False), (length * (SCAN_POINTS - 1) / SCAN_POINTS, True)]
-        if not at_endpoint:
-            competitors += [(float(t), bool(f)) for t, f in zip(pos_p, fwd_p, strict=True)]
-        for t, fwd in competitors:
-            v, e = evaluate(t, fwd)
-            better = v > value
-            value = np.where(better, v, value)
-            error = np.where(better, e, error)
-            position = np.where(better, t, position)
-            forward = np.where(better, fwd, forward)
-        if np.any(~(forward & (position == length))):
-            # The endpoint is beaten somewhere: search every order.
-            rest = np.flatnonzero(~(forward & (position == length)))
-            v, e, p, f = _search(evaluate, length, alpha[rest])
-            value[rest], error[rest], position[rest], forward[rest] = v, e, p, f
-
-    estimate = np.maximum(value, 0.0)
-    cap = 0.5 * alpha * gap * gap
-    upper = np.minimum(estimate + error, cap)
+    upper, estimate, error, a, b, calls = _worst_case(alpha, dim, c, s, n_syn)
     if not full_output:
         return upper
-    a = np.where(forward, position + gap, position)
-    b = np.where(forward, position, position + gap)
     return WorstCase(
         alpha=_frozen(alpha),
         value=_frozen(upper),
@@ -705,7 +747,7 @@ def worst_case_rdp(
         error=_frozen(error),
         norm_v=_frozen(a * sigma),
         norm_w=_frozen(b * sigma),
-        evaluations=evaluate.calls,
+        evaluations=calls,
     )
 
 
@@ -1004,6 +1046,63 @@ def _bisect_sigma(epsilon_at, target: float, start: float, rtol: float) -> tuple
     return hi, at_hi
 
 
+#: Half-width (in grid points) of the window of orders used inside the bisection.
+CALIBRATION_WINDOW = 5
+
+
+def _calibrate_worst_case(
+    base: SyntheticDataRelease,
+    target: float,
+    delta: float,
+    orders: NDArray[np.float64],
+    start: float,
+    center: int,
+    rtol: float,
+    epsilon_full,
+) -> tuple[float, float, float, Kind]:
+    """Calibration of the exact k = 1 accountant, with few engine calls.
+
+    Inside the bisection, ε is computed on a window of orders around the
+    optimum and, at first, from the forward endpoint alone (one engine call).
+    The candidate σ is then checked with the full guarded worst case on every
+    order. Soundness: the returned σ is one where the full ε was computed and is
+    <= the target. Tightness: a window's ε is >= the full-grid ε with the same
+    curve, and the endpoint alone is <= the guarded worst case, so the check
+    switches the guard on if the full ε exceeds the target, and re-centres the
+    window if the full optimum is at its edge; both then bisect again.
+    """
+    guard = False
+    for _ in range(6):
+        lo_i = max(0, center - CALIBRATION_WINDOW)
+        hi_i = min(orders.size, center + CALIBRATION_WINDOW + 1)
+        window = orders[lo_i:hi_i]
+
+        def epsilon_at(sigma: float, window=window, guard=guard) -> tuple[float, float]:
+            r = base.with_sigma(sigma)
+            upper = _worst_case(
+                window, r.dim, r.norm_bound / sigma, r.amplitude_gap / sigma, r.n_syn, guard=guard
+            )[0]
+            post = post_processing_rdp(window, r.effective_sensitivity, sigma)
+            rdp = r.releases * np.minimum(upper, post)
+            return rdp_to_epsilon(window, rdp, delta, warn=False)
+
+        sigma, _ = _bisect_sigma(epsilon_at, target, start, rtol)
+        eps, order, kind = epsilon_full(sigma)
+        index = int(np.flatnonzero(orders == order)[0])
+        # The optimum must be inside the window, unless the window ends at the grid's end.
+        inside = (
+            lo_i < index < hi_i - 1 or index == lo_i == 0 or index == hi_i - 1 == orders.size - 1
+        )
+        if eps <= target and inside:
+            return sigma, eps, order, kind
+        if eps > target:
+            guard = True
+        center, start = index, sigma
+    # Not settled (never seen): bisect on every order with the guarded worst case.
+    sigma, (eps, order, kind) = _bisect_sigma(epsilon_full, target, start, rtol)
+    return sigma, eps, order, kind
+
+
 @privacy_quantity("certified")
 def calibrate_sigma(
     epsilon: float,
@@ -1068,7 +1167,12 @@ def calibrate_sigma(
     )
     if method == "post-processing":
         sigma, (eps, order, kind) = sigma_post, (eps_post, order_post, kind_post)
-    else:
+    elif method == "exact" and out_dim == 1:
+        center = int(np.flatnonzero(orders == order_post)[0])
+        sigma, eps, order, kind = _calibrate_worst_case(
+            base, target, delta, orders, sigma_post, center, rtol, make_epsilon_at(method)
+        )
+    else:  # closed-form certified bounds: cheap at every order
         sigma, (eps, order, kind) = _bisect_sigma(make_epsilon_at(method), target, sigma_post, rtol)
     if order in (orders.min(), orders.max()):
         warnings.warn(
