@@ -334,10 +334,10 @@ class RdpCurve:
     -----
     ``curve1 + curve2`` composes two mechanisms on the same data (RDP
     composition; the orders must be equal). The kind of a sum is the weakest
-    of the two; its lower bound is the sum of lower bounds (an exact curve is
-    its own lower bound), which is valid when the worst-case pairs of the
-    summands coincide, as for repeated releases and Gaussian mechanisms on the
-    same data. ``T * curve`` is T-fold composition.
+    of the two; its lower bound is the sum of lower bounds (an exact curve
+    serves as its own, up to its numerical error), which is valid when the
+    worst-case pairs of the summands coincide, as for repeated releases and
+    Gaussian mechanisms on the same data. ``T * curve`` is T-fold composition.
     """
 
     orders: NDArray[np.float64]
@@ -414,8 +414,8 @@ def rdp_to_epsilon(
 
     ε = min_α [ε(α) + log1p(−1/α) − log(δα)/(α − 1)] (Canonne, Kamath and
     Steinke 2020, Prop. 12 of arXiv:2004.00010 v4; Balle et al. 2020), and
-    ε = 0 at an order where δ >= √(1 − e^{−ε(α)}) (then the mechanism is
-    (0, δ)-DP by Pinsker-type bounds on total variation). This is the
+    ε = 0 at an order where δ >= √(1 − e^{−ε(α)}) (the total variation is at
+    most √(1 − e^{−KL}) by the Bretagnolle–Huber inequality, and KL <= ε(α)). This is the
     conversion of ``dp_accounting.rdp.compute_epsilon``, except that orders in
     (1, 1.01] are used too (the formula holds for every α > 1; dp_accounting
     skips them for stability near 1, where they are never optimal).
