@@ -37,6 +37,7 @@ from synthamp.generator import (
     clip_rows,
     debiased_gram,
     gram_error_bound,
+    gram_estimate_errors,
     project_frobenius,
     ridge_fit,
     ridge_norm_bound,
@@ -581,6 +582,24 @@ def test_debiased_gram_from_synthetic_records_and_error_bound(fake_accounting):
     public = gram_error_bound(sigma=sigma, dim=5, out_dim=2, norm_bound=g.norm_bound_, n_syn=n)
     assert rmse <= 1.1 * exact_norm <= 1.1 * public
     assert rmse >= 0.3 * exact_norm  # the bound is not vacuous
+
+
+def test_simulated_gram_errors_match_the_error_formula():
+    """gram_estimate_errors: RMS error ≈ the exact noise term + a small sampling term."""
+    rng = np.random.default_rng(22)
+    d, k, sigma, n = 20, 2, 0.3, 50_000
+    v = rng.normal(size=(d, k)) * 0.4
+    errors = gram_estimate_errors(v, sigma=sigma, n_syn=n, repeats=400, random_state=1)
+    rmse = math.sqrt(np.mean(errors**2)) * np.linalg.norm(v.T @ v)
+    noise_only = gram_error_bound(
+        sigma=sigma, dim=d, out_dim=k, norm_bound=np.linalg.norm(v), n_syn=None
+    )
+    bound = gram_error_bound(sigma=sigma, dim=d, out_dim=k, norm_bound=np.linalg.norm(v), n_syn=n)
+    assert noise_only < bound < 1.05 * noise_only  # the sampling term is small here
+    assert rmse == pytest.approx(noise_only, rel=0.12)  # 400 draws: ~7% relative s.e. of MSE
+    np.testing.assert_array_equal(
+        errors, gram_estimate_errors(v, sigma=sigma, n_syn=n, repeats=400, random_state=1)
+    )
 
 
 def test_debiased_gram_input_checks():

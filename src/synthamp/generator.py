@@ -77,6 +77,7 @@ __all__ = [
     "clip_rows",
     "debiased_gram",
     "gram_error_bound",
+    "gram_estimate_errors",
     "project_frobenius",
     "ridge_fit",
     "ridge_norm_bound",
@@ -317,6 +318,66 @@ def gram_error_bound(
         n = check_integer("n_syn", n_syn, 1)
         sampling = 2 * ((c2 + d * k * s2) ** 2 + 2 * d * k * s2**2 + 4 * s2 * c2) / n
     return math.sqrt(noise + sampling)
+
+
+def gram_estimate_errors(
+    model: np.ndarray,
+    *,
+    sigma: float,
+    n_syn: int,
+    repeats: int = 100,
+    seed_scale: float | None = None,
+    random_state: int | None = None,
+) -> np.ndarray:
+    """Relative errors of :func:`debiased_gram` over simulated releases of a known model.
+
+    For evaluation only: each repetition perturbs ``model`` (V = v + σN),
+    draws ``n_syn`` records with the generator's sampler and returns
+    ‖Ĝ − vᵀv‖_F / ‖vᵀv‖_F. The input is the *non-private* model, so the output
+    is not covered by any guarantee: publish it only for public data (as in
+    ``synthamp demo``), never for private data.
+
+    Parameters
+    ----------
+    model : ndarray of shape (d, k)
+        The non-private model v.
+    sigma : float
+        Noise σ of the simulated releases.
+    n_syn : int
+        Synthetic records per release.
+    repeats : int, default 100
+        Number of simulated releases.
+    seed_scale : float, optional
+        σ_z (default 1/√d); the errors do not depend on it.
+    random_state : int, optional
+        Seed of the simulation.
+
+    Returns
+    -------
+    ndarray of shape (repeats,)
+    """
+    model = np.array(model, dtype=np.float64, ndmin=2)
+    if model.ndim != 2:
+        raise InputError("model", "must be a 2-d array (d, k)")
+    sigma = check_positive("sigma", sigma)
+    n_syn = check_integer("n_syn", n_syn, 1)
+    repeats = check_integer("repeats", repeats, 1)
+    d = model.shape[0]
+    seed_scale = (
+        1.0 / math.sqrt(d) if seed_scale is None else check_positive("seed_scale", seed_scale)
+    )
+    truth = model.T @ model
+    scale = float(np.linalg.norm(truth))
+    if scale == 0:
+        raise InputError("model", "must be non-zero (the error is relative to ‖vᵀv‖)")
+    rng = np.random.default_rng(random_state)
+    errors = np.empty(repeats)
+    for r in range(repeats):
+        noisy = _perturb(model.copy(), sigma, rng)
+        records = _draw_with_factor(seed_scale * _gram_factor(noisy), n_syn, rng)
+        estimate = debiased_gram(records, sigma=sigma, dim=d, seed_scale=seed_scale)
+        errors[r] = np.linalg.norm(estimate - truth) / scale
+    return errors
 
 
 # ---------------------------------------------------------------------------
@@ -654,10 +715,8 @@ class PrivateLinearGenerator(BaseEstimator):
             ridge_fit(clip_rows(features * scale, 1.0), clip_rows(targets, label_bound), ridge),
             norm_bound,
         )
-        noise = np.random.Generator(np.random.PCG64(noise_seq)).standard_normal(model.shape)
-        model += sigma * noise
-        noise.fill(0.0)
-        del noise, features, targets
+        _perturb(model, sigma, np.random.Generator(np.random.PCG64(noise_seq)))
+        del features, targets
 
         self.__rng = np.random.Generator(np.random.PCG64(sample_seq))
         self.__model = None
@@ -807,7 +866,7 @@ class PrivateLinearGenerator(BaseEstimator):
         rng = self._state("rng")
         factor = self._state("factor")
         if factor is not None:
-            return rng.standard_normal((n, factor.shape[0])) @ factor
+            return _draw_with_factor(factor, n, rng)
         model = self._state("model")
         d, k = model.shape
         out = np.empty((n, k))
@@ -908,6 +967,19 @@ class PrivateLinearGenerator(BaseEstimator):
             for key in private:
                 state[key] = None
         return state
+
+
+def _perturb(model: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
+    """Output perturbation in place: model ← model + σN; N is zeroed and dropped."""
+    noise = rng.standard_normal(model.shape)
+    model += sigma * noise
+    noise.fill(0.0)
+    return model
+
+
+def _draw_with_factor(factor: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """n records g·factor, g ~ N(0, I_k): rows iid N(0, factorᵀfactor)."""
+    return rng.standard_normal((n, factor.shape[0])) @ factor
 
 
 def _gram_factor(model: np.ndarray) -> np.ndarray:
