@@ -1,0 +1,239 @@
+"""Finite synthetic release for k = 1: the law of S = Y·X.
+
+With n_syn records, the sufficient statistic ‖ZV‖²/(σ_z²σ²) is S = Y·X with
+Y ~ χ²_d(a²) (the model's squared norm) and an independent X ~ χ²_{n_syn}
+(THEORY.md §3). Its likelihood ratio is a conditional expectation,
+
+    L_S(s) = E_q[L_Y(Y) | S = s],
+
+because S is a randomisation of Y whose law does not depend on the
+amplitude. On the log scale, log S = log Y + log X is a convolution, so both
+q_S and L_S are one-dimensional integrals at each outer node s; the outer
+integral is then the same as for the plateau (:func:`_renyi_on_grid`).
+
+The inner integral runs over whichever factor is narrower on the log scale:
+
+* X wide (small n_syn): over the engine's grid for Y (``t = r + log r``),
+  with the closed-form density of log X at log s − log y;
+* X narrow (large n_syn): over a uniform grid in log X around log n_syn,
+  with ℓ_Y and the density of log Y evaluated at y = s/x.
+
+Both inner rules are trapezoidal on uniform grids, so every other node gives
+a coarser rule; the difference is added to the error estimate of ℓ_S.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import optimize, special
+
+from synthamp.divergence import (
+    _NODES_PER_SIGMA,
+    _TAIL_LOG_DROP,
+    _Grid,
+    _grid_nodes,
+    _llr_on_grid,
+    _llr_sqrt,
+    _log_density_log_radius,
+    _refined_error,
+    _x_minus_expm1,
+)
+
+__all__ = ["finite_grid", "llr_finite"]
+
+#: Largest number of matrix entries (outer × inner nodes) formed at once.
+_BLOCK = 2_000_000
+
+
+def _log_density_log_chi2(w: np.ndarray, n: int) -> np.ndarray:
+    """log density of log(X/n), X ~ χ²_n, up to a constant: (n/2)(w − (e^w − 1))."""
+    return 0.5 * n * _x_minus_expm1(w)
+
+
+def _log_chi2_spread(n: int) -> float:
+    """Standard deviation of log X, X ~ χ²_n: √ψ'(n/2)."""
+    return math.sqrt(float(special.polygamma(1, 0.5 * n)))
+
+
+def _x_window(n: int) -> tuple[float, float]:
+    """Window for w = log(X/n), X ~ χ²_n, holding all but ~e^{−60} of the mass.
+
+    The log-density is (n/2)(w − (e^w − 1)), maximal at w = 0; the window ends
+    are the two roots of (n/2)(e^w − 1 − w) = 60 (plus a small margin).
+    """
+    level = 2.0 * (_TAIL_LOG_DROP + 5.0) / n
+
+    def excess(w: float) -> float:
+        return math.expm1(w) - w - level
+
+    hi = optimize.brentq(excess, 0.0, math.log1p(level) + 2.0)
+    lo = optimize.brentq(excess, -level - 2.0, 0.0)
+    return lo, hi
+
+
+class _YGrid:
+    """The engine's grid for Y (nodes in t = r + log r) with ℓ_Y at the nodes."""
+
+    def __init__(self, dim: int, a: float, b: float, tilts):
+        self.dim = dim
+        self.nu = 0.5 * dim - 1.0
+        self.a, self.b = a, b
+        t, r, u = _grid_nodes(dim, a, b, tilts)
+        self.t, self.r, self.u = t, r, u
+        self.h = float(t[1] - t[0])
+        self.log_q = _log_density_log_radius(u, dim, b) - np.log1p(r)
+        self.llr, self.llr_err, self.rms = _llr_on_grid(r, self.log_q, self.nu, a, b)
+
+    def llr_at(self, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """ℓ_Y at arbitrary r, with the same accuracy policy as on the grid."""
+        return _llr_sqrt(r, self.nu, self.a, self.b, tol=1e-13 * self.rms)
+
+
+def _conditional(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray):
+    """log E[e^ℓ] under weights e^{log_w} along the last axis, with error terms.
+
+    Returns (log_norm, ell_s, err) where log_norm = log Σ e^{log_w} (the outer
+    density up to a constant), ell_s = log Σ e^{log_w + ℓ} − log_norm computed
+    as log1p of the weighted mean of expm1(ℓ) when small, and err estimates
+    its error (inner coarse-vs-fine difference plus propagated error of ℓ).
+    """
+    alive = log_w > -np.inf
+    llr = np.where(alive, llr, 0.0)  # nodes without weight contribute nothing (not NaN)
+    llr_err = np.where(alive, llr_err, 0.0)
+    log_w = np.where(np.isnan(log_w), -np.inf, log_w)
+    top = log_w.max(axis=-1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)  # rows without mass: all weights 0
+    w = np.exp(log_w - top)
+    wsum = np.maximum(w.sum(axis=-1), np.finfo(float).tiny)
+    log_norm = top[..., 0] + np.log(wsum)
+    em1 = np.expm1(np.minimum(llr, 700.0))
+    mean_small = (w * em1).sum(axis=-1) / wsum
+    with np.errstate(divide="ignore"):
+        lt = log_w + llr
+        ltop = lt.max(axis=-1, keepdims=True)
+        ltop = np.where(np.isfinite(ltop), ltop, 0.0)
+        log_big = ltop[..., 0] + np.log(np.exp(lt - ltop).sum(axis=-1)) - log_norm
+    small = np.abs(mean_small) < 0.5
+    ell = np.where(small, np.log1p(np.where(small, mean_small, 0.0)), log_big)
+    # coarse inner rule: every other node
+    wc = w[..., ::2]
+    wcsum = np.maximum(wc.sum(axis=-1), np.finfo(float).tiny)
+    mean_c = (wc * em1[..., ::2]).sum(axis=-1) / wcsum
+    log_big_c = (
+        ltop[..., 0]
+        + np.log(np.exp(lt[..., ::2] - ltop).sum(axis=-1))
+        - (top[..., 0] + np.log(wcsum))
+    )
+    ell_c = np.where(small, np.log1p(np.where(small, mean_c, 0.0)), log_big_c)
+    # propagated error of ℓ_Y: weighted mean of e^ℓ err, relative to e^{ℓ_S}
+    prop = (w * np.exp(np.minimum(llr, 700.0)) * llr_err).sum(axis=-1) / wsum
+    err = _refined_error(ell, ell_c) + prop * np.exp(-np.minimum(ell, 700.0))
+    return log_norm, ell, err
+
+
+def _inner_over_y(ygrid: _YGrid, log_rho: np.ndarray, n: int):
+    """Inner integral over the Y grid (X wide): returns (log q_S, ℓ_S, err) at log ρ."""
+    out = [np.empty_like(log_rho) for _ in range(3)]
+    rows = max(1, _BLOCK // len(ygrid.u))
+    for start in range(0, len(log_rho), rows):
+        sl = slice(start, start + rows)
+        w = 2.0 * (log_rho[sl, None] - ygrid.u[None, :])  # log(X/n) at y = s/x
+        log_w = ygrid.log_q[None, :] + _log_density_log_chi2(w, n)
+        res = _conditional(log_w, ygrid.llr[None, :], ygrid.llr_err[None, :])
+        for o, v in zip(out, res, strict=True):
+            o[sl] = v
+    # q_{log S}(v) = ∫ q_T(t) f_{log X}(v − 2u(t)) dt ≈ h Σ_j (…)
+    out[0] += math.log(ygrid.h)
+    return tuple(out)
+
+
+def _inner_over_x(ygrid: _YGrid, log_rho: np.ndarray, n: int):
+    """Inner integral over log X (X narrow): returns (log q_S, ℓ_S, err) at log ρ."""
+    lo, hi = _x_window(n)
+    spread = _log_chi2_spread(n)
+    m = math.ceil((hi - lo) * _NODES_PER_SIGMA / spread) + 1
+    m += m % 2 == 0
+    w = np.linspace(lo, hi, m)
+    log_fx = _log_density_log_chi2(w, n)
+    out = [np.empty_like(log_rho) for _ in range(3)]
+    rows = max(1, _BLOCK // (64 * m))  # ℓ_Y may use a 16-64 node path integral per entry
+    for start in range(0, len(log_rho), rows):
+        sl = slice(start, start + rows)
+        u = log_rho[sl, None] - 0.5 * w[None, :]  # log √y at y = s/x
+        log_qy = _log_density_log_radius(u.ravel(), ygrid.dim, ygrid.b).reshape(u.shape)
+        llr, err = ygrid.llr_at(np.exp(u).ravel())
+        res = _conditional(log_qy + log_fx[None, :], llr.reshape(u.shape), err.reshape(u.shape))
+        for o, v in zip(out, res, strict=True):
+            o[sl] = v
+    # q_{log S}(v) = ∫ q_{log Y}(v − w) f_{log X}(w) dw, q_{log Y}(ly) = q_U(ly/2)/2
+    out[0] += math.log(w[1] - w[0]) - math.log(2.0)
+    return tuple(out)
+
+
+def _inner(ygrid: _YGrid, log_rho: np.ndarray, n: int):
+    """(log q_S, ℓ_S, error) at the outer nodes, integrating over the narrower factor.
+
+    At an outer node ρ the conditional law of Y is concentrated near r ≈ ρ,
+    where the Y grid's step in u = log √y is h/(1 + r). Where log X (in the
+    same units) is wider than four such steps, the Y grid resolves it and the
+    inner integral runs over the Y grid; elsewhere it runs over log X.
+    """
+    spread_u = 0.5 * _log_chi2_spread(n)
+    step_u = ygrid.h / (1.0 + np.exp(log_rho))
+    over_x = spread_u < 4.0 * step_u
+    out = [np.empty_like(log_rho) for _ in range(3)]
+    for mask, inner in ((over_x, _inner_over_x), (~over_x, _inner_over_y)):
+        if np.any(mask):
+            for o, v in zip(out, inner(ygrid, log_rho[mask], n), strict=True):
+                o[mask] = v
+    return tuple(out)
+
+
+def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> _Grid:
+    """Outer grid for S = Y·X, in τ = ρ + log ρ with ρ = √(s/n_syn).
+
+    The outer window maps the Y grid's ends (which cover the tilted laws of
+    Y up to ``alpha_max``, and the tilted laws of S are less tilted) through
+    the window of X; its step is the Y grid's, since the laws of S are
+    convolutions, hence no narrower in this coordinate.
+    """
+    ygrid = _YGrid(dim, a, b, [0.0, 1.0, math.sqrt(alpha_max), alpha_max])
+    lo, hi = _x_window(n_syn)
+    log_rho_lo = float(ygrid.u[0]) + 0.5 * lo
+    log_rho_hi = float(ygrid.u[-1]) + 0.5 * hi
+    # Two outer grids resolve the laws of S: uniform in τ = ρ + log ρ with the
+    # Y grid's step (S is no narrower than Y there), or uniform in log ρ with a
+    # quarter of the spread of ½ log X (S is no narrower than X there).
+    tau_lo = math.exp(log_rho_lo) + log_rho_lo
+    tau_hi = math.exp(log_rho_hi) + log_rho_hi
+    n_tau = (tau_hi - tau_lo) / ygrid.h
+    step_log = 0.5 * _log_chi2_spread(n_syn) / _NODES_PER_SIGMA
+    n_log = (log_rho_hi - log_rho_lo) / step_log
+    if n_tau <= n_log:
+        n = math.ceil(n_tau) + 1
+        n += n % 2 == 0
+        tau = np.linspace(tau_lo, tau_hi, n)
+        rho = special.wrightomega(tau)
+        log_rho = tau - rho
+        log_jacobian = -np.log1p(rho)  # density of τ: q_{log S} · dv/dτ, dv/dτ = 2/(1 + ρ)
+    else:
+        n = math.ceil(n_log) + 1
+        n += n % 2 == 0
+        log_rho = np.linspace(log_rho_lo, log_rho_hi, n)
+        rho = np.exp(log_rho)
+        tau = log_rho
+        log_jacobian = np.zeros_like(log_rho)
+    log_qs, ell, err = _inner(ygrid, log_rho, n_syn)
+    return _Grid(tau, rho, log_qs + log_jacobian, ell, err)
+
+
+def llr_finite(s: np.ndarray, dim: int, n_syn: int, a: float, b: float) -> np.ndarray:
+    """log L_S(s) = log E_q[L_Y(Y) | S = s] at the given values of S."""
+    if a == b:
+        return np.zeros_like(s)
+    ygrid = _YGrid(dim, a, b, [-3.0, 0.0, 1.0, 4.0])
+    log_rho = 0.5 * (np.log(s) - math.log(n_syn))
+    _, ell, _ = _inner(ygrid, log_rho, n_syn)
+    return ell
