@@ -1058,19 +1058,26 @@ def _calibrate_worst_case(
     start: float,
     center: int,
     rtol: float,
-    epsilon_full,
 ) -> tuple[float, float, float, Kind]:
-    """Calibration of the exact k = 1 accountant, with few engine calls.
+    """Calibration of the exact k = 1 accountant with few engine calls.
 
-    Inside the bisection, ε is computed on a window of orders around the
-    optimum and, at first, from the forward endpoint alone (one engine call).
-    The candidate σ is then checked with the full guarded worst case on every
-    order. Soundness: the returned σ is one where the full ε was computed and is
-    <= the target. Tightness: a window's ε is >= the full-grid ε with the same
-    curve, and the endpoint alone is <= the guarded worst case, so the check
-    switches the guard on if the full ε exceeds the target, and re-centres the
-    window if the full optimum is at its edge; both then bisect again.
+    ``orders`` must be sorted. Inside the bisection, ε is computed on a window
+    of orders around the optimum and, at first, from the forward endpoint alone
+    (one engine call per step). The candidate σ is then checked with the
+    guarded worst case (:func:`worst_case_rdp`) on every order for an unlimited
+    release, on the window for a finite one (whose engine costs per order).
+    Soundness: the returned σ is one where the checked ε was computed and is
+    <= the target; a window's ε is >= the full grid's, so it is conservative.
+    Tightness: the endpoint alone is <= the guarded worst case, so the check
+    switches the guard on if its ε exceeds the target, and re-centres the
+    window if the optimum is at the window's edge; both then bisect again.
     """
+
+    def checked(sigma: float, check_orders: NDArray[np.float64]) -> tuple[float, float, Kind]:
+        curve = rdp_curve(base.with_sigma(sigma), check_orders, "exact", lower=False)
+        eps, order = rdp_to_epsilon(check_orders, curve.rdp, delta, warn=False)
+        return eps, order, curve.kind
+
     guard = False
     for _ in range(6):
         lo_i = max(0, center - CALIBRATION_WINDOW)
@@ -1079,16 +1086,14 @@ def _calibrate_worst_case(
 
         def epsilon_at(sigma: float, window=window, guard=guard) -> tuple[float, float]:
             r = base.with_sigma(sigma)
-            upper = _worst_case(
-                window, r.dim, r.norm_bound / sigma, r.amplitude_gap / sigma, r.n_syn, guard=guard
-            )[0]
+            c, gap = r.norm_bound / sigma, r.amplitude_gap / sigma
+            upper = _worst_case(window, r.dim, c, gap, r.n_syn, guard=guard)[0]
             post = post_processing_rdp(window, r.effective_sensitivity, sigma)
-            rdp = r.releases * np.minimum(upper, post)
-            return rdp_to_epsilon(window, rdp, delta, warn=False)
+            return rdp_to_epsilon(window, r.releases * np.minimum(upper, post), delta, warn=False)
 
         sigma, _ = _bisect_sigma(epsilon_at, target, start, rtol)
-        eps, order, kind = epsilon_full(sigma)
-        index = int(np.flatnonzero(orders == order)[0])
+        eps, order, kind = checked(sigma, orders if base.n_syn is None else window)
+        index = int(np.searchsorted(orders, order))
         # The optimum must be inside the window, unless the window ends at the grid's end.
         inside = (
             lo_i < index < hi_i - 1 or index == lo_i == 0 or index == hi_i - 1 == orders.size - 1
@@ -1099,7 +1104,7 @@ def _calibrate_worst_case(
             guard = True
         center, start = index, sigma
     # Not settled (never seen): bisect on every order with the guarded worst case.
-    sigma, (eps, order, kind) = _bisect_sigma(epsilon_full, target, start, rtol)
+    sigma, (eps, order, kind) = _bisect_sigma(lambda x: checked(x, orders), target, start, rtol)
     return sigma, eps, order, kind
 
 
@@ -1148,7 +1153,7 @@ def calibrate_sigma(
     target = check_positive("epsilon", epsilon)
     delta = check_open_unit("delta", delta)
     method = _check_method(method)
-    orders = _check_orders(orders)
+    orders = np.unique(_check_orders(orders))  # sorted: ε is a minimum over orders
     rtol = check_positive("rtol", rtol)
     base = SyntheticDataRelease(dim, out_dim, norm_bound, sensitivity, 1.0, n_syn, releases)
 
@@ -1168,9 +1173,9 @@ def calibrate_sigma(
     if method == "post-processing":
         sigma, (eps, order, kind) = sigma_post, (eps_post, order_post, kind_post)
     elif method == "exact" and out_dim == 1:
-        center = int(np.flatnonzero(orders == order_post)[0])
+        center = int(np.searchsorted(orders, order_post))
         sigma, eps, order, kind = _calibrate_worst_case(
-            base, target, delta, orders, sigma_post, center, rtol, make_epsilon_at(method)
+            base, target, delta, orders, sigma_post, center, rtol
         )
     else:  # closed-form certified bounds: cheap at every order
         sigma, (eps, order, kind) = _bisect_sigma(make_epsilon_at(method), target, sigma_post, rtol)
