@@ -30,6 +30,7 @@ import numpy as np
 from scipy import optimize, special
 
 from synthamp.divergence import (
+    _LLR_REL_TOL,
     _NODES_PER_SIGMA,
     _TAIL_LOG_DROP,
     _Grid,
@@ -43,6 +44,13 @@ from synthamp.divergence import (
 
 __all__ = ["finite_grid", "llr_finite"]
 
+#: Largest step in w = log(X/n) (and half of it in log ρ). The log-density
+#: (n/2)(w − e^w + 1) decays doubly exponentially on the right; in the complex
+#: strip |Im w| < π/2 it stays bounded, so the trapezoidal error is about
+#: exp(−π²/step): a step of 0.24 keeps it below 1e-17.
+_MAX_LOG_STEP = 0.24
+#: Largest number of outer nodes.
+_MAX_OUTER = 40_001
 #: Largest number of matrix entries (outer × inner nodes) formed at once.
 _BLOCK = 2_000_000
 
@@ -88,7 +96,7 @@ class _YGrid:
 
     def llr_at(self, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """ℓ_Y at arbitrary r, with the same accuracy policy as on the grid."""
-        return _llr_sqrt(r, self.nu, self.a, self.b, tol=1e-13 * self.rms)
+        return _llr_sqrt(r, self.nu, self.a, self.b, tol=_LLR_REL_TOL * self.rms)
 
 
 def _conditional(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray):
@@ -153,7 +161,7 @@ def _inner_over_x(ygrid: _YGrid, log_rho: np.ndarray, n: int):
     """Inner integral over log X (X narrow): returns (log q_S, ℓ_S, err) at log ρ."""
     lo, hi = _x_window(n)
     spread = _log_chi2_spread(n)
-    m = math.ceil((hi - lo) * _NODES_PER_SIGMA / spread) + 1
+    m = math.ceil((hi - lo) / min(spread / _NODES_PER_SIGMA, _MAX_LOG_STEP)) + 1
     m += m % 2 == 0
     w = np.linspace(lo, hi, m)
     log_fx = _log_density_log_chi2(w, n)
@@ -182,6 +190,7 @@ def _inner(ygrid: _YGrid, log_rho: np.ndarray, n: int):
     """
     spread_u = 0.5 * _log_chi2_spread(n)
     step_u = ygrid.h / (1.0 + np.exp(log_rho))
+    # the Y grid must resolve the kernel of log X
     over_x = spread_u < 4.0 * step_u
     out = [np.empty_like(log_rho) for _ in range(3)]
     for mask, inner in ((over_x, _inner_over_x), (~over_x, _inner_over_y)):
@@ -208,25 +217,36 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> _
     # quarter of the spread of ½ log X (S is no narrower than X there).
     tau_lo = math.exp(log_rho_lo) + log_rho_lo
     tau_hi = math.exp(log_rho_hi) + log_rho_hi
-    n_tau = (tau_hi - tau_lo) / ygrid.h
-    step_log = 0.5 * _log_chi2_spread(n_syn) / _NODES_PER_SIGMA
+    step_tau = ygrid.h
+    step_log = min(0.5 * _log_chi2_spread(n_syn) / _NODES_PER_SIGMA, _MAX_LOG_STEP / 2)
+    grid, _ = _outer_grid(
+        ygrid, n_syn, (tau_lo, tau_hi), step_tau, (log_rho_lo, log_rho_hi), step_log
+    )
+    return grid
+
+
+def _outer_grid(ygrid, n_syn, tau_range, step_tau, log_range, step_log):
+    """Outer nodes (uniform in τ or in log ρ, whichever needs fewer) and their values."""
+    tau_lo, tau_hi = tau_range
+    log_rho_lo, log_rho_hi = log_range
+    n_tau = (tau_hi - tau_lo) / step_tau
     n_log = (log_rho_hi - log_rho_lo) / step_log
     if n_tau <= n_log:
-        n = math.ceil(n_tau) + 1
+        n = min(math.ceil(n_tau) + 1, _MAX_OUTER)
         n += n % 2 == 0
         tau = np.linspace(tau_lo, tau_hi, n)
         rho = special.wrightomega(tau)
         log_rho = tau - rho
         log_jacobian = -np.log1p(rho)  # density of τ: q_{log S} · dv/dτ, dv/dτ = 2/(1 + ρ)
     else:
-        n = math.ceil(n_log) + 1
+        n = min(math.ceil(n_log) + 1, _MAX_OUTER)
         n += n % 2 == 0
         log_rho = np.linspace(log_rho_lo, log_rho_hi, n)
         rho = np.exp(log_rho)
         tau = log_rho
         log_jacobian = np.zeros_like(log_rho)
     log_qs, ell, err = _inner(ygrid, log_rho, n_syn)
-    return _Grid(tau, rho, log_qs + log_jacobian, ell, err)
+    return _Grid(tau, rho, log_qs + log_jacobian, ell, err), float(tau[1] - tau[0])
 
 
 def llr_finite(s: np.ndarray, dim: int, n_syn: int, a: float, b: float) -> np.ndarray:

@@ -80,6 +80,10 @@ _TAIL_LOG_DROP = 60.0
 _NODES_PER_SIGMA = 3.0
 #: Gauss–Legendre nodes per panel for the path integral of the score.
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(16)
+_GL8 = np.polynomial.legendre.leggauss(8)
+#: ℓ is recomputed by the path integral where the G-difference's rounding error
+#: exceeds this fraction of the r.m.s. size of ℓ.
+_LLR_REL_TOL = 1e-12
 _MAX_NODES = 200_000
 
 
@@ -145,12 +149,15 @@ def _llr_sqrt(
     use_path = (err > limit) & (abs(a - b) * r <= 8 * tau)
     if np.any(use_path):
         rp = r[use_path]
-        n_panels = int(max(1, math.ceil(abs(a - b) * float(rp.max()) / tau)))
+        longest = abs(a - b) * float(rp.max())
+        n_panels = max(1, math.ceil(longest / tau))
+        # short spans: 8 nodes suffice (Bernstein ellipse ρ > 16 when span ≤ τ/4)
+        nodes, gl_weights = _GL8 if longest <= tau / 4 else (_GL_NODES, _GL_WEIGHTS)
         edges = np.linspace(b, a, n_panels + 1)
         half = 0.5 * (edges[1:] - edges[:-1])
         mid = 0.5 * (edges[1:] + edges[:-1])
-        thetas = (mid[:, None] + half[:, None] * _GL_NODES[None, :]).ravel()
-        weights = (half[:, None] * _GL_WEIGHTS[None, :]).ravel()
+        thetas = (mid[:, None] + half[:, None] * nodes[None, :]).ravel()
+        weights = (half[:, None] * gl_weights[None, :]).ravel()
         score = rp[:, None] * bessel_ratio(nu, rp[:, None] * thetas[None, :]) - thetas[None, :]
         out[use_path] = score @ weights
         # rounding: each score term loses ~ |θ| ulps relative to |score|
@@ -177,14 +184,14 @@ def _llr_on_grid(
     r: np.ndarray, log_q: np.ndarray, nu: float, a: float, b: float
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """ℓ on a grid with weights e^{log_q}: G-difference, then the path integral
-    wherever the G-difference loses more than 1e-13 of the r.m.s. size of ℓ.
+    wherever the G-difference loses more than ``_LLR_REL_TOL`` of the r.m.s. size of ℓ.
 
     Returns (ℓ, error, r.m.s. of ℓ under the weights).
     """
     llr, err = _llr_sqrt(r, nu, a, b, tol=np.inf)
     w = np.exp(log_q - log_q.max())
     rms = math.sqrt(float((llr * llr) @ w / w.sum())) or 1.0
-    redo = err > 1e-13 * rms
+    redo = err > _LLR_REL_TOL * rms
     if np.any(redo):
         llr[redo], err[redo] = _llr_sqrt(r[redo], nu, a, b, tol=0.0)
     return llr, err, rms
