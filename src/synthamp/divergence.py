@@ -300,7 +300,7 @@ def _grid_nodes(dim: int, a: float, b: float, tilts) -> tuple[np.ndarray, np.nda
     lo = min(lo, float(modes_t.min()) - _TAIL_LOG_DROP / dim)
     hi = float(np.max(modes_t + _WINDOW_SIGMAS * sigmas_t))
     h = float(sigmas_t.min()) / _NODES_PER_SIGMA
-    n = min(int(math.ceil((hi - lo) / h)) + 1, _MAX_NODES)
+    n = min(math.ceil((hi - lo) / h) + 1, _MAX_NODES)
     n += n % 2 == 0  # odd: every other node is a coarser grid with the same ends
     t = np.linspace(lo, hi, n)
     r = special.wrightomega(t)
