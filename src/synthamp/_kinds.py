@@ -25,15 +25,12 @@ from typing import TypeVar
 __all__ = ["PRIVACY_FUNCTIONS", "Kind", "privacy_quantity"]
 
 
-class Kind(str, enum.Enum):
+class Kind(enum.StrEnum):
     """Kind of a privacy quantity: exact, certified or heuristic."""
 
     EXACT = "exact"
     CERTIFIED = "certified"
     HEURISTIC = "heuristic"
-
-    def __str__(self) -> str:
-        return self.value
 
     @property
     def usable_in_guarantee(self) -> bool:
