@@ -222,7 +222,7 @@ def test_sensitivity_against_numerical_maximisation():
 
     for m, d, k, ridge in [(2, 1, 1, 10.0), (4, 2, 2, 3.0)]:
         best = 0.0
-        for _ in range(4):
+        for _ in range(3):
             start = rng.normal(size=(m + 1) * (d + k))
             res = minimize(
                 lambda p, m=m, d=d, k=k, ridge=ridge: -ratio(p, m, d, k, ridge),
