@@ -66,16 +66,13 @@ proof of monotonicity, although every computation so far (THEORY.md §12, and
 of S) puts the maximum at the forward endpoint (c, max(c − s, 0)). The
 accountant therefore evaluates the forward endpoint at every order and checks
 it against a guard: the reverse endpoint and the points
-t = j·(c − g)/``SCAN_POINTS``, j < ``SCAN_POINTS``, of both edges (at every
-order for an unlimited release; at ``PILOT_ORDERS`` orders spread over the
-grid for a finite release, whose engine costs more per order). A guard point
-that beats the endpoint by more than both engine errors triggers the
-fallback: a dense scan of both edges and a bounded Brent maximisation around
-the best scan point (at the affected orders, or at every order for a finite
-release). The value returned is the largest value + error seen, so the
-engine's error estimate is included, and it never exceeds the
-post-processing bound α·g²/2 (D_α(P_a‖P_b) <= α(a − b)²/2 because χ²_d(a²) is
-the law of ‖a·e₁ + N‖²).
+t = j·(c − g)/``SCAN_POINTS``, j < ``SCAN_POINTS``, of both edges, at every
+order. A guard point that beats the endpoint by more than both engine errors
+triggers the fallback at that order: a dense scan of both edges and a bounded
+Brent maximisation around the best scan point. The value returned is the
+largest value + error seen, so the engine's error estimate is included, and it
+never exceeds the post-processing bound α·g²/2 (D_α(P_a‖P_b) <= α(a − b)²/2
+because χ²_d(a²) is the law of ‖a·e₁ + N‖²).
 
 Monotonicity in σ
 -----------------
@@ -162,8 +159,6 @@ DEFAULT_ORDERS: NDArray[np.float64] = _default_orders()
 
 #: The guard checks the points t = j·(c − s)/SCAN_POINTS, j < SCAN_POINTS, of both edges.
 SCAN_POINTS = 2
-#: Number of orders at which the guard runs for a finite release.
-PILOT_ORDERS = 3
 #: Intervals of the dense scan of each edge when the guard is beaten.
 FALLBACK_SCAN_POINTS = 8
 
@@ -540,15 +535,6 @@ class _EdgeEvaluator:
         return value, np.abs(error)
 
 
-def _pilot_indices(alpha: NDArray[np.float64], count: int) -> NDArray[np.intp]:
-    """Indices of ``count`` orders spread geometrically over the range of ``alpha``."""
-    if alpha.size <= count:
-        return np.arange(alpha.size)
-    log_alpha = np.log(alpha - 1.0)
-    targets = np.linspace(log_alpha.min(), log_alpha.max(), count)
-    return np.unique([int(np.argmin(np.abs(log_alpha - x))) for x in targets])
-
-
 def _refine(
     evaluate: _EdgeEvaluator, order: float, forward: bool, lo: float, hi: float
 ) -> tuple[float, float, float]:
@@ -627,12 +613,8 @@ def _worst_case(
     forward = np.ones(alpha.shape, dtype=bool)
 
     if guard:
-        # Where a competitor is checked: every order for the plateau; a few pilot
-        # orders for a finite release, whose engine cost grows with the orders.
-        if n_syn is None or length <= 0.0:
-            where = np.arange(alpha.size)
-        else:
-            where = _pilot_indices(alpha, PILOT_ORDERS)
+        # One engine call covers every order (its cost is set by the largest order).
+        where = np.arange(alpha.size)
         nodes = length * np.arange(SCAN_POINTS) / SCAN_POINTS
         points = [(length, False)] + [(float(t), f) for t in nodes for f in (True, False)]
         if length <= 0.0:
@@ -651,9 +633,8 @@ def _worst_case(
                 value[idx], error[idx] = v[wins], e[wins]
                 position[idx], forward[idx] = t, fwd
         if length > 0.0 and np.any(beaten):
-            # The endpoint is not the maximiser somewhere: search in full, at
-            # those orders (plateau) or at every order (finite release).
-            idx = np.flatnonzero(beaten) if n_syn is None else np.arange(alpha.size)
+            # The endpoint is not the maximiser at some orders: search in full there.
+            idx = np.flatnonzero(beaten)
             v, e, u, p, f = _full_search(evaluate, length, alpha[idx])
             better = v > value[idx]
             value[idx] = np.where(better, v, value[idx])
@@ -692,10 +673,10 @@ def worst_case_rdp(
     edge a − b = ±min(Δ, C)/σ; it is at (c, 0) or (0, c) when Δ >= C (exact,
     no search). Otherwise the forward endpoint (c, c − s) is evaluated at every
     order and checked against a guard: the reverse endpoint (c − s, c) and the
-    points t = j·(c − s)/``SCAN_POINTS``, j < ``SCAN_POINTS``, of both edges
-    (at every order for an unlimited release, at ``PILOT_ORDERS`` orders for a
-    finite one). Where a guard point beats the endpoint beyond the engine's
-    error, a dense scan and a bounded Brent maximisation take over. The value
+    points t = j·(c − s)/``SCAN_POINTS``, j < ``SCAN_POINTS``, of both edges,
+    at every order (six engine calls in all). Where a guard point beats the
+    endpoint beyond the engine's errors, a dense scan and a bounded Brent
+    maximisation take over at that order. The value
     is the largest value + error seen (the engine's error estimate added, so
     it is an upper bound on the supremum up to the search, which the tests
     check against dense scans of the constraint set), capped by the
@@ -1062,15 +1043,15 @@ def _calibrate_worst_case(
     """Calibration of the exact k = 1 accountant with few engine calls.
 
     ``orders`` must be sorted. Inside the bisection, ε is computed on a window
-    of orders around the optimum and, at first, from the forward endpoint alone
-    (one engine call per step). The candidate σ is then checked with the
-    guarded worst case (:func:`worst_case_rdp`) on every order for an unlimited
-    release, on the window for a finite one (whose engine costs per order).
-    Soundness: the returned σ is one where the checked ε was computed and is
-    <= the target; a window's ε is >= the full grid's, so it is conservative.
-    Tightness: the endpoint alone is <= the guarded worst case, so the check
-    switches the guard on if its ε exceeds the target, and re-centres the
-    window if the optimum is at the window's edge; both then bisect again.
+    of orders around the optimum (the engine's cost grows with the largest
+    order) and, at first, from the forward endpoint alone (one engine call per
+    step). The candidate σ is then checked with the guarded worst case
+    (:func:`worst_case_rdp`) on every order. Soundness: the returned σ is one
+    where the checked ε was computed and is <= the target. Tightness: a
+    window's ε is >= the full grid's, and the endpoint alone is <= the guarded
+    worst case, so the check switches the guard on if its ε exceeds the
+    target, and re-centres the window if the optimum is at the window's edge;
+    both then bisect again.
     """
 
     def checked(sigma: float, check_orders: NDArray[np.float64]) -> tuple[float, float, Kind]:
@@ -1092,7 +1073,7 @@ def _calibrate_worst_case(
             return rdp_to_epsilon(window, r.releases * np.minimum(upper, post), delta, warn=False)
 
         sigma, _ = _bisect_sigma(epsilon_at, target, start, rtol)
-        eps, order, kind = checked(sigma, orders if base.n_syn is None else window)
+        eps, order, kind = checked(sigma, orders)
         index = int(np.searchsorted(orders, order))
         # The optimum must be inside the window, unless the window ends at the grid's end.
         inside = (
