@@ -77,16 +77,34 @@ def _debye_polynomials() -> tuple[np.ndarray, np.ndarray]:
     return coef, dcoef
 
 
-def _debye_sums(nu: float, p: np.ndarray, derivative: bool) -> tuple[np.ndarray, ...]:
-    """S(p) = Σ_k U_k(p) ν^{−k} (and S'(p)), by Horner in ν^{−1} then in p."""
+@lru_cache(maxsize=1)
+def _debye_sup() -> np.ndarray:
+    """sup over p ∈ [0, 1] of |U_k(p)| (on a fine grid, with a 2× safety factor)."""
+    coef, _ = _debye_polynomials()
+    p = np.linspace(0.0, 1.0, 2001)
+    return 2.0 * np.array([np.abs(np.polynomial.polynomial.polyval(p, c)).max() for c in coef])
+
+
+@lru_cache(maxsize=64)
+def _debye_collapsed(nu: float) -> tuple[np.ndarray, np.ndarray]:
+    """Coefficients in p of S(p) = Σ_k U_k(p) ν^{−k} and of S'(p), truncated at the
+    first k whose bound sup|U_k|/ν^k is below 1e-19 (fewer terms for large ν)."""
     coef, dcoef = _debye_polynomials()
     inv_nu_powers = float(nu) ** -np.arange(N_DEBYE)
-    # Collapse the sum over k first: a single polynomial in p.
-    poly = inv_nu_powers @ coef
+    small = np.nonzero(_debye_sup() * inv_nu_powers < 1e-19)[0]
+    n_terms = int(small[0]) if small.size else N_DEBYE
+    poly = inv_nu_powers[:n_terms] @ coef[:n_terms]
+    dpoly = inv_nu_powers[:n_terms] @ dcoef[:n_terms]
+    degree = 3 * (n_terms - 1) + 1
+    return poly[:degree], dpoly[:degree]
+
+
+def _debye_sums(nu: float, p: np.ndarray, derivative: bool) -> tuple[np.ndarray, ...]:
+    """S(p) = Σ_k U_k(p) ν^{−k} (and S'(p)), by Horner's rule in p."""
+    poly, dpoly = _debye_collapsed(float(nu))
     total = np.polynomial.polynomial.polyval(p, poly)
     if not derivative:
         return (total,)
-    dpoly = inv_nu_powers @ dcoef
     return total, np.polynomial.polynomial.polyval(p, dpoly)
 
 
