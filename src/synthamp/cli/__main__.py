@@ -1,0 +1,7 @@
+"""``python -m synthamp.cli``: the same as the ``synthamp`` console script."""
+
+import sys
+
+from synthamp.cli import main
+
+sys.exit(main())
