@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "calibrate": "account:calibrate",
     "demo": "release:demo",
     "divergence": "divergence:divergence",
+    "figures": "figures:figures",
     "fisher": "divergence:fisher",
     "release": "release:release",
 }
