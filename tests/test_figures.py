@@ -259,6 +259,27 @@ def test_printed_theorem_is_below_what_proposition_3_2_gives(csv):
     assert set(frame.loc[frame["curve"] == "global_as_printed", "kind"]) == {"heuristic"}
 
 
+def test_finite_release_worst_case_below_unlimited_and_increasing_in_n_syn(csv):
+    frame = csv("fig1_summary")
+    unlimited = _series(frame, "exact_worst_case", ["d"])
+    finite = frame[frame["curve"] == "exact_finite"].pivot(index="d", columns="n_syn")["value"]
+    assert np.all(finite.to_numpy() <= unlimited.to_numpy()[:, None] * (1 + 1e-9))
+    assert np.all(np.diff(finite.to_numpy(), axis=1) > 0)
+
+
+def test_prior_work_baseline_is_far_above_the_exact_finite_release(csv):
+    # The prior-work baseline (THEORY.md §11, heuristic) scales like n_syn/d; the exact
+    # worst case of n_syn records like n_syn/d² for n_syn << d (measured 4.5·n_syn/d² here).
+    frame = csv("fig1_summary")
+    prior = frame[frame["curve"] == "prior_work"].set_index(["d", "n_syn"])["value"]
+    exact = frame[frame["curve"] == "exact_finite"].set_index(["d", "n_syn"])["value"]
+    exact = exact.loc[prior.index]
+    assert np.all(prior >= exact)
+    at_largest_d = exact.xs(exact.index.get_level_values("d").max(), level="d")
+    prior_largest = prior.xs(prior.index.get_level_values("d").max(), level="d")
+    assert np.all(at_largest_d < 1e-3 * prior_largest)
+
+
 def test_prior_work_baseline_equals_post_processing_until_d_exceeds_n_syn(csv):
     frame = csv("fig1_summary")
     prior = frame[frame["curve"] == "prior_work"]

@@ -20,7 +20,8 @@ Figures (k = 1, σ = 1 unless stated; α = 2; C = 2):
 ``fig1_summary``
     Figure 1: the worst-case privacy loss against d for Δ = 1: exact plateau,
     post-processing, the local envelope of Theorem 5.1, the global bound of
-    Theorem 5.2 and the prior-work baseline at three n_syn.
+    Theorem 5.2, and at three n_syn the exact finite release next to the
+    prior-work baseline.
 ``fig2_n_syn``
     Figure 2 (paper §6.1): D_α(ZV‖ZW) against n_syn for ‖v‖ = 2, ‖w‖ = 1,
     with its plateau D_α(VᵀV‖WᵀW) (dotted) and post-processing.
@@ -183,8 +184,11 @@ def summary_data(*, quick: bool = False, progress: Progress | None = None) -> pd
     For k = 1, α = 2, C = 2, Δ = 1, σ = 1 (worst-case pair ‖v‖ = 2, ‖w‖ = 1):
 
     * ``exact_worst_case``: the worst case over adjacent pairs of an unlimited
-      release, :func:`synthamp.accountant.worst_case_rdp` (exact; ``value``
-      includes the engine's error);
+      release, :func:`synthamp.accountant.worst_case_rdp` (exact: ``value`` is
+      the divergence at the maximising pair, ``error`` the engine's estimate);
+    * ``exact_finite``: the same for a release of n_syn = 10, 100, 1000
+      records (exact; n_syn = 10, 1000 with ``quick``), to set against the
+      prior-work baseline;
     * ``post_processing``: αΔ²/2 (certified);
     * ``local_upper``, ``local_lower``: the Theorem 5.1 envelope times
       post-processing, 2C²/(2C² + d − 3) and 2‖w‖²/(2‖w‖² + d) with the
@@ -216,7 +220,7 @@ def summary_data(*, quick: bool = False, progress: Progress | None = None) -> pd
         lower, upper = bounds.amplification_ratio_local_bounds(d, norm_w, c, fisher_bound="simple")
         local_kind = _kind(bounds.amplification_ratio_local_bounds)
         entries = [
-            ("exact_worst_case", _kind(worst_case_rdp), None, float(wc.value[0]), wc.error[0]),
+            ("exact_worst_case", _kind(worst_case_rdp), None, wc.estimate[0], wc.error[0]),
             ("post_processing", _kind(bounds.post_processing_rdp), None, post, math.nan),
             ("local_upper", local_kind, None, upper * post, math.nan),
             ("local_lower", local_kind, None, lower * post, math.nan),
@@ -228,8 +232,13 @@ def summary_data(*, quick: bool = False, progress: Progress | None = None) -> pd
                 math.nan,
             ),
         ]
-        if d >= 2:
-            for n in PRIOR_WORK_N_SYN:
+        for n in PRIOR_WORK_N_SYN:
+            if not quick or n != PRIOR_WORK_N_SYN[1]:
+                finite = worst_case_rdp(alpha, d, c, s, n_syn=n, full_output=True)
+                entries.append(
+                    ("exact_finite", _kind(worst_case_rdp), n, finite.estimate[0], finite.error[0])
+                )
+            if d >= 2:
                 value = float(bounds.prior_work_rdp(alpha, d, 1, n, s)[0])
                 entries.append(("prior_work", _kind(bounds.prior_work_rdp), n, value, math.nan))
         for curve, kind, n, value, error in entries:
@@ -487,7 +496,8 @@ def global_bound_data(*, quick: bool = False, progress: Progress | None = None) 
 
     For k = 1, α = 2, C = 2, σ = 1 and Δ = 0.25, 0.5, 1:
 
-    * ``exact_worst_case`` (exact, :func:`synthamp.accountant.worst_case_rdp`);
+    * ``exact_worst_case`` (exact, :func:`synthamp.accountant.worst_case_rdp`:
+      the divergence at the maximising pair and the engine's error estimate);
     * ``post_processing`` (certified);
     * ``global`` (certified): Theorem 5.2 as derived (√ on the Fisher bound,
       exact J by the Dawson function, sharp Proposition 5.1 bound);
@@ -520,7 +530,7 @@ def global_bound_data(*, quick: bool = False, progress: Progress | None = None) 
             wc = worst_case_rdp(alpha, d, c, s, full_output=True)
             certified = _kind(bounds.global_bound)
             entries = [
-                ("exact_worst_case", _kind(worst_case_rdp), float(wc.value[0]), wc.error[0]),
+                ("exact_worst_case", _kind(worst_case_rdp), wc.estimate[0], wc.error[0]),
                 ("post_processing", _kind(bounds.post_processing_rdp), post, math.nan),
                 ("global", certified, float(bounds.global_bound(alpha, d, c, s)[0]), math.nan),
                 (
@@ -649,6 +659,7 @@ def no_norm_bound_data(*, quick: bool = False, progress: Progress | None = None)
 CURVE_LABELS: Mapping[str, str] = MappingProxyType(
     {
         "exact_worst_case": "exact worst case, D_α(VᵀV‖WᵀW)",
+        "exact_finite": "exact worst case, D_α(ZV‖ZW)",
         "post_processing": "post-processing, αΔ²/(2σ²)",
         "local_upper": "Thm 5.1 local upper, 2C²/(2C²+d−3)·post",
         "local_lower": "Thm 5.1 local lower, 2‖w‖²/(2‖w‖²+d)·post",
@@ -734,7 +745,7 @@ def _flag_hollow(ax, x, y, error, color) -> bool:
 
 def plot_summary(frame: pd.DataFrame) -> Figure:
     """Figure 1 from :func:`summary_data`."""
-    fig = _new_figure(1, 1, 8.0, 5.2)
+    fig = _new_figure(1, 1, 9.0, 7.5)
     ax = fig.axes[0]
     styles = {
         "exact_worst_case": {"color": "black", "lw": 2.2, "marker": "o", "ms": 3},
@@ -747,11 +758,15 @@ def plot_summary(frame: pd.DataFrame) -> Figure:
         rows = frame[frame["curve"] == curve]
         ax.plot(rows["d"], rows["value"], label=_label(curve, _kind_of(frame, curve)), **style)
     prior = frame[frame["curve"] == "prior_work"]
-    greys = ["0.75", "0.55", "0.35"]
-    for n, grey in zip(sorted(prior["n_syn"].dropna().unique()), greys, strict=False):
+    finite = frame[frame["curve"] == "exact_finite"]
+    shades = ["#fdae6b", "#e6550d", "#7f2704"]
+    for n, shade in zip(sorted(finite["n_syn"].dropna().unique()), shades, strict=False):
+        rows = finite[finite["n_syn"] == n]
+        label = _label("exact_finite", _kind_of(frame, "exact_finite"), f", n_syn = {n:.0f}")
+        ax.plot(rows["d"], rows["value"], color=shade, lw=1.3, marker=".", ms=4, label=label)
         rows = prior[prior["n_syn"] == n]
-        label = _label("prior_work", _kind_of(frame, "prior_work"), f", n_syn = {n}")
-        ax.plot(rows["d"], rows["value"], color=grey, lw=1.3, ls="-.", label=label)
+        label = _label("prior_work", _kind_of(frame, "prior_work"), f", n_syn = {n:.0f}")
+        ax.plot(rows["d"], rows["value"], color=shade, lw=1.3, ls="-.", label=label)
     _log_scale(ax, "xy")
     ax.set_xlabel("model width d")
     ax.set_ylabel("Rényi divergence (nats)")
@@ -762,14 +777,14 @@ def plot_summary(frame: pd.DataFrame) -> Figure:
         fontsize=10,
     )
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=7.5, loc="lower left")
-    fig.suptitle("Figure 1: privacy loss of unlimited synthetic data against d")
+    fig.legend(fontsize=8, loc="outside lower center", ncols=2)
+    fig.suptitle("Figure 1: privacy loss of synthetic data against d")
     return fig
 
 
 def plot_n_syn(frame: pd.DataFrame) -> Figure:
     """Figure 2 from :func:`n_syn_data`."""
-    fig = _new_figure(1, 1, 10.0, 5.2)
+    fig = _new_figure(1, 1, 9.0, 6.4)
     ax = fig.axes[0]
     dims = sorted(frame["d"].unique())
     flagged = False
@@ -799,7 +814,7 @@ def plot_n_syn(frame: pd.DataFrame) -> Figure:
                 ms=7,
             )
         )
-    ax.legend(handles=handles, fontsize=8, loc="lower right")
+    fig.legend(handles=handles, fontsize=8, loc="outside lower center", ncols=4)
     _log_scale(ax, "x")
     ax.set_xlabel("number of synthetic records n_syn")
     ax.set_ylabel("D_α(ZV‖ZW) (nats)")
@@ -1061,9 +1076,10 @@ DATA_SETS: Mapping[str, Callable[..., pd.DataFrame]] = MappingProxyType(
 FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec(
         "fig1_summary",
-        "Figure 1 (summary): worst-case privacy loss of unlimited synthetic data against d "
-        "(k = 1, α = 2, C = 2, Δ = 1): exact worst case, post-processing, Theorem 5.1 local "
-        "envelope, Theorem 5.2 global bound, prior-work baseline at n_syn = 10, 100, 1000.",
+        "Figure 1 (summary): worst-case privacy loss against d (k = 1, α = 2, C = 2, Δ = 1): "
+        "exact worst case of unlimited synthetic data, post-processing, Theorem 5.1 local "
+        "envelope, Theorem 5.2 global bound, and at n_syn = 10, 100, 1000 the exact worst "
+        "case next to the prior-work baseline.",
         "summary",
         _same,
         plot_summary,
