@@ -22,6 +22,7 @@ __all__ = ["cli", "main"]
 #: Subcommand name -> "module:attribute" (module relative to this package).
 COMMANDS: dict[str, str] = {
     "account": "account:account",
+    "audit": "audit:audit",
     "bounds": "bounds:bounds",
     "calibrate": "account:calibrate",
     "demo": "release:demo",
