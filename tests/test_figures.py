@@ -375,6 +375,15 @@ def test_cli_writes_png_and_csv_per_figure_and_an_index(out_dir):
     assert not list(out_dir.glob("*.tmp")) and not list(out_dir.glob(".*"))
 
 
+def test_each_data_function_carries_the_weakest_kind_of_its_table(csv):
+    rank = {"exact": 0, "certified": 1, "heuristic": 2}
+    for spec in F.FIGURES:
+        kinds = set(csv(spec.name)["kind"]) - {"guide"}
+        weakest = max(kinds, key=rank.__getitem__)
+        fn = F.gap_table if spec.table is F.gap_table else F.DATA_SETS[spec.data]
+        assert str(fn.kind) == weakest, spec.name
+
+
 def test_every_legend_entry_names_its_kind(csv):
     for spec in F.FIGURES:
         figure = spec.plot(csv(spec.name))

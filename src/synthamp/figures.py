@@ -11,6 +11,9 @@ or Monte Carlo estimate. Each figure has
   reference line that is no privacy quantity), ``value``, ``error`` (the
   engine's estimate of the absolute numerical error, NaN for closed forms) and
   the parameters of the figure as constant columns;
+  each data function is labelled (:func:`synthamp.privacy_quantity`) with
+  the weakest kind in its table, so a table holding a heuristic curve is
+  ``heuristic`` as a whole and never feeds a guarantee;
 * a **plot function** drawing exactly that frame with matplotlib (object
   interface, Agg canvas, no pyplot state; matplotlib is imported only there),
   whose legend names the kind of every curve.
@@ -59,6 +62,7 @@ import numpy as np
 import pandas as pd
 
 from synthamp import bounds
+from synthamp._kinds import privacy_quantity
 from synthamp.accountant import OrderGridWarning, calibrate_sigma, worst_case_rdp
 from synthamp.divergence import fisher_information, renyi_finite, renyi_plateau
 
@@ -178,6 +182,7 @@ def _kind(fn) -> str:
 # --------------------------------------------------------------------------- Figure 1
 
 
+@privacy_quantity("heuristic")
 def summary_data(*, quick: bool = False, progress: Progress | None = None) -> pd.DataFrame:
     """Data of Figure 1: the privacy loss of the worst-case pair against d.
 
@@ -261,6 +266,7 @@ def summary_data(*, quick: bool = False, progress: Progress | None = None) -> pd
 # --------------------------------------------------------------------------- Figure 2
 
 
+@privacy_quantity("certified")
 def n_syn_data(*, quick: bool = False, progress: Progress | None = None) -> pd.DataFrame:
     """Data of Figure 2 and of the gap figure: D_α(ZV‖ZW) against n_syn.
 
@@ -353,6 +359,7 @@ def plateau_reach(frame: pd.DataFrame, tolerance: float = 0.01) -> pd.Series:
     return pd.Series(out, name="n_syn_reach").rename_axis("d")
 
 
+@privacy_quantity("exact")
 def gap_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Data of the gap figure: plateau − D_α(ZV‖ZW) against n_syn, and a 1/n_syn guide.
 
@@ -401,6 +408,7 @@ def gap_table(frame: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------- Figure 3
 
 
+@privacy_quantity("heuristic")
 def amplification_ratio_data(
     *, quick: bool = False, progress: Progress | None = None
 ) -> pd.DataFrame:
@@ -491,6 +499,7 @@ def envelope_violation(frame: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------- Figure 6
 
 
+@privacy_quantity("heuristic")
 def global_bound_data(*, quick: bool = False, progress: Progress | None = None) -> pd.DataFrame:
     """Data of Figure 6: Theorem 5.2 against d, next to the exact worst case and post-processing.
 
@@ -561,6 +570,7 @@ def global_bound_data(*, quick: bool = False, progress: Progress | None = None) 
 # --------------------------------------------------------------------------- σ against d
 
 
+@privacy_quantity("certified")
 def calibration_data(*, quick: bool = False, progress: Progress | None = None) -> pd.DataFrame:
     """Data of the calibration figure: σ for (ε, δ) = (1, 10⁻⁵) against d.
 
@@ -615,6 +625,7 @@ def calibration_data(*, quick: bool = False, progress: Progress | None = None) -
 # --------------------------------------------------------------------------- Proposition 4.3
 
 
+@privacy_quantity("exact")
 def no_norm_bound_data(*, quick: bool = False, progress: Progress | None = None) -> pd.DataFrame:
     """Data of the no-norm-bound figure (Proposition 4.3).
 
