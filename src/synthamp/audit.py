@@ -481,8 +481,9 @@ def gaussian_epsilon(delta: float, sensitivity: float, sigma: float = 1.0) -> fl
     """Exact ε(δ) of the Gaussian mechanism: the root of :func:`gaussian_delta` = δ.
 
     δ(ε) is decreasing in ε; the root is found by Brent's method on log δ(ε)
-    in [0, μ²/2 + μ√(2 log(1/δ))] (μ = Δ/σ; the right end is the classical
-    sufficient ε, so δ(ε) <= δ there), to an absolute accuracy of 1e-12.
+    in [0, μ²/2 + μ√(2 log(1/δ))] (μ = Δ/σ; at the right end
+    δ(ε) <= Φ(−√(2 log(1/δ))) <= δ by the Gaussian tail bound), to an
+    absolute accuracy of 1e-12.
     Returns 0 when δ >= δ(0) = 2Φ(μ/2) − 1.
 
     Parameters
@@ -508,7 +509,7 @@ def gaussian_epsilon(delta: float, sensitivity: float, sigma: float = 1.0) -> fl
     if excess(0.0) <= 0.0:
         return 0.0
     hi = 0.5 * mu * mu + mu * math.sqrt(2.0 * math.log(1.0 / delta))
-    while excess(hi) > 0.0:  # never seen; the classical bound is sufficient
+    while excess(hi) > 0.0:  # only by rounding: the tail bound above is sufficient
         hi *= 2.0
     return float(optimize.brentq(excess, 0.0, hi, xtol=1e-12, rtol=4 * np.finfo(float).eps))
 
