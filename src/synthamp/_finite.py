@@ -138,14 +138,6 @@ def _conditional(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray):
     # propagated error of ℓ_Y: weighted mean of e^ℓ err, relative to e^{ℓ_S}
     prop = (w * np.exp(np.minimum(llr, 700.0)) * llr_err).sum(axis=-1) / wsum
     err = _refined_error(ell, ell_c) + prop * np.exp(-np.minimum(ell, 700.0))
-    # Truncation of the inner window: if the conditional law (or its tilt by
-    # e^ℓ) keeps weight at an end node, ℓ_S is unreliable there: its error is
-    # taken as 1 + |ℓ_S| (the outer rule weighs it by the node's mass).
-    with np.errstate(invalid="ignore", over="ignore"):
-        ends = (w[..., 0] + w[..., -1]) / wsum
-        lt_ends = np.exp(lt[..., [0, -1]] - ltop).sum(axis=-1) / np.exp(lt - ltop).sum(axis=-1)
-    truncated = (np.nan_to_num(ends, nan=1.0) > 1e-12) | (np.nan_to_num(lt_ends, nan=1.0) > 1e-12)
-    err = np.where(truncated, 1.0 + np.abs(ell), err)
     return log_norm, ell, err
 
 
