@@ -418,14 +418,16 @@ def _renyi_on_grid(alpha: np.ndarray, grid: _Grid) -> tuple[np.ndarray, np.ndarr
     # an integrand that has not decayed at an end of the window may hide any
     # amount of mass beyond it: no error bound then
     err_tail = np.where(
-        np.maximum(ends_log, ends_hm1 / np.maximum(hm1, 1e-300)) > 1e-10, np.inf, err_tail
+        np.maximum(ends_log, ends_hm1 / np.maximum(hm1, 1e-300)) > 1e-3, np.inf, err_tail
     )
     # (iii) propagated rounding error of ℓ, and rounding of the sums
     dphi = _phi_prime_abs(alpha, grid.llr)
     live = w > 0
     err_llr_hm1 = (np.where(live, dphi * grid.llr_err[None, :], 0.0)) @ w / wsum
     err_llr = np.where(
-        use_log, alpha * grid.llr_err[live].max(), err_llr_hm1 / (1.0 + np.where(use_log, 0.0, hm1))
+        use_log,
+        alpha * (tilted @ grid.llr_err) / tilted.sum(axis=1),
+        err_llr_hm1 / (1.0 + np.where(use_log, 0.0, hm1)),
     )
     err_round = 4 * _EPS * np.sqrt(len(w)) * np.abs(log1p_h)
     # (iv) in log space a bias c of ℓ shifts log H by αc: the defect of E_q[L] = 1
