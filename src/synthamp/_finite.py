@@ -33,12 +33,14 @@ from synthamp.divergence import (
     _LLR_REL_TOL,
     _NODES_PER_SIGMA,
     _TAIL_LOG_DROP,
+    _WINDOW_SIGMAS,
     _Grid,
     _grid_nodes,
     _llr_on_grid,
     _llr_sqrt,
     _log_density_log_radius,
     _refined_error,
+    _tilt_derivatives,
     _x_minus_expm1,
 )
 
@@ -157,26 +159,62 @@ def _inner_over_y(ygrid: _YGrid, log_rho: np.ndarray, n: int):
     return tuple(out)
 
 
-def _inner_over_x(ygrid: _YGrid, log_rho: np.ndarray, n: int):
-    """Inner integral over log X (X narrow): returns (log q_S, ℓ_S, err) at log ρ."""
+def _conditional_log_x_mode(
+    ygrid: _YGrid, log_rho: np.ndarray, n: int, tilt: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Mode and spread of w = log(X/n) given S = s, under q (tilt 0) or p (tilt 1).
+
+    The conditional log-density of w is log q_U(log ρ − w/2) + (n/2)(w − e^w + 1);
+    for large s it moves well away from w = 0 (a large y = s/x is penalised
+    by the Gaussian tail of Y, so x grows). Found by safeguarded Newton steps.
+    """
+    w = np.zeros_like(log_rho)
+    h2 = -0.5 * n * np.ones_like(log_rho)
+    for _ in range(30):
+        g1, g2 = _tilt_derivatives(log_rho - 0.5 * w, ygrid.dim, ygrid.a, ygrid.b, tilt)
+        h1 = -0.5 * g1 - 0.5 * n * np.expm1(w)
+        h2 = 0.25 * g2 - 0.5 * n * np.exp(w)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = np.where(h2 < 0, -h1 / h2, 0.5 * np.sign(h1))
+        step = np.clip(np.nan_to_num(step), -1.0, 1.0)
+        w = w + step
+        if np.all(np.abs(step) < 1e-10):
+            break
+    # the conditional law is no wider than the law of log X itself (log-concavity)
+    sigma = np.minimum(1.0 / np.sqrt(np.maximum(-h2, 1e-300)), _log_chi2_spread(n))
     lo, hi = _x_window(n)
-    spread = _log_chi2_spread(n)
-    m = math.ceil((hi - lo) / min(spread / _NODES_PER_SIGMA, _MAX_LOG_STEP)) + 1
+    return np.clip(w, lo - 20.0, hi + 20.0), sigma
+
+
+def _inner_over_x(ygrid: _YGrid, log_rho: np.ndarray, n: int):
+    """Inner integral over log X (X narrow): returns (log q_S, ℓ_S, err) at log ρ.
+
+    Each outer node gets its own uniform window in w = log(X/n), covering the
+    conditional laws of w given S = s under q and under p (±13 spreads).
+    """
+    modes, spreads = zip(
+        *(_conditional_log_x_mode(ygrid, log_rho, n, tilt) for tilt in (0.0, 1.0)), strict=True
+    )
+    lo = np.minimum(*modes) - _WINDOW_SIGMAS * np.maximum(*spreads)
+    hi = np.maximum(*modes) + _WINDOW_SIGMAS * np.maximum(*spreads)
+    step_max = np.minimum(np.minimum(*spreads) / _NODES_PER_SIGMA, _MAX_LOG_STEP)
+    m = min(math.ceil(float(np.max((hi - lo) / step_max))) + 1, 4001)
     m += m % 2 == 0
-    w = np.linspace(lo, hi, m)
-    log_fx = _log_density_log_chi2(w, n)
+    frac = np.linspace(0.0, 1.0, m)
     out = [np.empty_like(log_rho) for _ in range(3)]
     rows = max(1, _BLOCK // (64 * m))  # ℓ_Y may use a 16-64 node path integral per entry
     for start in range(0, len(log_rho), rows):
         sl = slice(start, start + rows)
-        u = log_rho[sl, None] - 0.5 * w[None, :]  # log √y at y = s/x
+        w = lo[sl, None] + (hi - lo)[sl, None] * frac[None, :]
+        u = log_rho[sl, None] - 0.5 * w  # log √y at y = s/x
         log_qy = _log_density_log_radius(u.ravel(), ygrid.dim, ygrid.b).reshape(u.shape)
         llr, err = ygrid.llr_at(np.exp(u).ravel())
-        res = _conditional(log_qy + log_fx[None, :], llr.reshape(u.shape), err.reshape(u.shape))
+        log_w = log_qy + _log_density_log_chi2(w, n)
+        res = _conditional(log_w, llr.reshape(u.shape), err.reshape(u.shape))
         for o, v in zip(out, res, strict=True):
             o[sl] = v
     # q_{log S}(v) = ∫ q_{log Y}(v − w) f_{log X}(w) dw, q_{log Y}(ly) = q_U(ly/2)/2
-    out[0] += math.log(w[1] - w[0]) - math.log(2.0)
+    out[0] += np.log((hi - lo) / (m - 1)) - math.log(2.0)
     return tuple(out)
 
 
@@ -219,9 +257,21 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> _
     tau_hi = math.exp(log_rho_hi) + log_rho_hi
     step_tau = ygrid.h
     step_log = min(0.5 * _log_chi2_spread(n_syn) / _NODES_PER_SIGMA, _MAX_LOG_STEP / 2)
-    grid, _ = _outer_grid(
-        ygrid, n_syn, (tau_lo, tau_hi), step_tau, (log_rho_lo, log_rho_hi), step_log
-    )
+    # Tilting by a large order can make q_S^{1−α} p_S^α narrower than q_S:
+    # measure its width at alpha_max by finite differences and refine the step
+    # while it has fewer than _NODES_PER_SIGMA nodes per standard deviation.
+    for _ in range(3):
+        grid, step = _outer_grid(
+            ygrid, n_syn, (tau_lo, tau_hi), step_tau, (log_rho_lo, log_rho_hi), step_log
+        )
+        g = grid.log_q + alpha_max * grid.llr
+        i = int(np.clip(np.argmax(g), 1, len(g) - 2))
+        curvature = -(g[i + 1] - 2.0 * g[i] + g[i - 1]) / step**2
+        factor = _NODES_PER_SIGMA * step * math.sqrt(max(curvature, 0.0))
+        if factor <= 1.0:
+            break
+        step_tau /= min(factor, 8.0)
+        step_log /= min(factor, 8.0)
     return grid
 
 

@@ -83,7 +83,7 @@ _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(16)
 _GL8 = np.polynomial.legendre.leggauss(8)
 #: ℓ is recomputed by the path integral where the G-difference's rounding error
 #: exceeds this fraction of the r.m.s. size of ℓ.
-_LLR_REL_TOL = 1e-12
+_LLR_REL_TOL = 1e-11
 _MAX_NODES = 200_000
 
 
