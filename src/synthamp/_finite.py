@@ -296,7 +296,8 @@ def _outer_grid(ygrid, n_syn, tau_range, step_tau, log_range, step_log):
         tau = log_rho
         log_jacobian = np.zeros_like(log_rho)
     log_qs, ell, err = _inner(ygrid, log_rho, n_syn)
-    return _Grid(tau, rho, log_qs + log_jacobian, ell, err), float(tau[1] - tau[0])
+    scale = math.sqrt(ygrid.dim) + ygrid.a + ygrid.b
+    return _Grid(tau, rho, log_qs + log_jacobian, ell, err, scale), float(tau[1] - tau[0])
 
 
 def llr_finite(s: np.ndarray, dim: int, n_syn: int, a: float, b: float) -> np.ndarray:
