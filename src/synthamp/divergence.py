@@ -605,6 +605,8 @@ def fisher_information(dim, theta, *, full_output: bool = False):
         float(_refined_error(np.array(value), np.array(coarse)))
         + 10 * tail * value
         + 2 * rounding * math.sqrt(value)
+        # rounding floor, as for the divergences: terms of size ~√d + θ per node
+        + 256 * _EPS * (math.sqrt(dim) + theta) * value
     )
     return (value, error) if full_output else value
 
