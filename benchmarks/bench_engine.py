@@ -1,0 +1,306 @@
+"""Speed and accuracy of the exact divergence engine (issue 2).
+
+Targets on a 2-core machine: the plateau for 64 orders in ≤ 10 ms, a single
+order in ≤ 1 ms; the finite release in ≤ 20 ms per order. Each timing is the
+median of repeated calls (after one warm-up call). In the same run, two
+baselines are measured on the same inputs:
+
+(i) a naive ``scipy.integrate.quad`` of p^α q^{1−α} over ``scipy.stats.ncx2.pdf``
+    (nested quad over ``ncx2.pdf`` × ``chi2.pdf`` for the finite release;
+    the score with ``scipy.special.ive`` for Fisher information);
+(ii) mpmath at 40 digits (tests/mpref.py), which is also the reference for
+    every error column: the largest relative error over the checked orders.
+
+Run by hand: ``.venv/bin/python benchmarks/bench_engine.py [--out PATH] [--quick]``.
+Writes a Markdown table (default docs/benchmarks/engine.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import math
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+from functools import partial
+from pathlib import Path
+
+import mpmath
+import numpy as np
+import scipy
+from scipy import integrate, special, stats
+
+from synthamp import fisher_information, renyi_finite, renyi_plateau
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+import mpref
+
+ORDERS_64 = np.geomspace(1.01, 256.0, 64)
+#: Orders of ORDERS_64 whose error is checked against mpmath (1.01, ~6, ~37, 256).
+CHECKED = ORDERS_64[[0, 21, 42, 63]]
+
+
+def median_time(fn, repeats: int) -> float:
+    fn()  # warm-up (caches, imports)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def timed_once(fn):
+    start = time.perf_counter()
+    value = fn()
+    return value, time.perf_counter() - start
+
+
+def rel_error(values, refs) -> float:
+    values = np.asarray(values, dtype=float)
+    refs = np.asarray(refs, dtype=float)
+    if not np.all(np.isfinite(values)):
+        return math.nan
+    return float(np.max(np.abs(values - refs) / refs))
+
+
+# ---------------------------------------------------------------------------
+# Naive scipy baselines
+# ---------------------------------------------------------------------------
+
+
+def _ncx2_pdf(x, dim, amp):
+    return stats.ncx2.pdf(x, dim, amp * amp) if amp > 0 else stats.chi2.pdf(x, dim)
+
+
+def naive_plateau(alphas, dim, a, b):
+    """log ∫ p^α q^{1−α} / (α − 1) by adaptive quad over ncx2.pdf (the traps of THEORY.md §4)."""
+    out = []
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        for alpha in np.atleast_1d(alphas):
+
+            def integrand(x, alpha=alpha):
+                return _ncx2_pdf(x, dim, a) ** alpha * _ncx2_pdf(x, dim, b) ** (1 - alpha)
+
+            h, _ = integrate.quad(integrand, 0, np.inf, limit=200)
+            out.append(math.log(h) / (alpha - 1) if h > 0 else math.nan)
+    return np.array(out)
+
+
+def naive_finite(alpha, dim, a, b, n):
+    """Nested quad: p_S(s) = ∫ ncx2.pdf(y) chi2.pdf(s/y, n)/y dy, then the outer quad."""
+
+    def density(s, amp):
+        return integrate.quad(
+            lambda y: _ncx2_pdf(y, dim, amp) * stats.chi2.pdf(s / y, n) / y, 0, np.inf, limit=100
+        )[0]
+
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        h, _ = integrate.quad(
+            lambda s: density(s, a) ** alpha * density(s, b) ** (1 - alpha), 0, np.inf, limit=100
+        )
+    return np.array([math.log(h) / (alpha - 1) if h > 0 else math.nan])
+
+
+def naive_fisher(dim, theta):
+    """E[(√X I_{d/2}/I_{d/2−1}(θ√X) − θ)²] by quad over ncx2.pdf, ratio by scipy's ive."""
+    nu = dim / 2 - 1
+
+    def integrand(x):
+        z = theta * math.sqrt(x)
+        score = math.sqrt(x) * special.ive(nu + 1, z) / special.ive(nu, z) - theta
+        return score * score * _ncx2_pdf(x, dim, theta)
+
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return integrate.quad(integrand, 0, np.inf, limit=200)[0]
+
+
+# ---------------------------------------------------------------------------
+# Benchmarks
+# ---------------------------------------------------------------------------
+
+
+def fmt_time(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{1e6 * seconds:.0f} µs"
+    if seconds < 1.0:
+        return f"{1e3 * seconds:.1f} ms"
+    return f"{seconds:.1f} s"
+
+
+def fmt_err(err: float) -> str:
+    return "fails (nan/inf)" if not math.isfinite(err) else f"{err:.1e}"
+
+
+def bench_plateau(rows, configs, quick: bool):
+    for dim, a, b in configs:
+        ref, t_mp = timed_once(partial(mpref.renyi_plateau, list(CHECKED), dim, a, b))
+        refs = ref.floats()
+        # 64 orders
+        value = renyi_plateau(ORDERS_64, dim, a, b)
+        err = rel_error(value[[0, 21, 42, 63]], refs)
+        t = median_time(partial(renyi_plateau, ORDERS_64, dim, a, b), 3 if quick else 15)
+        naive_t = median_time(partial(naive_plateau, ORDERS_64, dim, a, b), 1)
+        naive_err = rel_error(naive_plateau(CHECKED, dim, a, b), refs)
+        rows.append(
+            [
+                f"plateau, 64 orders, d={dim}, a={a:g}, b={b:g}",
+                fmt_time(t),
+                fmt_err(err),
+                fmt_time(naive_t),
+                fmt_err(naive_err),
+                f"{fmt_time(t_mp)} (4 orders)",
+                "≤ 10 ms",
+                "yes" if t <= 0.010 else "**no**",
+            ]
+        )
+        print(rows[-1], flush=True)
+        # one order (α = 256, the hardest of the checked ones)
+        alpha = CHECKED[-1]
+        value = renyi_plateau(alpha, dim, a, b)
+        err = rel_error(value, refs[-1:])
+        t = median_time(partial(renyi_plateau, alpha, dim, a, b), 5 if quick else 30)
+        naive_t = median_time(partial(naive_plateau, alpha, dim, a, b), 3)
+        naive_err = rel_error(naive_plateau(alpha, dim, a, b), refs[-1:])
+        rows.append(
+            [
+                f"plateau, 1 order (α=256), d={dim}, a={a:g}, b={b:g}",
+                fmt_time(t),
+                fmt_err(err),
+                fmt_time(naive_t),
+                fmt_err(naive_err),
+                "—",
+                "≤ 1 ms",
+                "yes" if t <= 0.001 else "**no**",
+            ]
+        )
+        print(rows[-1], flush=True)
+
+
+def bench_finite(rows, configs, quick: bool):
+    for alpha, dim, a, b, n in configs:
+        ref, t_mp = timed_once(partial(mpref.renyi_finite, [alpha], dim, a, b, n))
+        value = renyi_finite(alpha, dim, a, b, n)
+        err = rel_error(value, ref.floats())
+        t = median_time(partial(renyi_finite, alpha, dim, a, b, n), 3 if quick else 9)
+        if dim <= 10 and n <= 10:
+            naive_value, naive_t = timed_once(partial(naive_finite, alpha, dim, a, b, n))
+            naive = (fmt_time(naive_t), fmt_err(rel_error(naive_value, ref.floats())))
+        else:
+            naive = ("not run (hours)", "—")
+        rows.append(
+            [
+                f"finite, 1 order (α={alpha:g}), d={dim}, a={a:g}, b={b:g}, n_syn={n}",
+                fmt_time(t),
+                fmt_err(err),
+                *naive,
+                fmt_time(t_mp),
+                "≤ 20 ms",
+                "yes" if t <= 0.020 else "**no**",
+            ]
+        )
+        print(rows[-1], flush=True)
+
+
+def bench_fisher(rows, configs, quick: bool):
+    for dim, theta in configs:
+        (ref, _), t_mp = timed_once(partial(mpref.fisher_information, dim, theta))
+        value = fisher_information(dim, theta)
+        err = rel_error([value], [float(ref)])
+        t = median_time(partial(fisher_information, dim, theta), 5 if quick else 30)
+        naive_t = median_time(partial(naive_fisher, dim, theta), 3)
+        naive_err = rel_error([naive_fisher(dim, theta)], [float(ref)])
+        rows.append(
+            [
+                f"Fisher information, d={dim}, θ={theta:g}",
+                fmt_time(t),
+                fmt_err(err),
+                fmt_time(naive_t),
+                fmt_err(naive_err),
+                fmt_time(t_mp),
+                "—",
+                "—",
+            ]
+        )
+        print(rows[-1], flush=True)
+
+
+def machine() -> str:
+    try:
+        cpu = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
+        model = next(
+            line.split(":", 1)[1].strip() for line in cpu.splitlines() if "Model name" in line
+        )
+        cores = next(
+            line.split(":", 1)[1].strip() for line in cpu.splitlines() if line.startswith("CPU(s)")
+        )
+        cpu_text = f"{model}, {cores} CPU(s)"
+    except (OSError, subprocess.CalledProcessError, KeyError):
+        cpu_text = platform.processor() or "unknown CPU"
+    return (
+        f"{cpu_text}; `{' '.join(platform.uname())}`; Python {platform.python_version()}, "
+        f"numpy {np.__version__}, scipy {scipy.__version__}, mpmath {mpmath.__version__}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default="docs/benchmarks/engine.md")
+    parser.add_argument("--quick", action="store_true", help="fewer repeats and cases")
+    args = parser.parse_args()
+
+    rows: list[list[str]] = []
+    plateau_configs = [(50, 2.0, 1.5), (1, 1.0, 0.0), (1000, 10.0, 9.9), (10**6, 100.0, 99.999)]
+    finite_configs = [(2.0, 2, 3.0, 2.999, 10), (2.0, 10, 5.0, 4.0, 100), (2.0, 50, 2.0, 1.5, 1000)]
+    fisher_configs = [(10, 2.0), (1000, 30.0), (10**6, 100.0)]
+    if args.quick:
+        plateau_configs, finite_configs, fisher_configs = (
+            plateau_configs[:2],
+            finite_configs[:1],
+            fisher_configs[:1],
+        )
+    bench_plateau(rows, plateau_configs, args.quick)
+    bench_finite(rows, finite_configs, args.quick)
+    bench_fisher(rows, fisher_configs, args.quick)
+
+    header = [
+        "case",
+        "synthamp (median)",
+        "synthamp rel. error",
+        "naive scipy quad",
+        "naive rel. error",
+        "mpmath (40 digits)",
+        "target",
+        "met",
+    ]
+    lines = [
+        "# Benchmark: the exact divergence engine",
+        "",
+        f"Date: {datetime.date.today().isoformat()}. Machine: {machine()}.",
+        "",
+        "Produced by `benchmarks/bench_engine.py`. Times are medians of repeated calls after a "
+        "warm-up (the naive baselines and mpmath: one to three calls). Errors are the largest "
+        "relative error against mpmath at 40 digits (tests/mpref.py) over the orders "
+        f"{', '.join(f'{x:.4g}' for x in CHECKED)} (64-order rows) or the order shown. "
+        "a = ‖v‖/σ, b = ‖w‖/σ. 'fails' means the naive quad returned nan or inf.",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("---" for _ in header) + "|",
+        *("| " + " | ".join(row) + " |" for row in rows),
+        "",
+    ]
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines), encoding="utf-8")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
