@@ -175,6 +175,33 @@ def _series_terms(nu: float, y: np.ndarray) -> np.ndarray:
     return total
 
 
+def _by_branch(nu, z, *, series, debye, amos, hankel, finish_log_ive=None) -> np.ndarray:
+    """Evaluate a function of z on the representation that is accurate there.
+
+    ``series(z, z²/4)`` where z²/4 ≤ max(1, ν+1); otherwise ``debye(z)`` for
+    ν ≥ NU_DEBYE, else ``amos(z)`` (z ≤ Z_HANKEL) or ``hankel(z)`` (z > Z_HANKEL),
+    both then passed through ``finish_log_ive(value, z)`` when given.
+    """
+    z = np.asarray(z, dtype=float)
+    y = 0.25 * z * z
+    use_series = y <= max(1.0, nu + 1.0)
+    out = np.empty(np.broadcast(z).shape)
+    if np.any(use_series):
+        out[use_series] = series(z[use_series], y[use_series])
+    rest = ~use_series
+    if np.any(rest):
+        zr = z[rest]
+        if nu >= NU_DEBYE:
+            out[rest] = debye(zr)
+        else:
+            big = zr > Z_HANKEL
+            value = np.empty_like(zr)
+            value[~big] = amos(zr[~big])
+            value[big] = hankel(zr[big])
+            out[rest] = value if finish_log_ive is None else finish_log_ive(value, zr)
+    return out
+
+
 def log_bessel_i_normalized(nu: float, z) -> np.ndarray:
     """G_ν(z) = log ₀F₁(; ν+1; z²/4) = log(Γ(ν+1) (2/z)^ν I_ν(z)).
 
@@ -192,26 +219,18 @@ def log_bessel_i_normalized(nu: float, z) -> np.ndarray:
         branch ν < 30, z²/4 > max(1, ν+1)) over ν ∈ [−½, 5·10^5],
         z ∈ [0, 10^8] (tests/test_special.py).
     """
-    z = np.asarray(z, dtype=float)
     nu = float(nu)
-    y = 0.25 * z * z
-    use_series = y <= max(1.0, nu + 1.0)
-    out = np.empty(np.broadcast(z).shape)
-    if np.any(use_series):
-        out[use_series] = np.log1p(_series_terms(nu, y[use_series]))
-    rest = ~use_series
-    if np.any(rest):
-        zr = z[rest]
-        if nu >= NU_DEBYE:
-            out[rest] = _log_g_debye(nu, zr)
-        else:
-            big = zr > Z_HANKEL
-            log_ive = np.empty_like(zr)
-            log_ive[~big] = np.log(special.ive(nu, zr[~big]))
-            zb = zr[big]
-            log_ive[big] = np.log(_hankel_sum(nu, zb)) - 0.5 * np.log(2 * np.pi * zb)
-            out[rest] = log_ive + zr + special.gammaln(nu + 1.0) + nu * (np.log(2.0) - np.log(zr))
-    return out
+    return _by_branch(
+        nu,
+        z,
+        series=lambda zs, ys: np.log1p(_series_terms(nu, ys)),
+        debye=lambda zr: _log_g_debye(nu, zr),
+        amos=lambda zr: np.log(special.ive(nu, zr)),
+        hankel=lambda zr: np.log(_hankel_sum(nu, zr)) - 0.5 * np.log(2 * np.pi * zr),
+        finish_log_ive=lambda log_ive, zr: (
+            log_ive + zr + special.gammaln(nu + 1.0) + nu * (np.log(2.0) - np.log(zr))
+        ),
+    )
 
 
 def bessel_ratio(nu: float, z) -> np.ndarray:
@@ -220,30 +239,20 @@ def bessel_ratio(nu: float, z) -> np.ndarray:
     The derivative of :func:`log_bessel_i_normalized` in z; R_ν(0) = 0 and
     R_ν(z) → 1 as z → ∞. For ν = −½, R is tanh.
     """
-    z = np.asarray(z, dtype=float)
     nu = float(nu)
-    y = 0.25 * z * z
-    use_series = y <= max(1.0, nu + 1.0)
-    out = np.empty(np.broadcast(z).shape)
-    if np.any(use_series):
-        zs = z[use_series]
-        ys = y[use_series]
-        num = 1.0 + _series_terms(nu + 1.0, ys)
-        den = 1.0 + _series_terms(nu, ys)
-        out[use_series] = zs / (2.0 * (nu + 1.0)) * num / den
-    rest = ~use_series
-    if np.any(rest):
-        zr = z[rest]
-        if nu >= NU_DEBYE:
-            out[rest] = _ratio_debye(nu, zr)
-        else:
-            big = zr > Z_HANKEL
-            ratio = np.empty_like(zr)
-            ratio[~big] = special.ive(nu + 1.0, zr[~big]) / special.ive(nu, zr[~big])
-            zb = zr[big]
-            ratio[big] = _hankel_sum(nu + 1.0, zb) / _hankel_sum(nu, zb)
-            out[rest] = ratio
-    return out
+    return _by_branch(
+        nu,
+        z,
+        series=lambda zs, ys: (
+            zs
+            / (2.0 * (nu + 1.0))
+            * (1.0 + _series_terms(nu + 1.0, ys))
+            / (1.0 + _series_terms(nu, ys))
+        ),
+        debye=lambda zr: _ratio_debye(nu, zr),
+        amos=lambda zr: special.ive(nu + 1.0, zr) / special.ive(nu, zr),
+        hankel=lambda zr: _hankel_sum(nu + 1.0, zr) / _hankel_sum(nu, zr),
+    )
 
 
 def bessel_ratio_derivative(nu: float, z, ratio=None) -> np.ndarray:
