@@ -13,30 +13,16 @@ Writes a Markdown table (default docs/benchmarks/accountant.md).
 from __future__ import annotations
 
 import argparse
-import os
-import platform
-import statistics
-import time
 import warnings
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 
+from _common import machine_summary, markdown_table, median_time, write_report
 from synthamp import renyi_finite, renyi_plateau
 from synthamp.accountant import OrderGridWarning, calibrate_sigma, worst_case_rdp
 
 ORDERS_64 = np.unique(np.round(np.geomspace(1.1, 256.0, 64), 6))
-
-
-def median_time(fn, repeats: int) -> float:
-    fn()  # warm-up (caches, imports)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def bench_worst_case(rows: list[list[str]]) -> None:
@@ -133,21 +119,14 @@ def main() -> None:
     lines = [
         "## Accountant (`benchmarks/bench_accountant.py`)",
         "",
-        f"Machine: {platform.machine()}, {os.cpu_count()} cores, load average "
-        f"{os.getloadavg()[0]:.1f} at the end (the tree is shared), Python "
-        f"{platform.python_version()}, numpy {np.__version__}. Medians of repeated runs. "
+        f"Machine: {machine_summary()}. Medians of repeated runs. "
         "Baseline: for the worst case, one exact-engine call over the same 64 orders at the "
         "maximiser; for a calibration, the post-processing calibration of the same release.",
         "",
-        "| " + " | ".join(header) + " |",
-        "|" + "|".join("---" for _ in header) + "|",
-        *("| " + " | ".join(row) + " |" for row in rows),
+        *markdown_table(header, rows),
         "",
     ]
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines), encoding="utf-8")
-    print(f"wrote {out}")
+    write_report(args.out, lines)
 
 
 if __name__ == "__main__":

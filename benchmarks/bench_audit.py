@@ -18,16 +18,13 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import os
-import platform
-import statistics
 import time
 import warnings
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 
+from _common import machine_summary, markdown_table, median_time, write_report
 from synthamp.accountant import (
     GaussianRelease,
     OrderGridWarning,
@@ -37,16 +34,6 @@ from synthamp.accountant import (
 from synthamp.audit import audit_generator, audit_release, pair_epsilon, sample_statistic
 
 DELTA = 1e-5
-
-
-def median_time(fn, repeats: int) -> float:
-    fn()  # warm-up (imports, caches)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def accountant_epsilon(release) -> tuple[float, float]:
@@ -207,14 +194,6 @@ def bench_corrections(rows: list[list[str]], seeds: int) -> None:
             print(rows[-1])
 
 
-def table(header: list[str], rows: list[list[str]]) -> list[str]:
-    return [
-        "| " + " | ".join(header) + " |",
-        "|" + "|".join("---" for _ in header) + "|",
-        *("| " + " | ".join(row) + " |" for row in rows),
-    ]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="docs/benchmarks/audit.md")
@@ -233,10 +212,7 @@ def main() -> None:
     lines = [
         "## Audit (`benchmarks/bench_audit.py`)",
         "",
-        f"Run {now}. Machine: {platform.machine()}, {os.cpu_count()} cores, load average "
-        f"{os.getloadavg()[0]:.1f} at the end (the tree is shared), Python "
-        f"{platform.python_version()}, numpy {np.__version__}. δ = {DELTA:g}, confidence "
-        "95% throughout.",
+        f"Run {now}. Machine: {machine_summary()}. δ = {DELTA:g}, confidence 95% throughout.",
         "",
         "### Speed: 10^5 trials per dataset",
         "",
@@ -245,7 +221,7 @@ def main() -> None:
         "`audit`). Baseline: drawing the same 2 × 10^5 statistics alone. `accountant`: one "
         "`compute_epsilon` call, which `synthamp audit` adds.",
         "",
-        *table(
+        *markdown_table(
             ["release, correction", "audit", "baseline", "ratio", "pair ε", "accountant", "target"],
             speed,
         ),
@@ -257,7 +233,7 @@ def main() -> None:
         "three times the achievable ‖v‖ − ‖w‖ = 2B/(m(1 + λ)), which bounds the tightness of "
         "any audit of this pipeline.",
         "",
-        *table(
+        *markdown_table(
             [
                 "setting",
                 "trials",
@@ -278,7 +254,7 @@ def main() -> None:
         "with unlimited trials would show: the rest of the gap is the RDP-to-(ε, δ) "
         "conversion and, for a finite release, the accountant's error margin).",
         "",
-        *table(
+        *markdown_table(
             [
                 "release",
                 "ε lower, 10^5",
@@ -294,13 +270,12 @@ def main() -> None:
         "",
         f"### Threshold-selection corrections (10^5 trials, {seeds} seeds)",
         "",
-        *table(["release", "δ", "Bonferroni (64 fixed)", "split halves", "ε pair"], corrections),
+        *markdown_table(
+            ["release", "δ", "Bonferroni (64 fixed)", "split halves", "ε pair"], corrections
+        ),
         "",
     ]
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines), encoding="utf-8")
-    print(f"wrote {out}")
+    write_report(args.out, lines)
 
 
 if __name__ == "__main__":

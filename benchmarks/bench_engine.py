@@ -12,8 +12,15 @@ baselines are measured on the same inputs:
 (ii) mpmath at 40 digits (tests/mpref.py), which is also the reference for
     every error column: the largest relative error over the checked orders.
 
-Run by hand: ``.venv/bin/python benchmarks/bench_engine.py [--out PATH] [--quick]``.
+Run by hand: ``.venv/bin/python benchmarks/bench_engine.py [--out PATH]``.
 Writes a Markdown table (default docs/benchmarks/engine.md).
+
+``--quick`` times the engine alone, without baselines or errors (seconds, not
+minutes: for checking a speed change): the plateau over 64 orders and at one
+order, the finite release over 64 orders, Fisher information and the exact
+worst case of the accountant; medians of 7 calls (3 for the finite release and
+the worst case) after a warm-up. It prints a Markdown table and writes it only
+with ``--out``.
 """
 
 from __future__ import annotations
@@ -21,8 +28,8 @@ from __future__ import annotations
 import argparse
 import datetime
 import math
+import os
 import platform
-import statistics
 import subprocess
 import sys
 import time
@@ -35,7 +42,9 @@ import numpy as np
 import scipy
 from scipy import integrate, special, stats
 
+from _common import markdown_table, median_time, write_report
 from synthamp import fisher_information, renyi_finite, renyi_plateau
+from synthamp.accountant import worst_case_rdp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import mpref
@@ -43,16 +52,6 @@ import mpref
 ORDERS_64 = np.geomspace(1.01, 256.0, 64)
 #: Orders of ORDERS_64 whose error is checked against mpmath (1.01, ~6, ~37, 256).
 CHECKED = ORDERS_64[[0, 21, 42, 63]]
-
-
-def median_time(fn, repeats: int) -> float:
-    fn()  # warm-up (caches, imports)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def timed_once(fn):
@@ -163,14 +162,14 @@ def fmt_naive_err(values, refs) -> str:
     return text
 
 
-def bench_plateau(rows, configs, quick: bool):
+def bench_plateau(rows, configs):
     for dim, a, b in configs:
         ref, t_mp = timed_once(partial(mpref.renyi_plateau, list(CHECKED), dim, a, b))
         refs = ref.floats()
         # 64 orders
         value = renyi_plateau(ORDERS_64, dim, a, b)
         err = rel_error(value[[0, 21, 42, 63]], refs)
-        t = median_time(partial(renyi_plateau, ORDERS_64, dim, a, b), 3 if quick else 15)
+        t = median_time(partial(renyi_plateau, ORDERS_64, dim, a, b), 15)
         # the naive quad is too slow for 64 orders at large d: time 4 orders, scale by 16
         naive_values, naive_t4 = timed_once(partial(naive_plateau, CHECKED, dim, a, b))
         naive_err = fmt_naive_err(naive_values, refs)
@@ -192,7 +191,7 @@ def bench_plateau(rows, configs, quick: bool):
             alpha = CHECKED[index]
             value = renyi_plateau(alpha, dim, a, b)
             err = rel_error(value, refs[index : index + 1])
-            t = median_time(partial(renyi_plateau, alpha, dim, a, b), 5 if quick else 30)
+            t = median_time(partial(renyi_plateau, alpha, dim, a, b), 30)
             naive_values, naive_t = timed_once(partial(naive_plateau, alpha, dim, a, b))
             naive_err = fmt_naive_err(naive_values, refs[index : index + 1])
             rows.append(
@@ -210,12 +209,12 @@ def bench_plateau(rows, configs, quick: bool):
             print(rows[-1], flush=True)
 
 
-def bench_finite(rows, configs, quick: bool):
+def bench_finite(rows, configs):
     for alpha, dim, a, b, n in configs:
         ref, t_mp = timed_once(partial(mpref.renyi_finite, [alpha], dim, a, b, n))
         value = renyi_finite(alpha, dim, a, b, n)
         err = rel_error(value, ref.floats())
-        t = median_time(partial(renyi_finite, alpha, dim, a, b, n), 3 if quick else 9)
+        t = median_time(partial(renyi_finite, alpha, dim, a, b, n), 9)
         if (alpha, dim, a, b, n) == configs[0]:  # the nested quad takes minutes: run once
             naive_value, naive_t = timed_once(partial(naive_finite, alpha, dim, a, b, n))
             naive = (fmt_time(naive_t), fmt_naive_err(naive_value, ref.floats()))
@@ -235,12 +234,12 @@ def bench_finite(rows, configs, quick: bool):
         print(rows[-1], flush=True)
 
 
-def bench_fisher(rows, configs, quick: bool):
+def bench_fisher(rows, configs):
     for dim, theta in configs:
         (ref, _), t_mp = timed_once(partial(mpref.fisher_information, dim, theta))
         value = fisher_information(dim, theta)
         err = rel_error([value], [float(ref)])
-        t = median_time(partial(fisher_information, dim, theta), 5 if quick else 30)
+        t = median_time(partial(fisher_information, dim, theta), 30)
         naive_t = median_time(partial(naive_fisher, dim, theta), 3)
         naive_err = fmt_naive_err([naive_fisher(dim, theta)], [float(ref)])
         rows.append(
@@ -276,25 +275,68 @@ def machine() -> str:
     )
 
 
+def bench_quick() -> list[list[str]]:
+    """The engine alone, median times only (the ``--quick`` table)."""
+    rows = []
+
+    def row(case, fn, repeats=7):
+        rows.append([case, f"{1e3 * median_time(fn, repeats):.1f} ms"])
+        print(rows[-1], flush=True)
+
+    for dim, a, b in [(50, 2, 1.5), (1000, 4, 3.8), (10**5, 8, 7.6), (1, 2, 1)]:
+        row(
+            f"plateau, 64 orders, d={dim}, a={a}, b={b}",
+            partial(renyi_plateau, ORDERS_64, dim, a, b),
+        )
+        row(
+            f"plateau, 1 order (α=2), d={dim}, a={a}, b={b}",
+            partial(renyi_plateau, [2.0], dim, a, b),
+        )
+    for dim, n in [(50, 1000), (1000, 100), (5, 10**4)]:
+        row(
+            f"finite, 64 orders, d={dim}, n_syn={n}, a=2, b=1.5",
+            partial(renyi_finite, ORDERS_64, dim, 2, 1.5, n),
+            repeats=3,
+        )
+    row("Fisher information, d=1000, θ=2", partial(fisher_information, 1000, 2.0))
+    row(
+        "exact worst case, 64 orders, d=1000, C/σ=4, Δ/σ=0.2, unlimited",
+        partial(worst_case_rdp, ORDERS_64, 1000, 4, 0.2),
+        repeats=3,
+    )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", default="docs/benchmarks/engine.md")
-    parser.add_argument("--quick", action="store_true", help="fewer repeats and cases")
+    parser.add_argument("--out", default=None, help="default docs/benchmarks/engine.md")
+    parser.add_argument(
+        "--quick", action="store_true", help="engine timings only, no baselines (seconds)"
+    )
     args = parser.parse_args()
 
-    rows: list[list[str]] = []
-    plateau_configs = [(50, 2.0, 1.5), (1, 1.0, 0.0), (1000, 10.0, 9.9), (10**6, 100.0, 99.999)]
-    finite_configs = [(2.0, 2, 3.0, 2.999, 10), (2.0, 10, 5.0, 4.0, 100), (2.0, 50, 2.0, 1.5, 1000)]
-    fisher_configs = [(10, 2.0), (1000, 30.0), (10**6, 100.0)]
     if args.quick:
-        plateau_configs, finite_configs, fisher_configs = (
-            plateau_configs[:2],
-            finite_configs[:1],
-            fisher_configs[:1],
-        )
-    bench_plateau(rows, plateau_configs, args.quick)
-    bench_finite(rows, finite_configs, args.quick)
-    bench_fisher(rows, fisher_configs, args.quick)
+        lines = [
+            "# Quick benchmark: the exact divergence engine",
+            "",
+            f"`benchmarks/bench_engine.py --quick`. Machine: {machine()}; load average "
+            f"{os.getloadavg()[0]:.1f} at the end. Medians of 7 calls (3 for finite releases and "
+            "the worst case) after a warm-up. Orders: 64 geometrically spaced from 1.01 to 256.",
+            "",
+            *markdown_table(["call", "median"], bench_quick()),
+            "",
+        ]
+        print("\n".join(lines))
+        if args.out:
+            write_report(args.out, lines)
+        return
+
+    rows: list[list[str]] = []
+    bench_plateau(rows, [(50, 2.0, 1.5), (1, 1.0, 0.0), (1000, 10.0, 9.9), (10**6, 100.0, 99.999)])
+    bench_finite(
+        rows, [(2.0, 2, 3.0, 2.999, 10), (2.0, 10, 5.0, 4.0, 100), (2.0, 50, 2.0, 1.5, 1000)]
+    )
+    bench_fisher(rows, [(10, 2.0), (1000, 30.0), (10**6, 100.0)])
 
     header = [
         "case",
@@ -318,15 +360,10 @@ def main() -> None:
         "a = ‖v‖/σ, b = ‖w‖/σ. 'fails' means the naive quad returned nan or inf (or 0, "
         "whose log is −inf).",
         "",
-        "| " + " | ".join(header) + " |",
-        "|" + "|".join("---" for _ in header) + "|",
-        *("| " + " | ".join(row) + " |" for row in rows),
+        *markdown_table(header, rows),
         "",
     ]
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines), encoding="utf-8")
-    print(f"wrote {out}")
+    write_report(args.out or "docs/benchmarks/engine.md", lines)
 
 
 if __name__ == "__main__":

@@ -34,14 +34,14 @@ import json
 import os
 import platform
 import resource
-import statistics
 import subprocess
 import sys
-import time
 import tracemalloc
 from pathlib import Path
 
 import numpy as np
+
+from _common import median_time
 
 DIM, OUT_DIM = 1000, 4
 CHUNK = 65_536
@@ -67,15 +67,6 @@ def make_generator(sampler: str = "gram"):
     ).fit(features, targets)
 
 
-def median_time(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def baseline_throughput(repeats: int, blocks: int = 40) -> float:
     """Records per second of Z @ V with Z (8192 × 1000) in memory."""
     rng = np.random.default_rng(2)
@@ -87,7 +78,7 @@ def baseline_throughput(repeats: int, blocks: int = 40) -> float:
         for _ in range(blocks):
             np.matmul(seeds, model, out=out)
 
-    return blocks * BASELINE_BLOCK / median_time(run, repeats)
+    return blocks * BASELINE_BLOCK / median_time(run, repeats, warm_up=False)
 
 
 def sampler_throughput(generator, n: int, repeats: int) -> float:
@@ -95,7 +86,7 @@ def sampler_throughput(generator, n: int, repeats: int) -> float:
         for chunk in generator.iter_samples(n, chunk_size=CHUNK):
             del chunk
 
-    return n / median_time(run, repeats)
+    return n / median_time(run, repeats, warm_up=False)
 
 
 def tracemalloc_peak(generator, n: int) -> int:
