@@ -165,6 +165,28 @@ def _fisher_ratio(dim: int, theta: NDArray[np.float64], form: FisherForm) -> NDA
     return _sharp_ratio(dim, theta) if form == "sharp" else _simple_ratio(dim, theta)
 
 
+def _lower_ratio(dim: int, theta: NDArray[np.float64]) -> NDArray[np.float64]:
+    """2θ²/(2θ² + d)."""
+    theta_sq = np.minimum(theta, _THETA_CLIP) ** 2
+    return 2.0 * theta_sq / (2.0 * theta_sq + dim)
+
+
+def _idier_collewet_ratio(dim: int, theta: NDArray[np.float64]) -> NDArray[np.float64]:
+    """min{1, 2θ²/d}."""
+    theta_sq = np.minimum(theta, _THETA_CLIP) ** 2
+    return np.minimum(1.0, 2.0 * theta_sq / dim)
+
+
+def _in_theta(
+    dim: int,
+    theta: ArrayLike,
+    ratio: Callable[[int, NDArray[np.float64]], NDArray[np.float64]],
+) -> float | NDArray[np.float64]:
+    """``ratio(dim, θ)`` for validated amplitudes θ, shaped like ``theta`` (float if a number)."""
+    theta, scalar = _check_theta(theta)
+    return _out(ratio(dim, theta), scalar)
+
+
 def _kappa(alpha: NDArray[np.float64]) -> NDArray[np.float64]:
     """κ = (α − 1)(2α − 1)/2: (α − 1) times the Gaussian D_{2α−1} per unit distance²."""
     return 0.5 * (alpha - 1.0) * (2.0 * alpha - 1.0)
@@ -265,14 +287,21 @@ def local_rdp(alpha: ArrayLike, fisher: float, step: float) -> NDArray[np.float6
 # --------------------------------------------------------------------------- §7 (Prop 3.2)
 
 
+def _log1p_alpha_scaled(
+    alpha: NDArray[np.float64], log_factor: float, log_integral: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """1/(α−1)·log(1 + α·F·J), from log F and log J, without overflow."""
+    log_x = np.log(alpha) + log_factor + log_integral
+    return np.logaddexp(0.0, log_x) / (alpha - 1.0)
+
+
 def _criterion_from_log_integral(
     alpha: NDArray[np.float64], fisher_sup: float, log_integral: NDArray[np.float64]
 ) -> NDArray[np.float64]:
     """1/(α−1)·log(1 + α √I J), from log J, without overflow."""
     if fisher_sup == 0:
         return np.zeros_like(alpha)
-    log_x = np.log(alpha) + 0.5 * np.log(fisher_sup) + log_integral
-    return np.logaddexp(0.0, log_x) / (alpha - 1.0)
+    return _log1p_alpha_scaled(alpha, 0.5 * np.log(fisher_sup), log_integral)
 
 
 @privacy_quantity("certified")
@@ -388,12 +417,9 @@ def fisher_lower_bound(dim: int, theta: ArrayLike) -> float | NDArray[np.float64
     Returns
     -------
     float or ndarray
-        The bound, shaped like ``theta``.
+        The lower bound, shaped like ``theta``.
     """
-    dim = check_dim(dim)
-    theta, scalar = _check_theta(theta)
-    theta_sq = np.minimum(theta, _THETA_CLIP) ** 2
-    return _out(2.0 * theta_sq / (2.0 * theta_sq + dim), scalar)
+    return _in_theta(check_dim(dim), theta, _lower_ratio)
 
 
 @privacy_quantity("certified")
@@ -408,19 +434,15 @@ def fisher_upper_bound(dim: int, theta: ArrayLike) -> float | NDArray[np.float64
 
     Parameters
     ----------
-    dim : int
-        Degrees of freedom d >= 1.
-    theta : float or array_like
-        Amplitude θ >= 0.
+    dim, theta
+        As in :func:`fisher_lower_bound`.
 
     Returns
     -------
     float or ndarray
-        The bound, shaped like ``theta``.
+        The sharp upper bound, shaped like ``theta``.
     """
-    dim = check_dim(dim)
-    theta, scalar = _check_theta(theta)
-    return _out(_sharp_ratio(dim, theta), scalar)
+    return _in_theta(check_dim(dim), theta, _sharp_ratio)
 
 
 @privacy_quantity("certified")
@@ -440,13 +462,12 @@ def fisher_upper_bound_simple(dim: int, theta: ArrayLike) -> float | NDArray[np.
     Returns
     -------
     float or ndarray
-        The bound, shaped like ``theta``.
+        The simplified upper bound, shaped like ``theta``.
     """
     dim = check_dim(dim)
     if dim <= 3:
         raise InputError("dim", f"must be > 3 for the simplified bound, got {dim}")
-    theta, scalar = _check_theta(theta)
-    return _out(_simple_ratio(dim, theta), scalar)
+    return _in_theta(dim, theta, _simple_ratio)
 
 
 @privacy_quantity("certified")
@@ -457,20 +478,15 @@ def fisher_upper_bound_idier_collewet(dim: int, theta: ArrayLike) -> float | NDA
 
     Parameters
     ----------
-    dim : int
-        Degrees of freedom d >= 1.
-    theta : float or array_like
-        Amplitude θ >= 0.
+    dim, theta
+        As in :func:`fisher_lower_bound`.
 
     Returns
     -------
     float or ndarray
-        The bound, shaped like ``theta``.
+        The Idier–Collewet upper bound, shaped like ``theta``.
     """
-    dim = check_dim(dim)
-    theta, scalar = _check_theta(theta)
-    theta_sq = np.minimum(theta, _THETA_CLIP) ** 2
-    return _out(np.minimum(1.0, 2.0 * theta_sq / dim), scalar)
+    return _in_theta(check_dim(dim), theta, _idier_collewet_ratio)
 
 
 # --------------------------------------------------------------------------- §6, §8 local
@@ -572,6 +588,24 @@ def amplification_ratio_local_bounds(
 # --------------------------------------------------------------------------- §7, §8 global
 
 
+def _scaled_global_inputs(
+    alpha: ArrayLike,
+    dim: int,
+    norm_bound: float,
+    sensitivity: float,
+    sigma: float,
+    out_dim: int,
+) -> tuple[NDArray[np.float64], int, float, float]:
+    """Validated orders and the scaled inputs of Theorems 5.2/5.4: (α, m = ⌊d/k⌋, C/σ, Δ/σ)."""
+    alpha = check_alpha(alpha)
+    dim = check_dim(dim)
+    out_dim = _check_out_dim(out_dim, dim)
+    sigma = check_positive("sigma", sigma)
+    c = check_nonnegative("norm_bound", norm_bound) / sigma
+    s = check_nonnegative("sensitivity", sensitivity) / sigma
+    return alpha, dim // out_dim, c, s
+
+
 def envelope_integral(
     alpha: ArrayLike, path_length: float, *, integral: IntegralRule = "exact", log: bool = False
 ) -> NDArray[np.float64]:
@@ -662,14 +696,9 @@ def global_bound(
     ndarray
         Upper bound on D_α(VᵀV‖WᵀW) for each order (nats).
     """
-    alpha = check_alpha(alpha)
-    dim = check_dim(dim)
-    out_dim = _check_out_dim(out_dim, dim)
-    sigma = check_positive("sigma", sigma)
-    c = check_nonnegative("norm_bound", norm_bound) / sigma
-    s = check_nonnegative("sensitivity", sensitivity) / sigma
+    alpha, width, c, s = _scaled_global_inputs(alpha, dim, norm_bound, sensitivity, sigma, out_dim)
     form = _check_fisher_form(fisher_bound)
-    fisher_sup = float(_fisher_ratio(dim // out_dim, np.asarray(c), form))
+    fisher_sup = float(_fisher_ratio(width, np.asarray(c), form))
     log_j = _log_envelope_integral(alpha, s, integral)
     return _criterion_from_log_integral(alpha, fisher_sup, log_j)
 
@@ -733,18 +762,12 @@ def global_bound_as_printed(
     ndarray
         The printed expression for each order (nats).
     """
-    alpha = check_alpha(alpha)
-    dim = check_dim(dim)
-    out_dim = _check_out_dim(out_dim, dim)
-    sigma = check_positive("sigma", sigma)
-    c = check_nonnegative("norm_bound", norm_bound) / sigma
-    s = check_nonnegative("sensitivity", sensitivity) / sigma
-    eta = float(_simple_ratio(dim // out_dim, np.asarray(c)))
+    alpha, width, c, s = _scaled_global_inputs(alpha, dim, norm_bound, sensitivity, sigma, out_dim)
+    eta = float(_simple_ratio(width, np.asarray(c)))
     if eta == 0 or s == 0:
         return np.zeros_like(alpha)
     log_half_j = _log_envelope_integral(alpha, s, "elementary") - np.log(2.0)
-    log_x = np.log(alpha) + np.log(eta) + log_half_j
-    return np.logaddexp(0.0, log_x) / (alpha - 1.0)
+    return _log1p_alpha_scaled(alpha, np.log(eta), log_half_j)
 
 
 @privacy_quantity("certified")
