@@ -754,6 +754,36 @@ def _flag_hollow(ax, x, y, error, color) -> bool:
     return bool(np.any(flagged))
 
 
+def _label_axes(fig, ax, *, xlabel: str, ylabel: str, title: str, suptitle: str) -> None:
+    """Axis labels, a small axes title, major grid lines and the figure's title."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, which="major", alpha=0.3)
+    fig.suptitle(suptitle)
+
+
+def _plot_engine_points(ax, rows: pd.DataFrame, color, label: str) -> bool:
+    """Engine values against n_syn, hollow where the error estimate is large; whether any is."""
+    ax.plot(rows["n_syn"], rows["value"], color=color, marker="o", ms=3, label=label)
+    return _flag_hollow(ax, rows["n_syn"], rows["value"], rows["error"], color)
+
+
+def _flag_handles(flagged: bool, quantity: str) -> list:
+    """The legend entry of the hollow markers of :func:`_flag_hollow`, if any was drawn."""
+    if not flagged:
+        return []
+    return [
+        _style_handle(
+            f"engine error estimate > {FLAG_RELATIVE_ERROR:g} × {quantity}",
+            marker="o",
+            mfc="white",
+            ls="",
+            ms=7,
+        )
+    ]
+
+
 def plot_summary(frame: pd.DataFrame) -> Figure:
     """Figure 1 from :func:`summary_data`."""
     fig = _new_figure(1, 1, 9.0, 7.5)
@@ -779,17 +809,17 @@ def plot_summary(frame: pd.DataFrame) -> Figure:
         label = _label("prior_work", _kind_of(frame, "prior_work"), f", n_syn = {n:.0f}")
         ax.plot(rows["d"], rows["value"], color=shade, lw=1.3, ls="-.", label=label)
     _log_scale(ax, "xy")
-    ax.set_xlabel("model width d")
-    ax.set_ylabel("Rényi divergence (nats)")
     p = frame.iloc[0]
-    ax.set_title(
-        f"k = 1, α = {p['alpha']:g}, C = {p['norm_bound']:g}, Δ = {p['sensitivity']:g}, "
-        f"σ = {p['sigma']:g} (worst-case pair ‖v‖ = C, ‖w‖ = C − Δ)",
-        fontsize=10,
+    _label_axes(
+        fig,
+        ax,
+        xlabel="model width d",
+        ylabel="Rényi divergence (nats)",
+        title=f"k = 1, α = {p['alpha']:g}, C = {p['norm_bound']:g}, "
+        f"Δ = {p['sensitivity']:g}, σ = {p['sigma']:g} (worst-case pair ‖v‖ = C, ‖w‖ = C − Δ)",
+        suptitle="Figure 1: privacy loss of synthetic data against d",
     )
-    ax.grid(True, which="major", alpha=0.3)
     fig.legend(fontsize=8, loc="outside lower center", ncols=2)
-    fig.suptitle("Figure 1: privacy loss of synthetic data against d")
     return fig
 
 
@@ -801,8 +831,7 @@ def plot_n_syn(frame: pd.DataFrame) -> Figure:
     flagged = False
     for d, color in zip(dims, _colors(len(dims)), strict=True):
         rows = frame[(frame["d"] == d) & (frame["curve"] == "finite")]
-        ax.plot(rows["n_syn"], rows["value"], color=color, marker="o", ms=3, label=f"d = {d}")
-        flagged |= _flag_hollow(ax, rows["n_syn"], rows["value"], rows["error"], color)
+        flagged |= _plot_engine_points(ax, rows, color, f"d = {d}")
         plateau = frame[(frame["d"] == d) & (frame["curve"] == "plateau")]
         ax.plot(plateau["n_syn"], plateau["value"], color=color, ls=":", lw=1.5)
     post = frame[frame["curve"] == "post_processing"].drop_duplicates("n_syn")
@@ -814,29 +843,20 @@ def plot_n_syn(frame: pd.DataFrame) -> Figure:
         _style_handle(
             _label("post_processing", _kind_of(frame, "post_processing")), color="tab:red"
         ),
+        *_flag_handles(flagged, "value"),
     ]
-    if flagged:
-        handles.append(
-            _style_handle(
-                f"engine error estimate > {FLAG_RELATIVE_ERROR:g} × value",
-                marker="o",
-                mfc="white",
-                ls="",
-                ms=7,
-            )
-        )
     fig.legend(handles=handles, fontsize=8, loc="outside lower center", ncols=4)
     _log_scale(ax, "x")
-    ax.set_xlabel("number of synthetic records n_syn")
-    ax.set_ylabel("D_α(ZV‖ZW) (nats)")
     p = frame.iloc[0]
-    ax.set_title(
-        f"k = 1, α = {p['alpha']:g}, C = 2, ‖v‖ = {p['norm_v']:g}, ‖w‖ = {p['norm_w']:g}, "
-        f"σ = {p['sigma']:g}; plateaus dotted",
-        fontsize=10,
+    _label_axes(
+        fig,
+        ax,
+        xlabel="number of synthetic records n_syn",
+        ylabel="D_α(ZV‖ZW) (nats)",
+        title=f"k = 1, α = {p['alpha']:g}, C = 2, ‖v‖ = {p['norm_v']:g}, "
+        f"‖w‖ = {p['norm_w']:g}, σ = {p['sigma']:g}; plateaus dotted",
+        suptitle="Figure 2: the privacy loss converges to a plateau below post-processing",
     )
-    ax.grid(True, which="major", alpha=0.3)
-    fig.suptitle("Figure 2: the privacy loss converges to a plateau below post-processing")
     return fig
 
 
@@ -849,37 +869,27 @@ def plot_gap(table: pd.DataFrame) -> Figure:
     flagged = False
     for d, color in zip(dims, _colors(len(dims)), strict=True):
         rows = gaps[(gaps["d"] == d) & (gaps["value"] > 0)]
-        ax.plot(rows["n_syn"], rows["value"], color=color, marker="o", ms=3, label=f"d = {d}")
-        flagged |= _flag_hollow(ax, rows["n_syn"], rows["value"], rows["error"], color)
+        flagged |= _plot_engine_points(ax, rows, color, f"d = {d}")
     guide = table[table["curve"] == "guide_1_over_n"]
     ax.plot(guide["n_syn"], guide["value"], color="0.4", ls="--", lw=1.3)
     handles, _ = ax.get_legend_handles_labels()
     handles += [
         _style_handle(_label("gap", _kind_of(table, "gap")), marker="o", ms=3),
         _style_handle(_label("guide_1_over_n", _GUIDE), ls="--", color="0.4"),
+        *_flag_handles(flagged, "gap"),
     ]
-    if flagged:
-        handles.append(
-            _style_handle(
-                f"engine error estimate > {FLAG_RELATIVE_ERROR:g} × gap",
-                marker="o",
-                mfc="white",
-                ls="",
-                ms=7,
-            )
-        )
     ax.legend(handles=handles, fontsize=8, loc="lower left")
     _log_scale(ax, "xy")
-    ax.set_xlabel("number of synthetic records n_syn")
-    ax.set_ylabel("D_α(VᵀV‖WᵀW) − D_α(ZV‖ZW) (nats)")
     p = table.iloc[0]
-    ax.set_title(
-        f"k = 1, α = {p['alpha']:g}, ‖v‖ = {p['norm_v']:g}, ‖w‖ = {p['norm_w']:g}, "
+    _label_axes(
+        fig,
+        ax,
+        xlabel="number of synthetic records n_syn",
+        ylabel="D_α(VᵀV‖WᵀW) − D_α(ZV‖ZW) (nats)",
+        title=f"k = 1, α = {p['alpha']:g}, ‖v‖ = {p['norm_v']:g}, ‖w‖ = {p['norm_w']:g}, "
         f"σ = {p['sigma']:g}",
-        fontsize=10,
+        suptitle="Gap to the plateau: decays like 1/n_syn (Proposition 7.1)",
     )
-    ax.grid(True, which="major", alpha=0.3)
-    fig.suptitle("Gap to the plateau: decays like 1/n_syn (Proposition 7.1)")
     return fig
 
 
@@ -1026,16 +1036,16 @@ def plot_no_norm_bound(frame: pd.DataFrame) -> Figure:
     ]
     ax.legend(handles=handles, fontsize=8, loc="upper left")
     _log_scale(ax, "x")
-    ax.set_xlabel("t = ‖v_t‖ (no bound C)")
-    ax.set_ylabel("D_α(V_tᵀV_t‖W_tᵀW_t) / D_α(V_t‖W_t)")
     p = frame.iloc[0]
-    ax.set_title(
-        f"v_t = t·e₁, w_t = (t + Δ)·e₁, α = {p['alpha']:g}, Δ = {p['sensitivity']:g}, "
-        f"σ = {p['sigma']:g}",
-        fontsize=10,
+    _label_axes(
+        fig,
+        ax,
+        xlabel="t = ‖v_t‖ (no bound C)",
+        ylabel="D_α(V_tᵀV_t‖W_tᵀW_t) / D_α(V_t‖W_t)",
+        title=f"v_t = t·e₁, w_t = (t + Δ)·e₁, α = {p['alpha']:g}, "
+        f"Δ = {p['sensitivity']:g}, σ = {p['sigma']:g}",
+        suptitle="Proposition 4.3: without a norm bound, no amplification in the limit",
     )
-    ax.grid(True, which="major", alpha=0.3)
-    fig.suptitle("Proposition 4.3: without a norm bound, no amplification in the limit")
     return fig
 
 
