@@ -579,18 +579,14 @@ CONTRACT_KEYS = {
     "consistent",
 }
 
+#: A valid synthetic release on the command line (d = 50, C = 2, Δ = 1, σ = 1).
+RELEASE_ARGS = ["--dim", "50", "--norm-bound", "2", "--sensitivity", "1", "--sigma", "1"]
+
 
 def test_cli_json_contract(capsys):
     argv = [
         "audit",
-        "--dim",
-        "50",
-        "--norm-bound",
-        "2",
-        "--sensitivity",
-        "1",
-        "--sigma",
-        "1",
+        *RELEASE_ARGS,
         "--trials",
         "20000",
         "--delta",
@@ -640,52 +636,10 @@ def test_cli_gaussian_and_text_output(capsys):
     ("args", "flag"),
     [
         (["--dim", "50", "--norm-bound", "2", "--sensitivity", "1", "--sigma", "-1"], "--sigma"),
-        (
-            [
-                "--dim",
-                "50",
-                "--norm-bound",
-                "2",
-                "--sensitivity",
-                "1",
-                "--sigma",
-                "1",
-                "--trials",
-                "1",
-            ],
-            "--trials",
-        ),
+        ([*RELEASE_ARGS, "--trials", "1"], "--trials"),
         (["--norm-bound", "2", "--sensitivity", "1", "--sigma", "1"], "--dim"),
-        (
-            [
-                "--dim",
-                "50",
-                "--norm-bound",
-                "2",
-                "--sensitivity",
-                "1",
-                "--sigma",
-                "1",
-                "--confidence",
-                "1.5",
-            ],
-            "--confidence",
-        ),
-        (
-            [
-                "--dim",
-                "50",
-                "--norm-bound",
-                "2",
-                "--sensitivity",
-                "1",
-                "--sigma",
-                "1",
-                "--seed",
-                "-3",
-            ],
-            "--seed",
-        ),
+        ([*RELEASE_ARGS, "--confidence", "1.5"], "--confidence"),
+        ([*RELEASE_ARGS, "--seed", "-3"], "--seed"),
     ],
 )
 def test_cli_bad_input_exits_2(capsys, args, flag):

@@ -490,14 +490,13 @@ def gaussian_epsilon(delta: float, sensitivity: float, sigma: float = 1.0) -> fl
     ----------
     delta : float
         δ in (0, 1).
-    sensitivity : float
-        Δ > 0.
-    sigma : float, default 1.0
-        σ > 0.
+    sensitivity, sigma : float
+        Δ > 0 and σ > 0, as in :func:`gaussian_delta`.
 
     Returns
     -------
     float
+        ε(δ) >= 0.
     """
     delta = check_open_unit("delta", delta)
     mu = check_positive("sensitivity", sensitivity) / check_positive("sigma", sigma)
@@ -722,21 +721,26 @@ def _threshold_epsilon(
     """
     log_delta = math.log(delta)
 
-    def forward(t):
-        lp = law_p.log_tail(t, True)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            value = (
-                lp + np.log1p(-np.exp(np.minimum(log_delta - lp, 0.0))) - law_q.log_tail(t, True)
-            )
-        return np.where(lp > log_delta, value, -np.inf)
+    def tail_log_ratio(num: _Law, den: _Law, upper: bool):
+        """t ↦ log((num(A_t) − δ)/den(A_t)), −inf where num(A_t) <= δ.
 
-    def backward(t):
-        lq = law_q.log_tail(t, False)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            value = (
-                lq + np.log1p(-np.exp(np.minimum(log_delta - lq, 0.0))) - law_p.log_tail(t, False)
-            )
-        return np.where(lq > log_delta, value, -np.inf)
+        A_t = {T > t} if ``upper`` else {T <= t}.
+        """
+
+        def objective(t):
+            log_num = num.log_tail(t, upper)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                value = (
+                    log_num
+                    + np.log1p(-np.exp(np.minimum(log_delta - log_num, 0.0)))
+                    - den.log_tail(t, upper)
+                )
+            return np.where(log_num > log_delta, value, -np.inf)
+
+        return objective
+
+    forward = tail_log_ratio(law_p, law_q, upper=True)
+    backward = tail_log_ratio(law_q, law_p, upper=False)
 
     log_tiny = math.log(tiny)
     searches = (
