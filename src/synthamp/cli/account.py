@@ -223,11 +223,15 @@ def _fmt(value: float) -> str:
     return f"{value:.6g}" if math.isfinite(value) else str(value)
 
 
+def _echo_warnings(result: dict) -> None:
+    for message in result["warnings"]:
+        click.echo(f"synthamp: warning: {message}", err=True)
+
+
 def _echo_notes(result: dict) -> None:
     for note in result["notes"]:
         click.echo(f"note: {note}")
-    for message in result["warnings"]:
-        click.echo(f"synthamp: warning: {message}", err=True)
+    _echo_warnings(result)
 
 
 @click.command()
@@ -249,8 +253,7 @@ def account(
     )
     if as_json:
         echo_json(result)
-        for message in result["warnings"]:
-            click.echo(f"synthamp: warning: {message}", err=True)
+        _echo_warnings(result)
         return
     pp = result["post_processing"]
     click.echo(
@@ -286,8 +289,7 @@ def calibrate(
     )
     if as_json:
         echo_json(result)
-        for message in result["warnings"]:
-            click.echo(f"synthamp: warning: {message}", err=True)
+        _echo_warnings(result)
         return
     click.echo(
         f"sigma = {_fmt(result['sigma'])} (epsilon = {_fmt(result['epsilon'])} <= "
