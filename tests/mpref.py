@@ -409,6 +409,39 @@ def _check_mass(name: str, fine, coarse) -> None:
         raise RuntimeError(f"mpref: quadrature mass of {name} is {mp.nstr(fine, 30)}")
 
 
+class _RenyiSums:
+    """Fine and coarse quadrature sums of q, p = q·e^ℓ and q·φ_α(ℓ) for each order.
+
+    Used inside ``mp.workdps(DPS)``; :meth:`add` takes one node, :meth:`result`
+    checks both masses and returns the divergences with their error bounds.
+    """
+
+    def __init__(self, alphas):
+        self.alphas = alphas
+        self.mass = {k: [mp.mpf(0), mp.mpf(0)] for k in ("q", "p")}
+        self.hm1 = [[mp.mpf(0), mp.mpf(0)] for _ in alphas]
+
+    def add(self, log_q, ell, w_fine, w_coarse) -> list:
+        """Add the node where log q = ``log_q`` and log p/q = ``ell``; its q·φ_α(ℓ) terms."""
+        q = mp.exp(log_q)
+        for key, val in (("q", q), ("p", q * mp.exp(ell))):
+            self.mass[key][0] += w_fine * val
+            self.mass[key][1] += w_coarse * val
+        terms = [q * _phi(al, ell) for al in self.alphas]
+        for acc, term in zip(self.hm1, terms, strict=True):
+            acc[0] += w_fine * term
+            acc[1] += w_coarse * term
+        return terms
+
+    def result(self, tail):
+        """(values, errors) over the orders, ``tail`` bounding the mass beyond the nodes."""
+        for key in ("q", "p"):
+            _check_mass(key, *self.mass[key])
+        return _renyi_from_sums(
+            self.alphas, [h[0] for h in self.hm1], [h[1] for h in self.hm1], tail
+        )
+
+
 # ---------------------------------------------------------------------------
 # Plateau, Fisher information
 # ---------------------------------------------------------------------------
@@ -459,8 +492,7 @@ def renyi_plateau(alpha, dim: int, a: float, b: float) -> Reference:
         nu = mp.mpf(dim) / 2 - 1
         am, bm = mp.mpf(a), mp.mpf(b)
         const = mp.log(2) - (mp.mpf(dim) / 2) * mp.log(2) - mp.loggamma(mp.mpf(dim) / 2)
-        sums = {k: [mp.mpf(0), mp.mpf(0)] for k in ("q", "p")}
-        hm1 = [[mp.mpf(0), mp.mpf(0)] for _ in alphas]
+        sums = _RenyiSums(alphas)
         last = []
         for r, w_f, w_c in zip(nodes, wf, wc, strict=True):
             if r == 0:
@@ -469,21 +501,10 @@ def renyi_plateau(alpha, dim: int, a: float, b: float) -> Reference:
             ga = log_hyp0f1(nu, am * r)
             log_q = const + (dim - 1) * mp.log(r) - r * r / 2 - bm * bm / 2 + gb
             ell = -(am - bm) * (am + bm) / 2 + ga - gb
-            q = mp.exp(log_q)
-            for key, val in (("q", q), ("p", q * mp.exp(ell))):
-                sums[key][0] += w_f * val
-                sums[key][1] += w_c * val
-            terms = [q * _phi(al, ell) for al in alphas]
-            for acc, term in zip(hm1, terms, strict=True):
-                acc[0] += w_f * term
-                acc[1] += w_c * term
-            last = terms
-        for key in ("q", "p"):
-            _check_mass(key, *sums[key])
+            last = sums.add(log_q, ell, w_f, w_c)
         # mass beyond the right end: the integrand at the last node times a panel width
         width = mp.mpf(float(edges[-1] - edges[-2]))
-        tail = [t * width for t in last]
-        values, errors = _renyi_from_sums(alphas, [h[0] for h in hm1], [h[1] for h in hm1], tail)
+        values, errors = sums.result([t * width for t in last])
     return Reference(alphas, values, errors)
 
 
@@ -725,27 +746,15 @@ def renyi_finite(alpha, dim: int, a: float, b: float, n: int) -> Reference:
     nodes, wf, wc = _composite_nodes(edges)
     with mp.workdps(DPS):
         model = _FiniteModel(dim, n, a, b)
-        sums = {k: [mp.mpf(0), mp.mpf(0)] for k in ("q", "p")}
-        hm1 = [[mp.mpf(0), mp.mpf(0)] for _ in alphas]
+        sums = _RenyiSums(alphas)
         first = last = None
         for v, w_f, w_c in zip(nodes, wf, wc, strict=True):
-            log_q, ell = model.at(v)
-            q = mp.exp(log_q)
-            for key, val in (("q", q), ("p", q * mp.exp(ell))):
-                sums[key][0] += w_f * val
-                sums[key][1] += w_c * val
-            terms = [q * _phi(al, ell) for al in alphas]
-            for acc, term in zip(hm1, terms, strict=True):
-                acc[0] += w_f * term
-                acc[1] += w_c * term
-            first = terms if first is None else first
-            last = terms
-        for key in ("q", "p"):
-            _check_mass(key, *sums[key])
+            last = sums.add(*model.at(v), w_f, w_c)
+            first = last if first is None else first
         w_first = mp.mpf(float(edges[1] - edges[0]))
         w_last = mp.mpf(float(edges[-1] - edges[-2]))
         tail = [f * w_first + t * w_last for f, t in zip(first, last, strict=True)]
-        values, errors = _renyi_from_sums(alphas, [h[0] for h in hm1], [h[1] for h in hm1], tail)
+        values, errors = sums.result(tail)
     return Reference(alphas, values, errors)
 
 
