@@ -157,6 +157,26 @@ def test_log_bessel_random_points_against_mpmath(nu, z):
     assert abs(value - ref) <= rtol * ref, (value, ref)
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(st.floats(-0.5, 29.99), st.integers(0, 60).map(lambda d2: d2 / 2 - 0.5)),
+    st.floats(0.0, 1.0),
+)
+def test_recurrence_branch_within_budget(nu, position):
+    """ν < 30 beyond the series (the backward recurrence from the Debye order):
+    G within G_ULPS_RECURRENCE ulp (the callers' budget) and R within 8 ulp,
+    at arguments log-uniform from the branch switch to 10^5 (measured max 5 and 3 ulp)."""
+    nu = min(nu, 29.99)
+    switch = 2.0 * math.sqrt(max(1.0, nu + 1.0))
+    z = switch * (1e5 / switch) ** position * (1 + 1e-12)
+    value = float(_special.log_bessel_i_normalized(nu, z))
+    ref = float(mpref.log_hyp0f1(nu, z))
+    assert abs(value - ref) <= _special.G_ULPS_RECURRENCE * np.finfo(float).eps * ref, (value, ref)
+    ratio = float(_special.bessel_ratio(nu, z))
+    ref_ratio = float(mpref.bessel_ratio(nu, z))
+    assert abs(ratio - ref_ratio) <= 8 * np.finfo(float).eps * ref_ratio, (ratio, ref_ratio)
+
+
 @settings(max_examples=60, deadline=None)
 @given(orders, st.floats(1e-3, 1e8))
 def test_ratio_decreasing_in_order(nu, z):
