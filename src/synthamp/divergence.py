@@ -127,7 +127,13 @@ class DivergenceResult:
 
 
 def _llr_sqrt(
-    r: np.ndarray, nu: float, a: float, b: float, tol: float | None = None
+    r: np.ndarray,
+    nu: float,
+    a: float,
+    b: float,
+    tol: float | None = None,
+    *,
+    g_values: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """ℓ at x = r² and an estimate of its absolute rounding error.
 
@@ -139,12 +145,12 @@ def _llr_sqrt(
     nearest singularities at θ = ±i j_{ν,1}/r (zeros of J_ν); j_{ν,1} >
     max(ν + 1, π/2), so panels of length (in t = rθ) at most τ = max(ν+1, 1.5)
     converge to machine precision with 16 nodes (Bernstein ellipse ρ > 4).
+    ``g_values`` = (G_ν(ar), G_ν(br)) when the caller has them already.
     """
     r = np.asarray(r, dtype=float)
     if a == b:
         return np.zeros_like(r), np.zeros_like(r)
-    ga = log_bessel_i_normalized(nu, a * r)
-    gb = log_bessel_i_normalized(nu, b * r)
+    ga, gb = _g_pair(nu, a, b, r) if g_values is None else g_values
     half_diff = 0.5 * (a - b) * (a + b)
     out = (ga - gb) - half_diff
     # rounding of G (synthamp._special): measured ≤ 2 ulp (series, Debye) and
@@ -174,52 +180,90 @@ def _llr_sqrt(
     return out, err
 
 
+def _g_pair(nu: float, a: float, b: float, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(G_ν(ar), G_ν(br)) in one call of the special function."""
+    if b == 0.0:
+        return log_bessel_i_normalized(nu, a * r), np.zeros_like(r)
+    if a == 0.0:
+        return np.zeros_like(r), log_bessel_i_normalized(nu, b * r)
+    both = log_bessel_i_normalized(nu, np.concatenate([a * r, b * r]))
+    return both[: r.size].reshape(r.shape), both[r.size :].reshape(r.shape)
+
+
 def _x_minus_expm1(x: np.ndarray) -> np.ndarray:
-    """x − (e^x − 1) ≤ 0 without cancellation (series −Σ_{k≥2} x^k/k! for |x| ≤ ½)."""
+    """x − (e^x − 1) ≤ 0 without cancellation (series −Σ_{k≥2} x^k/k! for |x| ≤ ½,
+    18 terms: the remainder is below 1e-19 of the sum)."""
     x = np.asarray(x, dtype=float)
-    small = np.abs(x) <= 0.5
-    xs = np.where(small, x, 0.0)
-    series = np.zeros_like(xs)
-    term = xs * xs / 2.0
-    for k in range(2, 30):
-        series -= term
-        term = term * xs / (k + 1)
     with np.errstate(over="ignore"):
-        direct = x - np.expm1(np.where(small, 0.0, x))
-    return np.where(small, series, direct)
+        out = x - np.expm1(x)
+    small = np.abs(x) <= 0.5
+    if small.any():
+        xs = x[small]
+        acc = np.full_like(xs, 1.0 / math.factorial(19))
+        for k in range(18, 1, -1):
+            acc *= xs
+            acc += 1.0 / math.factorial(k)
+        out[small] = -(xs * xs) * acc
+    return out
 
 
 def _llr_on_grid(
-    r: np.ndarray, log_q: np.ndarray, nu: float, a: float, b: float
+    r: np.ndarray,
+    log_q: np.ndarray,
+    nu: float,
+    a: float,
+    b: float,
+    *,
+    g_values: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """ℓ on a grid with weights e^{log_q}: G-difference, then the path integral
     wherever the G-difference loses more than ``_LLR_REL_TOL`` of the r.m.s. size of ℓ.
 
-    Returns (ℓ, error, r.m.s. of ℓ under the weights).
+    Returns (ℓ, error, r.m.s. of ℓ under the weights). ``g_values`` as for
+    :func:`_llr_sqrt`.
     """
-    llr, err = _llr_sqrt(r, nu, a, b, tol=np.inf)
+    llr, err = _llr_sqrt(r, nu, a, b, tol=np.inf, g_values=g_values)
+    return _refine_llr(r, log_q, nu, a, b, llr, err)
+
+
+def _refine_llr(
+    r: np.ndarray,
+    log_q: np.ndarray,
+    nu: float,
+    a: float,
+    b: float,
+    llr: np.ndarray,
+    err: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """The path integral where the G-difference ``llr`` (rounding error ``err``)
+    loses more than ``_LLR_REL_TOL`` of the r.m.s. size of ℓ under e^{log_q}."""
     w = np.exp(log_q - log_q.max())
     rms = math.sqrt(float((llr * llr) @ w / w.sum())) or 1.0
     redo = err > _LLR_REL_TOL * rms
     if np.any(redo):
+        llr, err = llr.copy(), err.copy()
         llr[redo], err[redo] = _llr_sqrt(r[redo], nu, a, b, tol=0.0)
     return llr, err, rms
 
 
-def _log_density_log_radius(u: np.ndarray, dim: int, amp: float) -> np.ndarray:
+def _log_density_log_radius(
+    u: np.ndarray, dim: int, amp: float, *, bessel: np.ndarray | None = None
+) -> np.ndarray:
     """log density of U = log √X, X ~ χ²_d(amp²), up to an additive constant.
 
     log q_U(u) = d·v − (d/2)·expm1(2v) + G_ν(amp·e^u) + const, v = u − ½ log d.
     Written around the mode of the central part so that no term of size
-    d log d is formed (THEORY.md §4, trap 2).
+    d log d is formed (THEORY.md §4, trap 2). ``bessel`` = G_ν(amp·e^u) when
+    the caller has it already.
     """
     nu = 0.5 * dim - 1.0
     v = u - 0.5 * math.log(dim)
     shape = 0.5 * dim * _x_minus_expm1(2.0 * v)
     if amp == 0.0:
         return shape
-    with np.errstate(over="ignore"):
-        bessel = log_bessel_i_normalized(nu, amp * np.exp(np.minimum(u, 700.0)))
+    if bessel is None:
+        with np.errstate(over="ignore"):
+            bessel = log_bessel_i_normalized(nu, amp * np.exp(np.minimum(u, 700.0)))
     # far right (u > ~350) the Gaussian factor is −inf and dominates
     return np.where(shape > -np.inf, shape + bessel, -np.inf)
 
@@ -236,16 +280,18 @@ def _tilt_derivatives(
     r = np.exp(u)
     g1 = dim - r * r
     g2 = -2.0 * r * r
-    for weight, amp in ((tilt, a), (1.0 - tilt, b)):
-        if amp == 0.0:
-            continue
-        z = amp * r
-        ratio = bessel_ratio(nu, z)
-        zr = z * ratio
-        # d/du [z R(z)] = z R + z² R'(z),  R' = 1 − R² − (2ν+1)R/z
-        dzr = zr + z * z * (1.0 - ratio * ratio) - (2 * nu + 1) * zr
-        g1 = g1 + weight * zr
-        g2 = g2 + weight * dzr
+    amps = [amp for amp in (a, b) if amp != 0.0]
+    if not amps:
+        return g1 + 0.0 * tilt, g2 + 0.0 * tilt
+    z = np.stack([amp * r for amp in amps])
+    ratio = bessel_ratio(nu, z)
+    zr = z * ratio
+    # d/du [z R(z)] = z R + z² R'(z),  R' = 1 − R² − (2ν+1)R/z
+    dzr = zr + z * z * (1.0 - ratio * ratio) - (2 * nu + 1) * zr
+    weights = [weight for weight, amp in ((tilt, a), (1.0 - tilt, b)) if amp != 0.0]
+    for k, weight in enumerate(weights):
+        g1 = g1 + weight * zr[k]
+        g2 = g2 + weight * dzr[k]
     return g1, g2
 
 
@@ -257,34 +303,62 @@ def _tilted_modes(dim: int, a: float, b: float, tilts) -> tuple[np.ndarray, np.n
     g' < 0 for r > r_hi and g' > 0 for r < r_lo, with r_hi, r_lo the positive
     roots of r² − B₊r − d and r² + B₋r − d (B± the positive and negative
     parts of the linear coefficients), so every mode lies in [r_lo, r_hi].
-    The sign change of g' is located on a log-spaced grid and refined by
-    vectorised bisection, for all tilts at once. Returns arrays (mode, sigma)
-    over ``tilts``; sigma = 1/√(−g'') at the mode.
+    g' is linear in τ, so one log-spaced grid over all the brackets serves
+    every tilt: the last sign change of g' on it brackets the mode (outside
+    [r_lo, r_hi] the sign is known), linear interpolation starts safeguarded
+    Newton steps (kept inside the bracket, bisecting when a step leaves it),
+    repeated until every step is below a tenth of the local standard
+    deviation. Returns arrays (mode, sigma) over ``tilts``; sigma = 1/√(−g'')
+    at the mode.
     """
     tilts = np.atleast_1d(np.asarray(tilts, dtype=float))
     pos = np.maximum(tilts, 0.0) * a + np.maximum(1.0 - tilts, 0.0) * b
     neg = -(np.minimum(tilts, 0.0) * a + np.minimum(1.0 - tilts, 0.0) * b)
     r_hi = 0.5 * (pos + np.sqrt(pos * pos + 4.0 * dim)) * (1 + 1e-9)
     r_lo = 2.0 * dim / (neg + np.sqrt(neg * neg + 4.0 * dim)) * (1 - 1e-9)
-    lo = np.log(r_lo)
-    hi = np.log(r_hi)
+    n_points = 65 if len(tilts) <= 4 else 129
+    grid = np.linspace(math.log(float(r_lo.min())), math.log(float(r_hi.max())), n_points)
+    r = np.exp(grid)
+    base = dim - r * r
+    terms = [np.zeros_like(grid), np.zeros_like(grid)]  # ar R(ar), br R(br)
+    amps = [(k, amp) for k, amp in enumerate((a, b)) if amp != 0.0]
+    if amps:
+        z = np.stack([amp * r for _, amp in amps])
+        zr = z * bessel_ratio(0.5 * dim - 1.0, z)
+        for row, (k, _) in enumerate(amps):
+            terms[k] = zr[row]
+    g1 = base + tilts[:, None] * terms[0] + (1.0 - tilts)[:, None] * terms[1]
+    positive = g1 > 0
+    last = n_points - 1 - np.argmax(positive[:, ::-1], axis=1)
+    idx = np.minimum(np.where(positive.any(axis=1), last, 0), n_points - 2)
     rows = np.arange(len(tilts))
-    for n_points in (33, 17):
-        grid = lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, n_points)[None, :]
-        g1, _ = _tilt_derivatives(grid, dim, a, b, tilts[:, None])
-        # last node with g' > 0 (g' > 0 at the left end, <= 0 at the right end)
-        positive = g1 > 0
-        idx = np.where(positive.any(axis=1), n_points - 1 - np.argmax(positive[:, ::-1], axis=1), 0)
-        idx = np.minimum(idx, n_points - 2)
-        lo, hi = grid[rows, idx], grid[rows, idx + 1]
-    # one Newton step from the middle of the bracket, kept inside it
-    mid = 0.5 * (lo + hi)
-    g1, g2 = _tilt_derivatives(mid, dim, a, b, tilts)
+    lo, hi = grid[idx], grid[idx + 1]
+    g_lo, g_hi = g1[rows, idx], g1[rows, idx + 1]
     with np.errstate(divide="ignore", invalid="ignore"):
-        step = np.where(g2 < 0, -g1 / g2, 0.0)
-    mode = np.clip(mid + step, lo, hi)
-    curvature = -g2
-    sigma = np.where(curvature > 0, 1.0 / np.sqrt(np.abs(curvature)), 1.0)
+        frac = np.where(g_lo > g_hi, g_lo / (g_lo - g_hi), 0.5)
+    mode = lo + np.clip(frac, 0.0, 1.0) * (hi - lo)
+    sigma = np.ones_like(mode)
+    active = np.ones(len(tilts), dtype=bool)
+    for _ in range(12):
+        g1, g2 = _tilt_derivatives(mode[active], dim, a, b, tilts[active])
+        m, lo_a, hi_a = mode[active], lo[active], hi[active]
+        # keep the bracket: g' > 0 left of the mode, < 0 right of it
+        lo_a = np.where(g1 > 0, m, lo_a)
+        hi_a = np.where(g1 > 0, hi_a, m)
+        curvature = -g2
+        sigma_a = np.where(curvature > 0, 1.0 / np.sqrt(np.abs(curvature)), 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = np.where(g2 < 0, -g1 / g2, np.inf)
+        target = m + step
+        converged = np.abs(step) <= 0.1 * sigma_a
+        inside = (target > lo_a) & (target < hi_a)
+        new = np.where(
+            converged, np.clip(target, lo_a, hi_a), np.where(inside, target, 0.5 * (lo_a + hi_a))
+        )
+        mode[active], lo[active], hi[active], sigma[active] = new, lo_a, hi_a, sigma_a
+        active[np.nonzero(active)[0][converged]] = False
+        if not active.any():
+            break
     return mode, sigma
 
 
@@ -296,6 +370,8 @@ class _Grid:
     llr: np.ndarray  # ℓ at the nodes
     llr_err: np.ndarray  # rounding error of ℓ
     scale: float = 1.0  # √d + a + b: size of the terms whose rounding the floor covers
+    windows: np.ndarray | None = None  # plateau: offsets of the merged windows
+    k_even: np.ndarray | None = None  # plateau: nodes of the coarser rule
 
 
 def _grid_nodes(dim: int, a: float, b: float, tilts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -317,19 +393,144 @@ def _grid_nodes(dim: int, a: float, b: float, tilts) -> tuple[np.ndarray, np.nda
     n = min(math.ceil((hi - lo) / h) + 1, _MAX_NODES)
     n += n % 2 == 0  # odd: every other node is a coarser grid with the same ends
     t = np.linspace(lo, hi, n)
-    r = special.wrightomega(t)
-    u = t - r  # log r, exactly, even where r underflows
+    r, u = _radius_nodes(t)
     return t, r, u
 
 
-def _build_grid(dim: int, a: float, b: float, alpha_max: float) -> _Grid:
-    """Grid covering the bulk of q (law of b), of p, and of the tilted law at alpha_max."""
-    tilts = [0.0, 1.0, math.sqrt(alpha_max), alpha_max]
-    t, r, u = _grid_nodes(dim, a, b, tilts)
+def _radius_nodes(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """r and u = log r at the nodes t = r + log r, with r = e^u to rounding.
+
+    r = ω(t) (Wright omega) and u = t − r carry an absolute error ~ε·r in u,
+    i.e. a jitter of the nodes by ε·r² in t — at d = 10^6 (σ_u ≈ 7e-4 at
+    r ≈ 10^3) about 1e-9 of the log-density per node. One Newton step on
+    e^u + u = t removes it (its residual is computed to ~ε·r, divided by 1 + r).
+    """
+    r = special.wrightomega(t)
+    u = t - r  # log r, exactly, even where r underflows
+    with np.errstate(over="ignore"):
+        e_u = np.exp(np.minimum(u, 700.0))
+    u = u - ((e_u - r) + (r + u - t)) / (1.0 + e_u)
+    with np.errstate(over="ignore"):
+        r = np.exp(np.minimum(u, 700.0))
+    return r, u
+
+
+@dataclasses.dataclass
+class _OrderNodes:
+    """Which nodes of a plateau grid each order integrates over (padded rows).
+
+    ``index[i]`` lists the nodes of order i (padding repeats node 0 with
+    ``valid`` False); ``edge`` marks the first and last node of each of its
+    windows, where the integrand must have decayed.
+    """
+
+    index: np.ndarray
+    valid: np.ndarray
+    edge: np.ndarray
+
+
+def _plateau_grid(
+    dim: int, a: float, b: float, alpha: np.ndarray
+) -> tuple[_Grid, _OrderNodes | None]:
+    """Nodes for the plateau at the orders ``alpha``: windows around the laws q, p
+    and the tilted law q^{1−α}p^α of each order, on one uniform lattice in t.
+
+    H_α = ∫ q^{1−α}p^α has its mass in the window of the tilted law; H_α − 1 =
+    E_q[φ_α(ℓ)] = H_α·(tilted law) − q − α(p − q) in those of the tilts 0, 1 and
+    α. Each window is mode ± ``_WINDOW_SIGMAS`` local standard deviations
+    (extended ``_TAIL_LOG_DROP``/d to the left where it reaches r < 1, where the
+    densities decay only like r^d), on the lattice t_k = k·h with h the smallest
+    local standard deviation over ``_NODES_PER_SIGMA``. Overlapping windows are
+    merged; each merged window starts at an even k and has an even number of
+    nodes, so that the even-k nodes form the coarser rule of
+    :func:`_refined_error`. Orders whose windows are far apart (large a, α) thus
+    cost a few hundred nodes each instead of a uniform grid across all of them.
+
+    Returns the grid over all windows and, when the orders do not all use every
+    window, the nodes of each order (else None).
+    """
+    orders, order_of = np.unique(alpha, return_inverse=True)
+    tilts = np.concatenate([[0.0, 1.0], orders])
+    modes_u, sigmas_u = _tilted_modes(dim, a, b, tilts)
+    r_m = np.exp(modes_u)
+    modes_t = r_m + modes_u
+    sigmas_t = sigmas_u * (1.0 + r_m)
+    lo = modes_t - _WINDOW_SIGMAS * sigmas_t
+    lo = np.where(lo < 1.0, np.minimum(lo, modes_t - _TAIL_LOG_DROP / dim), lo)
+    hi = modes_t + _WINDOW_SIGMAS * sigmas_t
+    h = float(sigmas_t.min()) / _NODES_PER_SIGMA
+    for _ in range(2):
+        k_lo = np.floor(lo / h).astype(np.int64)
+        k_lo -= k_lo % 2
+        k_hi = np.ceil(hi / h).astype(np.int64)
+        k_hi += (k_hi - k_lo) % 2 == 0  # even number of nodes k_lo … k_hi
+        # merge overlapping windows (in order of their left ends)
+        order = np.argsort(k_lo, kind="stable")
+        starts, ends = [], []
+        for i in order:
+            if starts and k_lo[i] <= ends[-1] + 1:
+                ends[-1] = max(ends[-1], int(k_hi[i]))
+            else:
+                starts.append(int(k_lo[i]))
+                ends.append(int(k_hi[i]))
+        starts_a, ends_a = np.array(starts), np.array(ends)
+        n_total = int((ends_a - starts_a + 1).sum())
+        if n_total <= _MAX_NODES:
+            break
+        h *= n_total / _MAX_NODES * 1.01
+    lengths = ends_a - starts_a + 1
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    k = np.concatenate([np.arange(s0, e0 + 1) for s0, e0 in zip(starts, ends, strict=True)])
+    t = k * h
+    r, u = _radius_nodes(t)
+    nu = 0.5 * dim - 1.0
+    g_values = _g_pair(nu, a, b, r)
     # density of t: q_U(u) du/dt, du/dt = 1/(1 + r)
-    log_q = _log_density_log_radius(u, dim, b) - np.log1p(r)
-    llr, llr_err, _ = _llr_on_grid(r, log_q, 0.5 * dim - 1.0, a, b)
-    return _Grid(t, r, log_q, llr, llr_err, math.sqrt(dim) + a + b)
+    log_q = _log_density_log_radius(u, dim, b, bessel=g_values[1]) - np.log1p(r)
+    # ℓ by the G-difference; renyi_plateau refines it where its error matters
+    llr, llr_err = _llr_sqrt(r, nu, a, b, tol=np.inf, g_values=g_values)
+    grid = _Grid(t, r, log_q, llr, llr_err, math.sqrt(dim) + a + b)
+    grid.windows = offsets
+    grid.k_even = k % 2 == 0
+
+    # the nodes of each order: the union of the windows of the tilts 0, 1 and α
+    # (three lattice intervals per order, sorted and merged, vectorised over orders)
+    n_orders = len(orders)
+    ivl_lo = np.column_stack([np.full(n_orders, k_lo[0]), np.full(n_orders, k_lo[1]), k_lo[2:]])
+    ivl_hi = np.column_stack([np.full(n_orders, k_hi[0]), np.full(n_orders, k_hi[1]), k_hi[2:]])
+    by_lo = np.argsort(ivl_lo, axis=1, kind="stable")
+    ivl_lo = np.take_along_axis(ivl_lo, by_lo, axis=1)
+    ivl_hi = np.take_along_axis(ivl_hi, by_lo, axis=1)
+    reach = np.maximum.accumulate(ivl_hi, axis=1)
+    new_segment = np.ones((n_orders, 3), dtype=bool)
+    new_segment[:, 1:] = ivl_lo[:, 1:] > reach[:, :-1] + 1
+    segment_id = np.cumsum(new_segment, axis=1) - 1
+    seg_lo = np.zeros((n_orders, 3), dtype=np.int64)
+    seg_len = np.zeros((n_orders, 3), dtype=np.int64)
+    for sid in range(3):
+        member = segment_id == sid
+        used = member.any(axis=1)
+        lo_s = np.where(member, ivl_lo, np.iinfo(np.int64).max).min(axis=1)
+        hi_s = np.where(member, ivl_hi, np.iinfo(np.int64).min).max(axis=1)
+        seg_lo[:, sid] = np.where(used, lo_s, 0)
+        seg_len[:, sid] = np.where(used, hi_s - lo_s + 1, 0)
+    if np.all(seg_len.sum(axis=1) == len(t)):
+        return grid, None
+    window = np.searchsorted(starts_a, seg_lo, side="right") - 1
+    seg_pos = offsets[window] + seg_lo - starts_a[window]
+    total = seg_len.sum(axis=1)
+    width = int(total.max())
+    cum = np.concatenate([np.zeros((n_orders, 1), dtype=np.int64), np.cumsum(seg_len, axis=1)], 1)
+    j = np.arange(width)[None, :]
+    index = np.zeros((n_orders, width), dtype=np.int64)
+    edge = np.zeros((n_orders, width), dtype=bool)
+    for sid in range(3):
+        inside = (j >= cum[:, sid : sid + 1]) & (j < cum[:, sid + 1 : sid + 2])
+        index = np.where(inside, seg_pos[:, sid : sid + 1] + j - cum[:, sid : sid + 1], index)
+        has = seg_len[:, sid : sid + 1] > 0
+        edge |= has & ((j == cum[:, sid : sid + 1]) | (j == cum[:, sid + 1 : sid + 2] - 1))
+    valid = j < total[:, None]
+    return grid, _OrderNodes(index[order_of], valid[order_of], edge[order_of])
 
 
 # ---------------------------------------------------------------------------
@@ -337,36 +538,46 @@ def _build_grid(dim: int, a: float, b: float, alpha_max: float) -> _Grid:
 # ---------------------------------------------------------------------------
 
 
-def _phi(alpha: np.ndarray, llr: np.ndarray) -> np.ndarray:
-    """φ_α(ℓ) = e^{αℓ} − 1 − α(e^ℓ − 1) ≥ 0, accurate to a few ulp.
+def _phi_and_slope(alpha: np.ndarray, llr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """φ_α(ℓ) = e^{αℓ} − 1 − α(e^ℓ − 1) ≥ 0, accurate to a few ulp, and |dφ_α/dℓ|.
 
     Power series Σ_{n≥2} (α^n − α) ℓ^n / n! where α|ℓ| ≤ 0.1 (14 terms), with
     α^n − α = α·expm1((n−1) log α); elsewhere the rearrangement
     e^ℓ·expm1((α−1)ℓ) − (α−1)·expm1(ℓ), whose two terms exceed the result by
-    at most a factor 2/(α|ℓ|) ≤ 20. Broadcasts ``alpha[:, None]`` against
-    ``llr[None, :]``. Arguments with αℓ > 700 are clipped (their orders are
-    handled in log space).
+    at most a factor 2/(α|ℓ|) ≤ 20. |φ'| = α e^ℓ |e^{(α−1)ℓ} − 1| (for error
+    propagation). ``alpha[:, None]`` broadcasts against ``llr`` (a row per order,
+    or one row shared by all; a 1-D ``llr`` is one shared row). Arguments with
+    αℓ > 700 are clipped (their orders are handled in log space).
     """
     a = alpha[:, None]
-    ell = llr[None, :]
+    ell = llr if llr.ndim == 2 else llr[None, :]
+    ellc = np.minimum(ell, 700.0 / a)
+    growth = np.exp(ellc)
+    excess = np.expm1((a - 1.0) * ellc)
+    phi = growth * excess - (a - 1.0) * np.expm1(ellc)
+    slope = a * growth * np.abs(excess)
     small = np.abs(a * ell) <= 0.1
-    ells = np.where(small, ell, 0.0)
-    log_a = np.log(a)
-    series = np.zeros(np.broadcast_shapes(a.shape, ell.shape))
-    power = ells * ells / 2.0
-    for n in range(2, 16):
-        series += (a * np.expm1((n - 1) * log_a)) * power
-        power = power * (ells / (n + 1))
-    ellc = np.minimum(np.where(small, 0.0, ell), 700.0 / a)
-    direct = np.exp(ellc) * np.expm1((a - 1.0) * ellc) - (a - 1.0) * np.expm1(ellc)
-    return np.where(small, series, direct)
+    if small.any():
+        rows, cols = np.nonzero(small)
+        es = ell[rows if ell.shape[0] > 1 else 0, cols]
+        log_a = np.log(alpha)
+        # Horner in ℓ of Σ_{n=2}^{15} (α^n − α)/n! ℓ^{n−2}
+        coef = [alpha * np.expm1((n - 1) * log_a) / math.factorial(n) for n in range(2, 16)]
+        acc = coef[-1][rows]
+        for c in coef[-2::-1]:
+            acc = acc * es + c[rows]
+        phi[rows, cols] = acc * (es * es)
+    return phi, slope
+
+
+def _phi(alpha: np.ndarray, llr: np.ndarray) -> np.ndarray:
+    """φ_α(ℓ) = e^{αℓ} − 1 − α(e^ℓ − 1) ≥ 0 (see :func:`_phi_and_slope`)."""
+    return _phi_and_slope(alpha, llr)[0]
 
 
 def _phi_prime_abs(alpha: np.ndarray, llr: np.ndarray) -> np.ndarray:
     """|dφ_α/dℓ| = α e^ℓ |e^{(α−1)ℓ} − 1| (for error propagation)."""
-    a = alpha[:, None]
-    ell = np.minimum(llr[None, :], 700.0 / a)
-    return a * np.exp(ell) * np.abs(np.expm1((a - 1.0) * ell))
+    return _phi_and_slope(alpha, llr)[1]
 
 
 def _refined_error(fine: np.ndarray, coarse: np.ndarray) -> np.ndarray:
@@ -393,26 +604,123 @@ def _weighted_mean(log_w: np.ndarray, values: np.ndarray, stride: int = 1) -> np
 
 def _renyi_on_grid(alpha: np.ndarray, grid: _Grid) -> tuple[np.ndarray, np.ndarray]:
     """D_α and its error estimate from a grid (shared by plateau and finite)."""
-    log_q = grid.log_q
-    shift = log_q.max()
-    w = np.exp(log_q - shift)
-    wsum = w.sum()
-    w_coarse = w[::2]
-    wsum_coarse = w_coarse.sum()
-
-    phi = _phi(alpha, grid.llr)
-    hm1 = (phi @ w) / wsum
-    hm1_coarse = (phi[:, ::2] @ w_coarse) / wsum_coarse
-
-    # log H by log-sum-exp (for large divergences, where H − 1 ≥ 1)
-    log_terms = log_q[None, :] + alpha[:, None] * grid.llr[None, :]
-    tmax = log_terms.max(axis=1, keepdims=True)
-    log_h = (tmax[:, 0] + np.log(np.exp(log_terms - tmax).sum(axis=1))) - (shift + math.log(wsum))
-    log_h_coarse = (tmax[:, 0] + np.log(np.exp(log_terms[:, ::2] - tmax).sum(axis=1))) - (
-        shift + math.log(wsum_coarse)
+    n = len(grid.log_q)
+    edge = np.zeros(n, dtype=bool)
+    edge[0] = edge[-1] = True
+    return _renyi_on_nodes(
+        alpha,
+        grid.llr[None, :],
+        grid.log_q[None, :],
+        grid.llr_err[None, :],
+        (np.arange(n) % 2 == 0)[None, :],
+        edge[None, :],
+        grid.scale,
     )
 
-    use_log = log_h > 0.5
+
+def _plateau_values(alpha, dim, a, b, grid, nodes):
+    """D_α and error on a plateau grid whose ℓ is still the G-difference.
+
+    Where the G-difference loses more than ``_LLR_REL_TOL`` of the r.m.s. size
+    of ℓ (:func:`_refine_llr`), ℓ is refined by the path integral of the score
+    — unless ℓ is still accurate relative to itself there (|a − b| not small:
+    the loss is in absolute terms where |ℓ| is large) and the propagated effect
+    on every D_α, which the error estimate carries, is below 1e-12 relative.
+    """
+    nu = 0.5 * dim - 1.0
+    w = np.exp(grid.log_q - grid.log_q.max())
+    rms = math.sqrt(float((grid.llr * grid.llr) @ w / w.sum())) or 1.0
+    redo = grid.llr_err > _LLR_REL_TOL * rms
+    if not redo.any():
+        return _renyi_on_order_nodes(alpha, grid, nodes)
+    if np.all(grid.llr_err[redo] <= 1e-13 * np.abs(grid.llr[redo])):
+        value, error = _renyi_on_order_nodes(alpha, grid, nodes)
+        exact_llr = dataclasses.replace(grid, llr_err=np.zeros_like(grid.llr_err))
+        without = _renyi_on_order_nodes(alpha, exact_llr, nodes)[1]
+        affected = error - without > 1e-12 * np.abs(value)
+        if not affected.any():
+            return value, error
+        if nodes is not None:  # only the nodes of the affected orders
+            used = np.zeros_like(redo)
+            used[nodes.index[affected][nodes.valid[affected]]] = True
+            redo &= used
+    llr, llr_err = grid.llr.copy(), grid.llr_err.copy()
+    llr[redo], llr_err[redo] = _llr_sqrt(grid.r[redo], nu, a, b, tol=0.0)
+    grid.llr, grid.llr_err = llr, llr_err
+    return _renyi_on_order_nodes(alpha, grid, nodes)
+
+
+def _renyi_on_order_nodes(
+    alpha: np.ndarray, grid: _Grid, nodes: _OrderNodes | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """D_α and its error estimate, each order on its own nodes (:func:`_plateau_grid`)."""
+    k_even = grid.k_even
+    if nodes is None:
+        edge = np.zeros(len(grid.t), dtype=bool)
+        edge[grid.windows[:-1]] = True
+        edge[grid.windows[1:] - 1] = True
+        return _renyi_on_nodes(
+            alpha,
+            grid.llr[None, :],
+            grid.log_q[None, :],
+            grid.llr_err[None, :],
+            k_even[None, :],
+            edge[None, :],
+            grid.scale,
+        )
+    index = nodes.index
+    return _renyi_on_nodes(
+        alpha,
+        np.where(nodes.valid, grid.llr[index], 0.0),
+        np.where(nodes.valid, grid.log_q[index], -np.inf),
+        np.where(nodes.valid, grid.llr_err[index], 0.0),
+        k_even[index] & nodes.valid,
+        nodes.edge,
+        grid.scale,
+    )
+
+
+def _row_sums(matrix: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Σ_j matrix[i, j]·weights[i or 0, j] over the last axis."""
+    if weights.shape[0] == 1:
+        return matrix @ weights[0]
+    return np.einsum("ij,ij->i", matrix, weights)
+
+
+def _renyi_on_nodes(alpha, llr, log_q, llr_err, coarse, edge, scale):
+    """D_α and its error estimate by the trapezoidal rule in t.
+
+    ``llr``, ``log_q`` (−inf where a row has no node), ``llr_err`` and the masks
+    ``coarse`` (the nodes of the rule with twice the step) and ``edge`` (ends
+    of the windows) have one row per order or a single row shared by all.
+    """
+    shift = log_q.max(axis=1, keepdims=True)
+    w = np.exp(log_q - shift)
+    w_coarse = np.where(coarse, w, 0.0)
+    wsum = w.sum(axis=1)
+    wsum_coarse = w_coarse.sum(axis=1)
+
+    phi, dphi = _phi_and_slope(alpha, llr)
+    hm1 = _row_sums(phi, w) / wsum
+    hm1_coarse = _row_sums(phi, w_coarse) / wsum_coarse
+
+    # log H by log-sum-exp (for large divergences, where H − 1 ≥ 1)
+    a_col = alpha[:, None]
+    log_terms = log_q + a_col * llr
+    tmax = log_terms.max(axis=1, keepdims=True)
+    tilted = np.exp(log_terms - tmax)
+    tilted_sum = tilted.sum(axis=1)
+    log_norm = shift[:, 0] + np.log(wsum)
+    log_h = (tmax[:, 0] + np.log(tilted_sum)) - log_norm
+    log_h_coarse = (tmax[:, 0] + np.log(np.where(coarse, tilted, 0.0).sum(axis=1))) - (
+        shift[:, 0] + np.log(wsum_coarse)
+    )
+
+    # the H − 1 form clips α ℓ at 700 (see _phi): where that clipping is active
+    # on a node with weight, only the log form is right
+    live = w > 0
+    clipped = (np.where(log_q > -np.inf, a_col * llr, -np.inf) > 700.0).any(axis=1)
+    use_log = (log_h > 0.5) | clipped
     log1p_h = np.where(use_log, log_h, np.log1p(np.where(use_log, 0.0, hm1)))
     log1p_h_coarse = np.where(use_log, log_h_coarse, np.log1p(np.where(use_log, 0.0, hm1_coarse)))
     value = log1p_h / (alpha - 1.0)
@@ -420,34 +728,40 @@ def _renyi_on_grid(alpha: np.ndarray, grid: _Grid) -> tuple[np.ndarray, np.ndarr
     # --- error estimate -------------------------------------------------
     # (i) discretisation: fine vs coarse rule
     err_disc = _refined_error(log1p_h, log1p_h_coarse)
-    # (ii) truncation: the integrands at the two end nodes, relative to their sums
-    ends_hm1 = (phi[:, 0] * w[0] + phi[:, -1] * w[-1]) / wsum
-    tilted = np.exp(log_terms - tmax)
-    ends_log = (tilted[:, 0] + tilted[:, -1]) / tilted.sum(axis=1)
-    err_tail = 10.0 * np.where(use_log, ends_log, ends_hm1 / (1.0 + np.where(use_log, 0.0, hm1)))
-    # an integrand that has not decayed at an end of the window may hide any
-    # amount of mass beyond it: no error bound then
-    err_tail = np.where(
-        np.maximum(ends_log, ends_hm1 / np.maximum(hm1, 1e-300)) > 1e-3, np.inf, err_tail
+    # (ii) truncation: the integrands at the ends of the windows, relative to their sums
+    # (the log form uses the tilted integrand and the mass of q; the H − 1 form
+    # uses q·φ_α(ℓ))
+    ends_hm1 = _row_sums(phi, np.where(edge, w, 0.0)) / wsum
+    ends_log = (
+        np.where(edge, tilted, 0.0).sum(axis=1) / tilted_sum
+        + np.where(edge, w, 0.0).sum(axis=1) / wsum
     )
+    err_tail = 10.0 * np.where(use_log, ends_log, ends_hm1 / (1.0 + np.where(use_log, 0.0, hm1)))
+    # an integrand that has not decayed at an end of a window may hide any
+    # amount of mass beyond it: no error bound then
+    undecayed = np.where(use_log, ends_log, ends_hm1 / np.maximum(hm1, 1e-300))
+    err_tail = np.where(undecayed > 1e-3, np.inf, err_tail)
     # (iii) propagated rounding error of ℓ, and rounding of the sums
-    dphi = _phi_prime_abs(alpha, grid.llr)
-    live = w > 0
-    err_llr_hm1 = (np.where(live, dphi * grid.llr_err[None, :], 0.0)) @ w / wsum
+    err_llr_hm1 = _row_sums(np.where(live, dphi * llr_err, 0.0), w) / wsum
     err_llr = np.where(
         use_log,
-        alpha * (tilted @ grid.llr_err) / tilted.sum(axis=1),
+        alpha * _row_sums(tilted, llr_err) / tilted_sum,
         err_llr_hm1 / (1.0 + np.where(use_log, 0.0, hm1)),
     )
-    err_round = 4 * _EPS * np.sqrt(len(w)) * np.abs(log1p_h)
-    # (iv) in log space a bias c of ℓ shifts log H by αc: the defect of E_q[L] = 1
-    llr_c = np.minimum(grid.llr, 700.0)
-    defect = abs(float(np.expm1(llr_c) @ w) / wsum)
+    err_round = 4 * _EPS * np.sqrt(live.sum(axis=1)) * np.abs(log1p_h)
+    # the log form subtracts two log-sums of size |tmax| and |log_norm|
+    err_round += np.where(use_log, 4 * _EPS * (np.abs(tmax[:, 0]) + np.abs(log_norm)), 0.0)
+    # (iv) in log space a bias c of ℓ shifts log H by αc: the defect of E_q[L] = 1,
+    # by a log-sum-exp (e^ℓ q underflows where p lives far from q), plus its rounding
+    log_p_terms = log_q + llr
+    pmax = log_p_terms.max(axis=1, keepdims=True)
+    log_mass_p = pmax[:, 0] + np.log(np.exp(log_p_terms - pmax).sum(axis=1)) - log_norm
+    defect = np.abs(np.expm1(log_mass_p)) + 4 * _EPS * (np.abs(pmax[:, 0]) + np.abs(log_norm))
     err_identity = np.where(use_log, alpha * defect, 0.0)
     error = (err_disc + err_tail + err_llr + err_round + err_identity) / (alpha - 1.0)
     # floor: rounding of the log-densities (terms of size ~√d + a + b per node)
     # that the estimates above do not see; measured errors stay below it
-    error = error + 256 * _EPS * grid.scale * np.abs(value)
+    error = error + 256 * _EPS * scale * np.abs(value)
     return value, error
 
 
@@ -503,8 +817,8 @@ def renyi_plateau(alpha, dim, norm_v, norm_w, sigma=1.0, *, full_output: bool = 
         value = np.zeros_like(alpha)
         error = np.zeros_like(alpha)
     else:
-        grid = _build_grid(dim, a, b, float(alpha.max()))
-        value, error = _renyi_on_grid(alpha, grid)
+        grid, nodes = _plateau_grid(dim, a, b, alpha)
+        value, error = _plateau_values(alpha, dim, a, b, grid, nodes)
         value = np.maximum(value, 0.0)
     if full_output:
         return DivergenceResult(alpha, value, error)
