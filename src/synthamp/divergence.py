@@ -634,10 +634,8 @@ def _plateau_values(alpha, dim, a, b, grid, nodes):
     if not redo.any():
         return _renyi_on_order_nodes(alpha, grid, nodes)
     if np.all(grid.llr_err[redo] <= 1e-13 * np.abs(grid.llr[redo])):
-        value, error = _renyi_on_order_nodes(alpha, grid, nodes)
-        exact_llr = dataclasses.replace(grid, llr_err=np.zeros_like(grid.llr_err))
-        without = _renyi_on_order_nodes(alpha, exact_llr, nodes)[1]
-        affected = error - without > 1e-12 * np.abs(value)
+        value, error, share = _renyi_on_order_nodes(alpha, grid, nodes, llr_share=True)
+        affected = share > 1e-12 * np.abs(value)
         if not affected.any():
             return value, error
         if nodes is not None:  # only the nodes of the affected orders
@@ -651,8 +649,8 @@ def _plateau_values(alpha, dim, a, b, grid, nodes):
 
 
 def _renyi_on_order_nodes(
-    alpha: np.ndarray, grid: _Grid, nodes: _OrderNodes | None
-) -> tuple[np.ndarray, np.ndarray]:
+    alpha: np.ndarray, grid: _Grid, nodes: _OrderNodes | None, *, llr_share: bool = False
+):
     """D_α and its error estimate, each order on its own nodes (:func:`_plateau_grid`)."""
     k_even = grid.k_even
     if nodes is None:
@@ -667,6 +665,7 @@ def _renyi_on_order_nodes(
             k_even[None, :],
             edge[None, :],
             grid.scale,
+            llr_share=llr_share,
         )
     index = nodes.index
     return _renyi_on_nodes(
@@ -677,6 +676,7 @@ def _renyi_on_order_nodes(
         k_even[index] & nodes.valid,
         nodes.edge,
         grid.scale,
+        llr_share=llr_share,
     )
 
 
@@ -687,22 +687,25 @@ def _row_sums(matrix: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", matrix, weights)
 
 
-def _renyi_on_nodes(alpha, llr, log_q, llr_err, coarse, edge, scale):
+def _renyi_on_nodes(alpha, llr, log_q, llr_err, coarse, edge, scale, *, llr_share=False):
     """D_α and its error estimate by the trapezoidal rule in t.
 
     ``llr``, ``log_q`` (−inf where a row has no node), ``llr_err`` and the masks
     ``coarse`` (the nodes of the rule with twice the step) and ``edge`` (ends
     of the windows) have one row per order or a single row shared by all.
+    log H comes from a log-sum-exp of the tilted integrand; where it is small
+    (and αℓ nowhere clipped) D_α = log1p(H − 1)/(α − 1) with H − 1 = E_q[φ_α(ℓ)],
+    computed only for those orders. With ``llr_share``, also returns the part
+    of the error estimate that propagates the rounding of ℓ.
     """
     shift = log_q.max(axis=1, keepdims=True)
     w = np.exp(log_q - shift)
     w_coarse = np.where(coarse, w, 0.0)
     wsum = w.sum(axis=1)
     wsum_coarse = w_coarse.sum(axis=1)
-
-    phi, dphi = _phi_and_slope(alpha, llr)
-    hm1 = _row_sums(phi, w) / wsum
-    hm1_coarse = _row_sums(phi, w_coarse) / wsum_coarse
+    log_norm = shift[:, 0] + np.log(wsum)
+    live = w > 0
+    w_edge = np.where(edge, w, 0.0)
 
     # log H by log-sum-exp (for large divergences, where H − 1 ≥ 1)
     a_col = alpha[:, None]
@@ -710,44 +713,49 @@ def _renyi_on_nodes(alpha, llr, log_q, llr_err, coarse, edge, scale):
     tmax = log_terms.max(axis=1, keepdims=True)
     tilted = np.exp(log_terms - tmax)
     tilted_sum = tilted.sum(axis=1)
-    log_norm = shift[:, 0] + np.log(wsum)
     log_h = (tmax[:, 0] + np.log(tilted_sum)) - log_norm
     log_h_coarse = (tmax[:, 0] + np.log(np.where(coarse, tilted, 0.0).sum(axis=1))) - (
         shift[:, 0] + np.log(wsum_coarse)
     )
-
     # the H − 1 form clips α ℓ at 700 (see _phi): where that clipping is active
     # on a node with weight, only the log form is right
-    live = w > 0
     clipped = (np.where(log_q > -np.inf, a_col * llr, -np.inf) > 700.0).any(axis=1)
     use_log = (log_h > 0.5) | clipped
-    log1p_h = np.where(use_log, log_h, np.log1p(np.where(use_log, 0.0, hm1)))
-    log1p_h_coarse = np.where(use_log, log_h_coarse, np.log1p(np.where(use_log, 0.0, hm1_coarse)))
+
+    log1p_h = log_h.copy()
+    log1p_h_coarse = log_h_coarse.copy()
+    # (ii) truncation, log form: the tilted integrand and q at the window ends
+    ends = np.where(edge, tilted, 0.0).sum(axis=1) / tilted_sum + w_edge.sum(axis=1) / wsum
+    err_tail = 10.0 * ends
+    # (iii) propagated rounding error of ℓ, log form
+    err_llr = alpha * _row_sums(tilted, llr_err) / tilted_sum
+    small = np.nonzero(~use_log)[0]
+    if small.size:
+        rows = small if llr.shape[0] > 1 else slice(None)
+        ws = w[rows] if w.shape[0] > 1 else w
+        wss = wsum[small] if wsum.shape[0] > 1 else wsum
+        phi, dphi = _phi_and_slope(alpha[small], llr[rows])
+        hm1 = _row_sums(phi, ws) / wss
+        w_coarse_s = w_coarse[rows] if w.shape[0] > 1 else w_coarse
+        wsum_coarse_s = wsum_coarse[small] if wsum.shape[0] > 1 else wsum_coarse
+        hm1_coarse = _row_sums(phi, w_coarse_s) / wsum_coarse_s
+        log1p_h[small] = np.log1p(hm1)
+        log1p_h_coarse[small] = np.log1p(hm1_coarse)
+        ends_hm1 = _row_sums(phi, w_edge[rows] if w.shape[0] > 1 else w_edge) / wss
+        err_tail[small] = 10.0 * ends_hm1 / (1.0 + hm1)
+        ends[small] = ends_hm1 / np.maximum(hm1, 1e-300)
+        live_s = live[rows] if w.shape[0] > 1 else live
+        err_s = llr_err[rows] if llr_err.shape[0] > 1 else llr_err
+        err_llr[small] = _row_sums(np.where(live_s, dphi * err_s, 0.0), ws) / wss / (1.0 + hm1)
     value = log1p_h / (alpha - 1.0)
 
     # --- error estimate -------------------------------------------------
     # (i) discretisation: fine vs coarse rule
     err_disc = _refined_error(log1p_h, log1p_h_coarse)
-    # (ii) truncation: the integrands at the ends of the windows, relative to their sums
-    # (the log form uses the tilted integrand and the mass of q; the H − 1 form
-    # uses q·φ_α(ℓ))
-    ends_hm1 = _row_sums(phi, np.where(edge, w, 0.0)) / wsum
-    ends_log = (
-        np.where(edge, tilted, 0.0).sum(axis=1) / tilted_sum
-        + np.where(edge, w, 0.0).sum(axis=1) / wsum
-    )
-    err_tail = 10.0 * np.where(use_log, ends_log, ends_hm1 / (1.0 + np.where(use_log, 0.0, hm1)))
-    # an integrand that has not decayed at an end of a window may hide any
-    # amount of mass beyond it: no error bound then
-    undecayed = np.where(use_log, ends_log, ends_hm1 / np.maximum(hm1, 1e-300))
-    err_tail = np.where(undecayed > 1e-3, np.inf, err_tail)
-    # (iii) propagated rounding error of ℓ, and rounding of the sums
-    err_llr_hm1 = _row_sums(np.where(live, dphi * llr_err, 0.0), w) / wsum
-    err_llr = np.where(
-        use_log,
-        alpha * _row_sums(tilted, llr_err) / tilted_sum,
-        err_llr_hm1 / (1.0 + np.where(use_log, 0.0, hm1)),
-    )
+    # (ii) an integrand that has not decayed at an end of a window may hide
+    # any amount of mass beyond it: no error bound then
+    err_tail = np.where(ends > 1e-3, np.inf, err_tail)
+    # (iii) rounding of the sums
     err_round = 4 * _EPS * np.sqrt(live.sum(axis=1)) * np.abs(log1p_h)
     # the log form subtracts two log-sums of size |tmax| and |log_norm|
     err_round += np.where(use_log, 4 * _EPS * (np.abs(tmax[:, 0]) + np.abs(log_norm)), 0.0)
@@ -762,6 +770,8 @@ def _renyi_on_nodes(alpha, llr, log_q, llr_err, coarse, edge, scale):
     # floor: rounding of the log-densities (terms of size ~√d + a + b per node)
     # that the estimates above do not see; measured errors stay below it
     error = error + 256 * _EPS * scale * np.abs(value)
+    if llr_share:
+        return value, error, err_llr / (alpha - 1.0)
     return value, error
 
 
