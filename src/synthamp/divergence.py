@@ -199,8 +199,14 @@ def _x_minus_expm1(x: np.ndarray) -> np.ndarray:
     small = np.abs(x) <= 0.5
     if small.any():
         xs = x[small]
-        acc = np.full_like(xs, 1.0 / math.factorial(19))
-        for k in range(18, 1, -1):
+        # terms x^k/k! up to the first below 1e-19 of x²/2 (k ≤ 19 for |x| ≤ ½)
+        x_max = float(np.abs(xs).max())
+        last, ratio = 2, 1.0
+        while last < 19 and ratio > 1e-19:
+            last += 1
+            ratio *= x_max / last
+        acc = np.full_like(xs, 1.0 / math.factorial(last))
+        for k in range(last - 1, 1, -1):
             acc *= xs
             acc += 1.0 / math.factorial(k)
         out[small] = -(xs * xs) * acc
@@ -558,15 +564,28 @@ def _phi_and_slope(alpha: np.ndarray, llr: np.ndarray) -> tuple[np.ndarray, np.n
     slope = a * growth * np.abs(excess)
     small = np.abs(a * ell) <= 0.1
     if small.any():
-        rows, cols = np.nonzero(small)
-        es = ell[rows if ell.shape[0] > 1 else 0, cols]
-        log_a = np.log(alpha)
         # Horner in ℓ of Σ_{n=2}^{15} (α^n − α)/n! ℓ^{n−2}
-        coef = [alpha * np.expm1((n - 1) * log_a) / math.factorial(n) for n in range(2, 16)]
-        acc = coef[-1][rows]
-        for c in coef[-2::-1]:
-            acc = acc * es + c[rows]
-        phi[rows, cols] = acc * (es * es)
+        powers = np.arange(1, 15)
+        factorials = np.array([math.factorial(n) for n in range(2, 16)], dtype=float)
+        coef = alpha[:, None] * np.expm1(powers[None, :] * np.log(alpha)[:, None]) / factorials
+        if len(alpha) == 1:
+            es = ell[0] if small.all() else ell[small]
+            acc = np.full_like(es, coef[0, -1])
+            for c in coef[0, -2::-1].tolist():
+                acc *= es
+                acc += c
+        else:
+            rows, cols = np.nonzero(small)
+            es = ell[rows if ell.shape[0] > 1 else 0, cols]
+            coef = coef[rows]
+            acc = coef[:, -1].copy()
+            for n in range(12, -1, -1):
+                acc *= es
+                acc += coef[:, n]
+        if small.all():
+            phi = (acc * (es * es)).reshape(phi.shape)
+        else:
+            phi[small] = acc * (es * es)
     return phi, slope
 
 
