@@ -274,13 +274,30 @@ def _log_density_log_radius(
     return np.where(shape > -np.inf, shape + bessel, -np.inf)
 
 
+def _ratio_for_modes(nu: float, z: np.ndarray) -> np.ndarray:
+    """R_ν(z) to ~1e-7 relative or better, cheaply on a few points: for ν < 30
+    Amos' ive ratio (relative error ~1e-14; z/(2ν+2), error < 1e-7, below
+    z = 1e-3 where ive underflows), else :func:`bessel_ratio`. Only for
+    locating the windows, never in a value."""
+    if nu >= NU_DEBYE:
+        return bessel_ratio(nu, z)
+    zc = np.maximum(z, 1e-3)
+    with np.errstate(all="ignore"):
+        ratio = special.ive(nu + 1.0, zc) / special.ive(nu, zc)
+    ratio = np.where(z < 1e-3, z / (2.0 * nu + 2.0), ratio)
+    bad = ~np.isfinite(ratio)
+    if bad.any():
+        ratio[bad] = bessel_ratio(nu, z[bad])
+    return ratio
+
+
 def _tilt_derivatives(
-    u: np.ndarray, dim: int, a: float, b: float, tilt: np.ndarray
+    u: np.ndarray, dim: int, a: float, b: float, tilt: np.ndarray, *, for_modes: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """u-derivatives of g = log(q_U^{1−τ} p_U^τ) up to a constant, τ = ``tilt``.
 
     g'(u) = d − r² + τ·ar R_ν(ar) + (1−τ)·br R_ν(br), r = e^u, and g''. ``tilt``
-    broadcasts against ``u``.
+    broadcasts against ``u``. ``for_modes``: R from :func:`_ratio_for_modes`.
     """
     nu = 0.5 * dim - 1.0
     r = np.exp(u)
@@ -290,7 +307,7 @@ def _tilt_derivatives(
     if not amps:
         return g1 + 0.0 * tilt, g2 + 0.0 * tilt
     z = np.stack([amp * r for amp in amps])
-    ratio = bessel_ratio(nu, z)
+    ratio = _ratio_for_modes(nu, z) if for_modes else bessel_ratio(nu, z)
     zr = z * ratio
     # d/du [z R(z)] = z R + z² R'(z),  R' = 1 − R² − (2ν+1)R/z
     dzr = zr + z * z * (1.0 - ratio * ratio) - (2 * nu + 1) * zr
@@ -330,7 +347,7 @@ def _tilted_modes(dim: int, a: float, b: float, tilts) -> tuple[np.ndarray, np.n
     amps = [(k, amp) for k, amp in enumerate((a, b)) if amp != 0.0]
     if amps:
         z = np.stack([amp * r for _, amp in amps])
-        zr = z * bessel_ratio(0.5 * dim - 1.0, z)
+        zr = z * _ratio_for_modes(0.5 * dim - 1.0, z)
         for row, (k, _) in enumerate(amps):
             terms[k] = zr[row]
     g1 = base + tilts[:, None] * terms[0] + (1.0 - tilts)[:, None] * terms[1]
@@ -346,7 +363,7 @@ def _tilted_modes(dim: int, a: float, b: float, tilts) -> tuple[np.ndarray, np.n
     sigma = np.ones_like(mode)
     active = np.ones(len(tilts), dtype=bool)
     for _ in range(12):
-        g1, g2 = _tilt_derivatives(mode[active], dim, a, b, tilts[active])
+        g1, g2 = _tilt_derivatives(mode[active], dim, a, b, tilts[active], for_modes=True)
         m, lo_a, hi_a = mode[active], lo[active], hi[active]
         # keep the bracket: g' > 0 left of the mode, < 0 right of it
         lo_a = np.where(g1 > 0, m, lo_a)
@@ -455,7 +472,10 @@ def _plateau_grid(
     Returns the grid over all windows and, when the orders do not all use every
     window, the nodes of each order (else None).
     """
-    orders, order_of = np.unique(alpha, return_inverse=True)
+    if len(alpha) == 1:
+        orders, order_of = alpha, np.zeros(1, dtype=np.int64)
+    else:
+        orders, order_of = np.unique(alpha, return_inverse=True)
     tilts = np.concatenate([[0.0, 1.0], orders])
     modes_u, sigmas_u = _tilted_modes(dim, a, b, tilts)
     r_m = np.exp(modes_u)
@@ -502,6 +522,8 @@ def _plateau_grid(
     # the nodes of each order: the union of the windows of the tilts 0, 1 and α
     # (three lattice intervals per order, sorted and merged, vectorised over orders)
     n_orders = len(orders)
+    if n_orders == 1:  # its windows are all the windows
+        return grid, None
     ivl_lo = np.column_stack([np.full(n_orders, k_lo[0]), np.full(n_orders, k_lo[1]), k_lo[2:]])
     ivl_hi = np.column_stack([np.full(n_orders, k_hi[0]), np.full(n_orders, k_hi[1]), k_hi[2:]])
     by_lo = np.argsort(ivl_lo, axis=1, kind="stable")
