@@ -152,6 +152,39 @@ def test_plateau_hard_corners_error_estimate(case):
     _check_plateau_estimate(case)
 
 
+def test_plateau_orders_near_one_with_a_large_divergence():
+    """α − 1 ≪ 1 with a large divergence: H − 1 = e^{(α−1)D} − 1 is moderate while
+    αℓ exceeds 700 where p lives, so only the log form is right (regression: the
+    H − 1 form returned 0.99995 instead of 3120.8 at α = 1.0001)."""
+    case = ((1.0001, 1.01), 1, 100.0, 21.0)
+    _check_plateau_value(case)
+    _check_plateau_estimate(case)
+
+
+@pytest.mark.parametrize("case", [((256.0,), 50, 2.0, 1.9), ((2.0, 256.0), 2, 3.0, 2.999)])
+def test_plateau_many_orders_in_one_call(case):
+    """64 orders in one call (each on its own windows) against the single-order references."""
+    alphas, dim, a, b = case
+    ref = plateau_reference(alphas, dim, a, b)
+    orders = np.unique(np.concatenate([np.geomspace(1.01, 256, 64), alphas]))
+    result = renyi_plateau(orders, dim, a, b, full_output=True)
+    for alpha, ref_value in zip(alphas, ref.floats(), strict=True):
+        i = int(np.flatnonzero(orders == alpha)[0])
+        actual = abs(result.value[i] - ref_value)
+        assert actual <= plateau_tolerance(ref_value), (alpha, result.value[i], ref_value)
+        assert result.error[i] >= actual, (alpha, result.error[i], actual)
+
+
+@pytest.mark.slow
+def test_plateau_error_estimate_useful_at_b0_large_a():
+    """b = 0, a = 100, d = 2: the estimate covers the error and is not uselessly large
+    (it was 2e-2 of the value at α = 1.01 from an underflowing identity check)."""
+    case = ((1.01, 256.0), 2, 100.0, 0.0)
+    result, ref, actual = _plateau_errors(case)
+    assert np.all(result.error >= actual - ref.errors())
+    assert np.all(result.error <= 1e-9 * ref.floats()), result.error / ref.floats()
+
+
 # ---------------------------------------------------------------------------
 # Plateau: closed form at α = 2, b = 0 (cheap; covers d = 10^6, a² = 10^4, tiny values)
 # ---------------------------------------------------------------------------
