@@ -23,18 +23,20 @@ value. The methods, following the numerical traps of THEORY.md §4:
    small α|ℓ|; D_α = log1p(H − 1)/(α − 1). When H is large, log H is
    computed by a log-sum-exp instead.
 3. **Integration around the tilted density.** The integral runs over
-   u = log r on a uniform grid (the trapezoidal rule, exponentially
-   convergent for these smooth, rapidly decaying integrands) whose window
-   covers the bulk of q and the mode of the tilted density q^{1−α}p^α at the
-   largest order. Densities are self-normalised on the same grid, so no
-   normalising constant (and none of the huge Γ-function terms at large d)
-   is ever formed.
+   t = r + log r on a uniform lattice (the trapezoidal rule, exponentially
+   convergent for these smooth, rapidly decaying integrands). For the
+   plateau each order integrates over windows around the bulk of q, of p and
+   of its own tilted density q^{1−α}p^α (whose modes are located for all
+   orders at once), so orders whose tilted laws lie far apart (large a, α)
+   do not share one long grid. Densities are self-normalised on the same
+   nodes, so no normalising constant (and none of the huge Γ-function terms
+   at large d) is ever formed.
 4. **Error estimate.** Each value comes with an estimate of its absolute
    numerical error: the difference between the rule on the grid and on
    every other node of it (which bounds the error of the finer rule, whose
    error is the fourth power of the coarser one's for Gaussian-like
-   integrands), plus the mass beyond the window, plus the propagated rounding
-   error of ℓ, plus the defect of the identity E_q[L] = 1.
+   integrands), plus the mass beyond the windows, plus the propagated rounding
+   error of ℓ, plus the defect of the identity E_q[L] = 1 (by a log-sum-exp).
 
 Domain: integer d in [1, 10^6], amplitudes a, b ≥ 0 with a², b² ≤ 10^4
 (larger values work but are not tested), α in (1, 256] (larger orders work
