@@ -363,27 +363,28 @@ def _tilted_modes(dim: int, a: float, b: float, tilts) -> tuple[np.ndarray, np.n
         frac = np.where(g_lo > g_hi, g_lo / (g_lo - g_hi), 0.5)
     mode = lo + np.clip(frac, 0.0, 1.0) * (hi - lo)
     sigma = np.ones_like(mode)
-    active = np.ones(len(tilts), dtype=bool)
+    active = np.arange(len(tilts))
     for _ in range(12):
-        g1, g2 = _tilt_derivatives(mode[active], dim, a, b, tilts[active], for_modes=True)
         m, lo_a, hi_a = mode[active], lo[active], hi[active]
+        g1, g2 = _tilt_derivatives(m, dim, a, b, tilts[active], for_modes=True)
         # keep the bracket: g' > 0 left of the mode, < 0 right of it
-        lo_a = np.where(g1 > 0, m, lo_a)
-        hi_a = np.where(g1 > 0, hi_a, m)
-        curvature = -g2
-        sigma_a = np.where(curvature > 0, 1.0 / np.sqrt(np.abs(curvature)), 1.0)
+        right = g1 > 0
+        lo_a = np.where(right, m, lo_a)
+        hi_a = np.where(right, hi_a, m)
+        sigma_a = np.where(g2 < 0, 1.0 / np.sqrt(np.abs(g2)), 1.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             step = np.where(g2 < 0, -g1 / g2, np.inf)
         target = m + step
         converged = np.abs(step) <= 0.1 * sigma_a
+        if converged.all():
+            mode[active], sigma[active] = np.clip(target, lo_a, hi_a), sigma_a
+            break
         inside = (target > lo_a) & (target < hi_a)
         new = np.where(
             converged, np.clip(target, lo_a, hi_a), np.where(inside, target, 0.5 * (lo_a + hi_a))
         )
         mode[active], lo[active], hi[active], sigma[active] = new, lo_a, hi_a, sigma_a
-        active[np.nonzero(active)[0][converged]] = False
-        if not active.any():
-            break
+        active = active[~converged]
     return mode, sigma
 
 
