@@ -177,6 +177,19 @@ def test_recurrence_branch_within_budget(nu, position):
     assert abs(ratio - ref_ratio) <= 8 * np.finfo(float).eps * ref_ratio, (ratio, ref_ratio)
 
 
+@settings(max_examples=100, deadline=None)
+@given(orders, arguments)
+def test_pair_against_mpmath(nu, z):
+    """log_bessel_i_and_ratio: G within the branch budgets, R within 8 ulp, of mpmath."""
+    g, ratio = _special.log_bessel_i_and_ratio(nu, np.array([z]))
+    ref_g = float(mpref.log_hyp0f1(nu, z))
+    ref_r = float(mpref.bessel_ratio(nu, z))
+    eps = np.finfo(float).eps
+    ulps = _special.G_ULPS_DEBYE if nu >= _special.NU_DEBYE else _special.G_ULPS_RECURRENCE
+    assert abs(g[0] - ref_g) <= ulps * eps * ref_g + 1e-300, (g[0], ref_g)
+    assert abs(ratio[0] - ref_r) <= 8 * eps * ref_r + 1e-300, (ratio[0], ref_r)
+
+
 @settings(max_examples=60, deadline=None)
 @given(orders, st.floats(1e-3, 1e8))
 def test_ratio_decreasing_in_order(nu, z):

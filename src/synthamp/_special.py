@@ -41,7 +41,12 @@ from functools import lru_cache
 import numpy as np
 from scipy import special
 
-__all__ = ["bessel_ratio", "bessel_ratio_derivative", "log_bessel_i_normalized"]
+__all__ = [
+    "bessel_ratio",
+    "bessel_ratio_derivative",
+    "log_bessel_i_and_ratio",
+    "log_bessel_i_normalized",
+]
 
 #: Orders at and above which the Debye expansion is used.
 NU_DEBYE = 30.0
@@ -354,6 +359,36 @@ def bessel_ratio(nu: float, z) -> np.ndarray:
         ),
         hankel=lambda zr: _hankel_sum(nu + 1.0, zr) / _hankel_sum(nu, zr),
     )
+
+
+def log_bessel_i_and_ratio(nu: float, z) -> tuple[np.ndarray, np.ndarray]:
+    """(G_ν(z), R_ν(z)) in one pass (the same values as
+    :func:`log_bessel_i_normalized` and :func:`bessel_ratio`, sharing the work)."""
+    nu = float(nu)
+    z = np.asarray(z, dtype=float)
+    y = 0.25 * z * z
+    g = np.empty(z.shape)
+    ratio = np.empty(z.shape)
+    use_series = y <= max(1.0, nu + 1.0)
+    if use_series.any():
+        zs, ys = z[use_series], y[use_series]
+        terms = _series_terms(nu, ys)
+        g[use_series] = np.log1p(terms)
+        ratio[use_series] = (
+            zs / (2.0 * (nu + 1.0)) * (1.0 + _series_terms(nu + 1.0, ys)) / (1.0 + terms)
+        )
+    rest = np.nonzero(~use_series)
+    if rest[0].size:
+        zr = z[rest]
+        if nu >= NU_DEBYE:
+            g[rest], ratio[rest] = _log_g_debye(nu, zr, with_ratio=True)
+        elif zr.max() <= Z_HANKEL:
+            x, g[rest] = _backward_recurrence(nu, zr, log_terms=True)
+            ratio[rest] = np.minimum(x / zr, 1.0)
+        else:
+            g[rest] = log_bessel_i_normalized(nu, zr)
+            ratio[rest] = bessel_ratio(nu, zr)
+    return g, ratio
 
 
 def bessel_ratio_derivative(nu: float, z, ratio=None) -> np.ndarray:

@@ -59,6 +59,7 @@ from synthamp._special import (
     G_ULPS_RECURRENCE,
     NU_DEBYE,
     bessel_ratio,
+    log_bessel_i_and_ratio,
     log_bessel_i_normalized,
 )
 from synthamp._validation import (
@@ -614,16 +615,6 @@ def _phi_and_slope(alpha: np.ndarray, llr: np.ndarray) -> tuple[np.ndarray, np.n
     return phi, slope
 
 
-def _phi(alpha: np.ndarray, llr: np.ndarray) -> np.ndarray:
-    """φ_α(ℓ) = e^{αℓ} − 1 − α(e^ℓ − 1) ≥ 0 (see :func:`_phi_and_slope`)."""
-    return _phi_and_slope(alpha, llr)[0]
-
-
-def _phi_prime_abs(alpha: np.ndarray, llr: np.ndarray) -> np.ndarray:
-    """|dφ_α/dℓ| = α e^ℓ |e^{(α−1)ℓ} − 1| (for error propagation)."""
-    return _phi_and_slope(alpha, llr)[1]
-
-
 def _refined_error(fine: np.ndarray, coarse: np.ndarray) -> np.ndarray:
     """Error estimate of a trapezoidal value from the same rule on every other node.
 
@@ -761,7 +752,7 @@ def _renyi_on_nodes(alpha, llr, log_q, llr_err, coarse, edge, scale, *, llr_shar
     log_h_coarse = (tmax[:, 0] + np.log(np.where(coarse, tilted, 0.0).sum(axis=1))) - (
         shift[:, 0] + np.log(wsum_coarse)
     )
-    # the H − 1 form clips α ℓ at 700 (see _phi): where that clipping is active
+    # the H − 1 form clips α ℓ at 700 (see _phi_and_slope): where that clipping is active
     # on a node with weight, only the log form is right
     clipped = (np.where(log_q > -np.inf, a_col * llr, -np.inf) > 700.0).any(axis=1)
     use_log = (log_h > 0.5) | clipped
@@ -969,8 +960,9 @@ def fisher_information(dim, theta, *, full_output: bool = False):
         return (0.0, 0.0) if full_output else 0.0
     nu = 0.5 * dim - 1.0
     _, r, u = _grid_nodes(dim, 0.0, theta, [0.0])
-    log_q = _log_density_log_radius(u, dim, theta) - np.log1p(r)
-    score = r * bessel_ratio(nu, theta * r) - theta
+    bessel, ratio = log_bessel_i_and_ratio(nu, theta * r)
+    log_q = _log_density_log_radius(u, dim, theta, bessel=bessel) - np.log1p(r)
+    score = r * ratio - theta
     value = float(_weighted_mean(log_q, score * score))
     coarse = float(_weighted_mean(log_q, score * score, stride=2))
     w = np.exp(log_q - log_q.max())
