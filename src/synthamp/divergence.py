@@ -673,14 +673,22 @@ def _plateau_values(alpha, dim, a, b, grid, nodes):
         affected = share > 1e-12 * np.abs(value)
         if not affected.any():
             return value, error
-        if nodes is not None:  # only the nodes of the affected orders
+        if nodes is not None:  # refine and recompute only the affected orders
             used = np.zeros_like(redo)
             used[nodes.index[affected][nodes.valid[affected]]] = True
-            redo &= used
-    llr, llr_err = grid.llr.copy(), grid.llr_err.copy()
-    llr[redo], llr_err[redo] = _llr_sqrt(grid.r[redo], nu, a, b, tol=0.0)
-    grid.llr, grid.llr_err = llr, llr_err
+            grid.llr, grid.llr_err = _path_integral_at(grid, redo & used, nu, a, b)
+            subset = _OrderNodes(nodes.index[affected], nodes.valid[affected], nodes.edge[affected])
+            value[affected], error[affected] = _renyi_on_order_nodes(alpha[affected], grid, subset)
+            return value, error
+    grid.llr, grid.llr_err = _path_integral_at(grid, redo, nu, a, b)
     return _renyi_on_order_nodes(alpha, grid, nodes)
+
+
+def _path_integral_at(grid, where, nu, a, b):
+    """ℓ and its error with the nodes ``where`` recomputed by the path integral."""
+    llr, llr_err = grid.llr.copy(), grid.llr_err.copy()
+    llr[where], llr_err[where] = _llr_sqrt(grid.r[where], nu, a, b, tol=0.0)
+    return llr, llr_err
 
 
 def _renyi_on_order_nodes(
