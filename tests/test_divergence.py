@@ -48,8 +48,6 @@ PLATEAU_ATOL = 1e-16
 FISHER_RTOL = 1e-9
 FINITE_RTOL = 1e-8
 
-ENGINE_BUG_ESTIMATE = "engine bug: error estimate below the actual error vs mpmath"
-
 
 def plateau_tolerance(ref: np.ndarray) -> np.ndarray:
     ref = np.asarray(ref, dtype=float)
@@ -312,16 +310,6 @@ FINITE_CORNERS = [
     ((2.0,), 10, 5.0, 4.0, 100),
     ((2.0,), 50, 2.0, 1.5, 1000),
 ]
-_FINITE_VALUE_FAILS = {
-    FINITE_CORNERS[0]: "d=1, a=1, b=0, n=1, alpha=256: 63.6534264 vs 63.1839467 (rel 7.4e-3)",
-    FINITE_CORNERS[1]: "d=2, a=3, b=2.999, n=1: alpha=1.01 6.16388962e-08 vs 6.16566239e-08, "
-    "alpha=256 1.62363839e-05 vs 1.62406232e-05 (rel 2.9e-4, 2.6e-4)",
-    FINITE_CORNERS[3]: "d=50, a=2, b=1.5, n=1, alpha=256: 12.8598879 vs 9.85509011 (rel 0.30)",
-}
-_FINITE_ESTIMATE_FAILS = {
-    FINITE_CORNERS[1]: "d=2, a=3, b=2.999, n=1: errors 1.05e-16, 2.5e-14 vs actual 1.8e-11, "
-    "4.2e-9 (alpha=1.01, 256)",
-}
 
 
 def _check_finite(case, check_estimate):
@@ -352,41 +340,13 @@ def test_finite_error_estimate(case):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "case",
-    [
-        pytest.param(
-            c,
-            marks=pytest.mark.xfail(
-                strict=True, reason=f"engine bug: finite release {_FINITE_VALUE_FAILS[c]}"
-            ),
-        )
-        if c in _FINITE_VALUE_FAILS
-        else c
-        for c in FINITE_CORNERS
-    ],
-    ids=_case_id,
-)
+@pytest.mark.parametrize("case", FINITE_CORNERS, ids=_case_id)
 def test_finite_hard_corners_against_mpmath(case):
     _check_finite(case, check_estimate=False)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "case",
-    [
-        pytest.param(
-            c,
-            marks=pytest.mark.xfail(
-                strict=True, reason=f"{ENGINE_BUG_ESTIMATE}: {_FINITE_ESTIMATE_FAILS[c]}"
-            ),
-        )
-        if c in _FINITE_ESTIMATE_FAILS
-        else c
-        for c in FINITE_CORNERS
-    ],
-    ids=_case_id,
-)
+@pytest.mark.parametrize("case", FINITE_CORNERS, ids=_case_id)
 def test_finite_hard_corners_error_estimate(case):
     _check_finite(case, check_estimate=True)
 
@@ -551,17 +511,7 @@ def _finite_logpdf_scipy(s: np.ndarray, dim: int, n: int, amp: float) -> np.ndar
 @pytest.mark.parametrize(
     ("dim", "n", "a", "b"),
     [
-        pytest.param(
-            1,
-            1,
-            1.0,
-            0.0,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="engine bug: log_likelihood_ratio_finite(s=1, d=1, n=1, 1, 0) = "
-                "0.14285436885006 vs 0.14285442523246 (mpmath and scipy quad): rel 4e-7",
-            ),
-        ),
+        (1, 1, 1.0, 0.0),
         (3, 10, 2.0, 1.5),
         (50, 1000, 2.0, 1.5),
         (10, 100, 5.0, 4.0),
@@ -740,20 +690,12 @@ def test_finite_ordering(dim, a, b, n, alphas):
     assert np.all(plateau.value <= ceiling * (1 + 1e-12) + plateau.error)
 
 
-_OVERFLOW = (
-    "engine bug: RuntimeWarning 'overflow encountered in exp' in _finite.py "
-    "(b = 0 or a = 0 with a large amplitude)"
-)
-
-
 @pytest.mark.parametrize(
     ("dim", "a", "b", "n"),
     [
-        pytest.param(1, 100.0, 0.0, 1, marks=pytest.mark.xfail(strict=True, reason=_OVERFLOW)),
-        pytest.param(1, 0.0, 100.0, 1, marks=pytest.mark.xfail(strict=True, reason=_OVERFLOW)),
-        pytest.param(
-            1000, 100.0, 0.0, 10**5, marks=pytest.mark.xfail(strict=True, reason=_OVERFLOW)
-        ),
+        (1, 100.0, 0.0, 1),
+        (1, 0.0, 100.0, 1),
+        (1000, 100.0, 0.0, 10**5),
         (10**6, 100.0, 99.999, 1),
         (10**6, 1.0, 0.0, 10**7),
         (10**5, 10.0, 0.0, 1),

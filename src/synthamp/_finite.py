@@ -13,13 +13,27 @@ integral is then the same as for the plateau (:func:`_renyi_on_grid`).
 
 The inner integral runs over whichever factor is narrower on the log scale:
 
-* X wide (small n_syn): over the engine's grid for Y (``t = r + log r``),
-  with the closed-form density of log X at log s − log y;
-* X narrow (large n_syn): over a uniform grid in log X around log n_syn,
-  with ℓ_Y and the density of log Y evaluated at y = s/x.
+* X wide (small n_syn): over a grid for Y uniform in t = κr + log r (the
+  engine's grid, κ = 1, refined near r = 0 when the kernel of log X needs
+  it), with the closed-form density of log X at log s − log y; ℓ_Y is then
+  shared by all outer nodes and the sums are matrix products;
+* X narrow (large n_syn): over a uniform grid in w = log(X/n) per outer
+  node, fitted to the conditional laws of w given S = s under q and p
+  (:func:`_conditional_window`; these need not sit near w = 0: for n_syn < d
+  a small s is explained by a small X with Y typical).
 
 Both inner rules are trapezoidal on uniform grids, so every other node gives
-a coarser rule; the difference is added to the error estimate of ℓ_S.
+a coarser rule; the difference, the mass at the window's ends and the
+propagated error of ℓ_Y make up the error estimate of ℓ_S.
+
+The outer grid (:func:`finite_grid`) is uniform in τ = cρ + log ρ,
+ρ = √(s/n_syn), on a window fitted to q_S, p_S and the most tilted law
+q_S^{1−α}p_S^α. For few records and large orders that law lies far in the
+joint tail of Y and X (a large S with both factors large), e.g. at
+ρ ≈ 1.6·10^4 for d = n_syn = 1, a = 1, b = 0, α = 256. When resolving it
+would exceed a work budget, :class:`FiniteGridTooCostly` is raised and the
+caller (:func:`synthamp.divergence.renyi_finite`) computes the smaller orders
+and bounds the others by the plateau.
 """
 
 from __future__ import annotations
@@ -33,7 +47,6 @@ from synthamp.divergence import (
     _LLR_REL_TOL,
     _NODES_PER_SIGMA,
     _TAIL_LOG_DROP,
-    _WINDOW_SIGMAS,
     _Grid,
     _grid_nodes,
     _llr_on_grid,
@@ -44,7 +57,7 @@ from synthamp.divergence import (
     _x_minus_expm1,
 )
 
-__all__ = ["finite_grid", "llr_finite"]
+__all__ = ["FiniteGridTooCostly", "finite_grid", "llr_finite"]
 
 #: Largest step in w = log(X/n) (and half of it in log ρ). The log-density
 #: (n/2)(w − e^w + 1) decays doubly exponentially on the right; in the complex
@@ -53,13 +66,30 @@ __all__ = ["finite_grid", "llr_finite"]
 _MAX_LOG_STEP = 0.24
 #: Largest number of outer nodes.
 _MAX_OUTER = 40_001
+#: Largest number of inner nodes per outer node.
+_MAX_INNER = 4001
+#: Largest refinement of the Y grid for the inner integral over Y.
+_MAX_Y_REFINE = 8
+#: Largest total work (outer nodes × inner nodes) of one finite-release grid.
+_MAX_WORK = 30_000_000
 #: Largest number of matrix entries (outer × inner nodes) formed at once.
 _BLOCK = 2_000_000
 
 
 def _log_density_log_chi2(w: np.ndarray, n: int) -> np.ndarray:
-    """log density of log(X/n), X ~ χ²_n, up to a constant: (n/2)(w − (e^w − 1))."""
-    return 0.5 * n * _x_minus_expm1(w)
+    """log density of log(X/n), X ~ χ²_n, up to a constant: (n/2)(w − (e^w − 1)).
+
+    w − expm1(w) directly where |w| > ½ (−inf where e^w overflows), and by its
+    series (:func:`_x_minus_expm1`) on the few entries with |w| ≤ ½.
+    """
+    w = np.asarray(w, dtype=float)
+    with np.errstate(over="ignore"):
+        out = w - np.expm1(w)
+    small = np.abs(w) <= 0.5
+    if np.any(small):
+        out[small] = _x_minus_expm1(w[small])
+    out *= 0.5 * n
+    return out
 
 
 def _log_chi2_spread(n: int) -> float:
@@ -67,13 +97,13 @@ def _log_chi2_spread(n: int) -> float:
     return math.sqrt(float(special.polygamma(1, 0.5 * n)))
 
 
-def _x_window(n: int) -> tuple[float, float]:
-    """Window for w = log(X/n), X ~ χ²_n, holding all but ~e^{−60} of the mass.
+def _x_window(n: int, drop: float = _TAIL_LOG_DROP + 5.0) -> tuple[float, float]:
+    """Window for w = log(X/n), X ~ χ²_n, holding all but ~e^{−drop} of the mass.
 
     The log-density is (n/2)(w − (e^w − 1)), maximal at w = 0; the window ends
-    are the two roots of (n/2)(e^w − 1 − w) = 60 (plus a small margin).
+    are the two roots of (n/2)(e^w − 1 − w) = ``drop``.
     """
-    level = 2.0 * (_TAIL_LOG_DROP + 5.0) / n
+    level = 2.0 * drop / n
 
     def excess(w: float) -> float:
         return math.expm1(w) - w - level
@@ -84,21 +114,63 @@ def _x_window(n: int) -> tuple[float, float]:
 
 
 class _YGrid:
-    """The engine's grid for Y (nodes in t = r + log r) with ℓ_Y at the nodes."""
+    """A grid for Y, uniform in t = κ·r + log r (r = √y), with ℓ_Y at the nodes.
 
-    def __init__(self, dim: int, a: float, b: float, tilts):
+    With κ = 1 these are the engine's nodes (:func:`_grid_nodes`, covering the
+    laws of Y tilted by ``tilts``). :meth:`refined` returns the same window in
+    t = κr + log r with a smaller step: its step in u = log r, h/(κr + 1), is
+    then smaller near r = 0 and no larger for large r.
+    """
+
+    def __init__(self, dim: int, a: float, b: float, tilts, kappa: float = 1.0, h=None):
         self.dim = dim
         self.nu = 0.5 * dim - 1.0
         self.a, self.b = a, b
+        self.tilts = tuple(tilts)
         t, r, u = _grid_nodes(dim, a, b, tilts)
+        self.base_step = float(t[1] - t[0])
+        if h is not None:
+            lo, hi = kappa * r[0] + u[0], kappa * r[-1] + u[-1]
+            t = np.linspace(lo, hi, math.ceil((hi - lo) / h) + 1)
+            r = special.wrightomega(t + math.log(kappa)) / kappa
+            u = t - kappa * r
+        self.kappa = kappa
+        self._refined: dict[float, _YGrid] = {}
         self.t, self.r, self.u = t, r, u
         self.h = float(t[1] - t[0])
-        self.log_q = _log_density_log_radius(u, dim, b) - np.log1p(r)
+        self.log_q = _log_density_log_radius(u, dim, b) - np.log1p(kappa * r)
         self.llr, self.llr_err, self.rms = _llr_on_grid(r, self.log_q, self.nu, a, b)
+
+    def step_u(self, r):
+        """Step of the grid in u = log r at r."""
+        return self.h / (self.kappa * np.asarray(r) + 1.0)
+
+    def refined(self, step_u: float) -> _YGrid:
+        """The same window with a step in u of at most ``step_u`` near r = 0 and
+        at most the engine's step h/(1 + r) elsewhere (and at most
+        ``_MAX_Y_REFINE`` times finer than the engine's grid)."""
+        h = max(step_u, self.base_step / _MAX_Y_REFINE)
+        if h >= self.base_step:
+            return self
+        if h not in self._refined:
+            kappa = h / self.base_step
+            self._refined[h] = _YGrid(self.dim, self.a, self.b, self.tilts, kappa=kappa, h=h)
+        return self._refined[h]
 
     def llr_at(self, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """ℓ_Y at arbitrary r, with the same accuracy policy as on the grid."""
         return _llr_sqrt(r, self.nu, self.a, self.b, tol=_LLR_REL_TOL * self.rms)
+
+
+def _inner_error(ell, ell_c, prop, ends):
+    """Error of ℓ_S: inner fine-vs-coarse difference, propagated error of ℓ_Y and
+    the mass at the window's ends. Where the window does not hold both
+    conditional laws, or the coarse rule misses the p-mass altogether, ℓ_S is
+    only known to within its own size."""
+    with np.errstate(invalid="ignore"):
+        err = _refined_error(ell, ell_c) + prop + 10.0 * ends
+    unresolved = (ends > 1e-6) | ~np.isfinite(err)
+    return np.where(unresolved, np.maximum(np.nan_to_num(err), np.abs(ell) + 1.0), err)
 
 
 def _conditional(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray):
@@ -131,27 +203,78 @@ def _conditional(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray):
     wc = w[..., ::2]
     wcsum = np.maximum(wc.sum(axis=-1), np.finfo(float).tiny)
     mean_c = (wc * em1[..., ::2]).sum(axis=-1) / wcsum
-    log_big_c = (
-        ltop[..., 0]
-        + np.log(np.exp(lt[..., ::2] - ltop).sum(axis=-1))
-        - (top[..., 0] + np.log(wcsum))
-    )
+    with np.errstate(divide="ignore"):
+        log_big_c = (
+            ltop[..., 0]
+            + np.log(np.exp(lt[..., ::2] - ltop).sum(axis=-1))
+            - (top[..., 0] + np.log(wcsum))
+        )
     ell_c = np.where(small, np.log1p(np.where(small, mean_c, 0.0)), log_big_c)
-    # propagated error of ℓ_Y: weighted mean of e^ℓ err, relative to e^{ℓ_S}
-    prop = (w * np.exp(np.minimum(llr, 700.0)) * llr_err).sum(axis=-1) / wsum
-    err = _refined_error(ell, ell_c) + prop * np.exp(-np.minimum(ell, 700.0))
-    return log_norm, ell, err
+    # propagated error of ℓ_Y: its mean under the p-weights e^{log_w + ℓ}
+    with np.errstate(invalid="ignore"):
+        wp = np.exp(lt - ltop)
+    wp = np.where(alive, wp, 0.0)
+    wpsum = np.maximum(wp.sum(axis=-1), np.finfo(float).tiny)
+    prop = (wp * llr_err).sum(axis=-1) / wpsum
+    # mass at the two ends of the inner rule, under q and under p: the window
+    # must hold both conditional laws; where it does not, ℓ_S is only known
+    # to within its own size
+    ends = (w[..., 0] + w[..., -1]) / wsum + (wp[..., 0] + wp[..., -1]) / wpsum
+    return log_norm, ell, _inner_error(ell, ell_c, prop, ends)
+
+
+def _conditional_shared(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray):
+    """:func:`_conditional` for ℓ shared by all rows (a vector), by matrix products.
+
+    Valid when ℓ spans at most 500 (so that no weight that matters under p
+    underflows once each row is scaled by its largest q-weight).
+    """
+    tiny = np.finfo(float).tiny
+    top = log_w.max(axis=1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    w = np.exp(log_w - top)
+    ell_top = float(llr.max())
+    lexp = np.exp(llr - ell_top)  # e^{ℓ − max ℓ}
+    em1 = np.expm1(llr)
+    stacked = np.stack([np.ones_like(llr), em1, lexp, lexp * llr_err])
+    fine = w @ stacked.T
+    coarse = w[:, ::2] @ stacked[:, ::2].T
+    wsum = np.maximum(fine[:, 0], tiny)
+    log_norm = top[:, 0] + np.log(wsum)
+    psum = np.maximum(fine[:, 2], tiny)
+
+    def ell_of(sums):
+        mean_small = sums[:, 1] / np.maximum(sums[:, 0], tiny)
+        small = np.abs(mean_small) < 0.5
+        with np.errstate(divide="ignore"):
+            big = (
+                np.log(np.maximum(sums[:, 2], tiny))
+                + ell_top
+                - np.log(np.maximum(sums[:, 0], tiny))
+            )
+        return np.where(small, np.log1p(np.where(small, mean_small, 0.0)), big)
+
+    ell = ell_of(fine)
+    ell_c = ell_of(coarse)
+    prop = fine[:, 3] / psum
+    ends = (w[:, 0] + w[:, -1]) / wsum + (w[:, 0] * lexp[0] + w[:, -1] * lexp[-1]) / psum
+    return log_norm, ell, _inner_error(ell, ell_c, prop, ends)
 
 
 def _inner_over_y(ygrid: _YGrid, log_rho: np.ndarray, n: int):
     """Inner integral over the Y grid (X wide): returns (log q_S, ℓ_S, err) at log ρ."""
     out = [np.empty_like(log_rho) for _ in range(3)]
     rows = max(1, _BLOCK // len(ygrid.u))
+    shared = float(ygrid.llr.max() - ygrid.llr.min()) <= 500.0
     for start in range(0, len(log_rho), rows):
         sl = slice(start, start + rows)
         w = 2.0 * (log_rho[sl, None] - ygrid.u[None, :])  # log(X/n) at y = s/x
-        log_w = ygrid.log_q[None, :] + _log_density_log_chi2(w, n)
-        res = _conditional(log_w, ygrid.llr[None, :], ygrid.llr_err[None, :])
+        log_w = _log_density_log_chi2(w, n)
+        log_w += ygrid.log_q[None, :]
+        if shared:
+            res = _conditional_shared(log_w, ygrid.llr, ygrid.llr_err)
+        else:
+            res = _conditional(log_w, ygrid.llr[None, :], ygrid.llr_err[None, :])
         for o, v in zip(out, res, strict=True):
             o[sl] = v
     # q_{log S}(v) = ∫ q_T(t) f_{log X}(v − 2u(t)) dt ≈ h Σ_j (…)
@@ -159,145 +282,270 @@ def _inner_over_y(ygrid: _YGrid, log_rho: np.ndarray, n: int):
     return tuple(out)
 
 
-def _conditional_log_x_mode(
-    ygrid: _YGrid, log_rho: np.ndarray, n: int, tilt: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Mode and spread of w = log(X/n) given S = s, under q (tilt 0) or p (tilt 1).
+def _conditional_log_density(ygrid: _YGrid, log_rho: np.ndarray, w: np.ndarray, amp: float, n: int):
+    """log of q_U(log ρ − w/2) f_W(w) up to a constant: the joint density of (U, W) on
+    the line U + W/2 = log ρ, for Y ~ χ²_d(amp²) (``log_rho`` broadcasts against ``w``)."""
+    u = np.broadcast_to(log_rho, w.shape) - 0.5 * w
+    log_qy = _log_density_log_radius(u.ravel(), ygrid.dim, amp).reshape(w.shape)
+    return log_qy + _log_density_log_chi2(w, n)
 
-    The conditional log-density of w is log q_U(log ρ − w/2) + (n/2)(w − e^w + 1);
-    for large s it moves well away from w = 0 (a large y = s/x is penalised
-    by the Gaussian tail of Y, so x grows). Found by safeguarded Newton steps.
+
+def _conditional_window(ygrid: _YGrid, log_rho: np.ndarray, n: int, tilt: float, w_range):
+    """Window in w = log(X/n) holding the conditional law of w given S = s.
+
+    Under q (``tilt`` 0) or p (``tilt`` 1) the conditional log-density of w is
+    log q_U(log ρ − w/2) + (n/2)(w − e^w + 1); it need not be log-concave nor
+    centred near w = 0 (for n_syn < d a small s is explained by a small X with
+    Y typical, far left of w = 0). The global mode is located from 33 probes
+    over ``w_range`` (the values of w that keep Y on its grid and X within
+    e^{−400} of its mode), refined by safeguarded Newton steps inside the
+    bracket of the best probe; the window then extends on each side, by steps
+    doubling from the local spread, until the log-density has dropped by
+    ``_TAIL_LOG_DROP + 15``. Returns (lo, hi, spread) per outer node.
     """
-    w = np.zeros_like(log_rho)
-    h2 = -0.5 * n * np.ones_like(log_rho)
-    for _ in range(30):
-        g1, g2 = _tilt_derivatives(log_rho - 0.5 * w, ygrid.dim, ygrid.a, ygrid.b, tilt)
-        h1 = -0.5 * g1 - 0.5 * n * np.expm1(w)
-        h2 = 0.25 * g2 - 0.5 * n * np.exp(w)
+    amp = ygrid.a if tilt == 1.0 else ygrid.b
+    w_lo, w_hi = w_range
+    frac = np.linspace(0.0, 1.0, 33)
+    probes = w_lo[:, None] + (w_hi - w_lo)[:, None] * frac[None, :]
+    dens = _conditional_log_density(ygrid, log_rho[:, None], probes, amp, n)
+    best = np.argmax(dens, axis=1)
+    rows = np.arange(len(log_rho))
+    lo = probes[rows, np.maximum(best - 1, 0)]
+    hi = probes[rows, np.minimum(best + 1, len(frac) - 1)]
+    w = probes[rows, best]
+    h2 = np.full_like(w, -1.0)
+    active = np.arange(len(w))
+    for _ in range(60):
+        wa, la, ha, ra = w[active], lo[active], hi[active], log_rho[active]
+        g1, g2 = _tilt_derivatives(ra - 0.5 * wa, ygrid.dim, ygrid.a, ygrid.b, tilt)
+        h1 = -0.5 * g1 - 0.5 * n * np.expm1(wa)
+        h2a = 0.25 * g2 - 0.5 * n * np.exp(wa)
+        la = np.where(h1 > 0, wa, la)
+        ha = np.where(h1 <= 0, wa, ha)
         with np.errstate(divide="ignore", invalid="ignore"):
-            step = np.where(h2 < 0, -h1 / h2, 0.5 * np.sign(h1))
-        step = np.clip(np.nan_to_num(step), -1.0, 1.0)
-        w = w + step
-        if np.all(np.abs(step) < 1e-10):
+            newton = wa - h1 / h2a
+            # the mode is needed to a small fraction of the local spread only
+            tol = np.where(h2a < 0, 1e-6 / np.sqrt(np.abs(h2a)), 0.0)
+        ok = (h2a < 0) & (newton > la) & (newton < ha)
+        w_new = np.where(ok, newton, 0.5 * (la + ha))
+        done = (np.abs(w_new - wa) <= tol) | (ha - la <= 1e-12 * (1.0 + np.abs(wa)))
+        w[active], lo[active], hi[active], h2[active] = w_new, la, ha, h2a
+        active = active[~done]
+        if active.size == 0:
             break
-    # the conditional law is no wider than the law of log X itself (log-concavity)
-    sigma = np.minimum(1.0 / np.sqrt(np.maximum(-h2, 1e-300)), _log_chi2_spread(n))
-    lo, hi = _x_window(n)
-    return np.clip(w, lo - 20.0, hi + 20.0), sigma
+    spread = np.where(h2 < 0, 1.0 / np.sqrt(np.abs(h2)), hi - lo)
+    spread = np.clip(spread, 1e-12, None)
+    top = _conditional_log_density(ygrid, log_rho, w, amp, n)
+    top = np.maximum(top, dens.max(axis=1))
+    steps = spread[:, None] * 2.0 ** np.arange(0, 16)[None, :]
+    ends = []
+    for sign, limit in ((-1.0, w_lo), (1.0, w_hi)):
+        points = w[:, None] + sign * steps
+        points = np.where(sign * (points - limit[:, None]) > 0, limit[:, None], points)
+        dens_out = _conditional_log_density(ygrid, log_rho[:, None], points, amp, n)
+        below = dens_out < top[:, None] - (_TAIL_LOG_DROP + 15.0)
+        first = np.where(below.any(axis=1), np.argmax(below, axis=1), len(steps[0]) - 1)
+        ends.append(points[rows, first])
+    return ends[0], ends[1], spread
+
+
+def _w_range(ygrid: _YGrid, log_rho: np.ndarray, n: int):
+    """Values of w = log(X/n) that keep √Y = ρ e^{−w/2} on the Y grid and X within
+    e^{−400} of its mode (where that intersection is empty: the Y-grid range alone)."""
+    x_lo, x_hi = _x_window(n, drop=400.0)
+    w_lo = 2.0 * (log_rho - float(ygrid.u[-1]))
+    w_hi = 2.0 * (log_rho - float(ygrid.u[0]))
+    lo = np.maximum(w_lo, x_lo)
+    hi = np.minimum(w_hi, x_hi)
+    empty = hi <= lo
+    return np.where(empty, w_lo, lo), np.where(empty, w_hi, hi)
 
 
 def _inner_over_x(ygrid: _YGrid, log_rho: np.ndarray, n: int):
     """Inner integral over log X (X narrow): returns (log q_S, ℓ_S, err) at log ρ.
 
-    Each outer node gets its own uniform window in w = log(X/n), covering the
-    conditional laws of w given S = s under q and under p (±13 spreads).
+    Each outer node gets its own uniform window in w = log(X/n) covering the
+    conditional laws of w given S = s under q and under p
+    (:func:`_conditional_window`), with at least ``_NODES_PER_SIGMA`` nodes per
+    local spread and a step of at most ``_MAX_LOG_STEP``. Rows are processed in
+    order of the number of nodes they need, so that a few wide windows do not
+    set the size of all.
     """
-    modes, spreads = zip(
-        *(_conditional_log_x_mode(ygrid, log_rho, n, tilt) for tilt in (0.0, 1.0)), strict=True
-    )
-    lo = np.minimum(*modes) - _WINDOW_SIGMAS * np.maximum(*spreads)
-    hi = np.maximum(*modes) + _WINDOW_SIGMAS * np.maximum(*spreads)
-    step_max = np.minimum(np.minimum(*spreads) / _NODES_PER_SIGMA, _MAX_LOG_STEP)
-    m = min(math.ceil(float(np.max((hi - lo) / step_max))) + 1, 4001)
-    m += m % 2 == 0
-    frac = np.linspace(0.0, 1.0, m)
+    w_range = _w_range(ygrid, log_rho, n)
+    windows = [_conditional_window(ygrid, log_rho, n, tilt, w_range) for tilt in (0.0, 1.0)]
+    lo = np.minimum(windows[0][0], windows[1][0])
+    hi = np.maximum(windows[0][1], windows[1][1])
+    step = np.minimum(np.minimum(windows[0][2], windows[1][2]) / _NODES_PER_SIGMA, _MAX_LOG_STEP)
+    need = np.minimum(np.ceil((hi - lo) / step), _MAX_INNER - 1).astype(int) + 1
+    need += need % 2 == 0
+    order = np.argsort(need, kind="stable")
     out = [np.empty_like(log_rho) for _ in range(3)]
-    rows = max(1, _BLOCK // (64 * m))  # ℓ_Y may use a 16-64 node path integral per entry
-    for start in range(0, len(log_rho), rows):
-        sl = slice(start, start + rows)
-        w = lo[sl, None] + (hi - lo)[sl, None] * frac[None, :]
-        u = log_rho[sl, None] - 0.5 * w  # log √y at y = s/x
+    start = 0
+    while start < len(order):
+        m = int(need[order[min(len(order) - 1, start)]])
+        rows = max(1, _BLOCK // (16 * m))  # ℓ_Y may use a path integral per entry
+        block = order[start : start + rows]
+        m = int(need[block].max())
+        frac = np.linspace(0.0, 1.0, m)
+        w = lo[block, None] + (hi - lo)[block, None] * frac[None, :]
+        u = log_rho[block, None] - 0.5 * w  # log √y at y = s/x
         log_qy = _log_density_log_radius(u.ravel(), ygrid.dim, ygrid.b).reshape(u.shape)
         llr, err = ygrid.llr_at(np.exp(u).ravel())
         log_w = log_qy + _log_density_log_chi2(w, n)
         res = _conditional(log_w, llr.reshape(u.shape), err.reshape(u.shape))
+        # q_{log S}(v) = ∫ q_{log Y}(v − w) f_{log X}(w) dw, q_{log Y}(ly) = q_U(ly/2)/2
+        res[0][...] += np.log((hi - lo)[block] / (m - 1)) - math.log(2.0)
         for o, v in zip(out, res, strict=True):
-            o[sl] = v
-    # q_{log S}(v) = ∫ q_{log Y}(v − w) f_{log X}(w) dw, q_{log Y}(ly) = q_U(ly/2)/2
-    out[0] += np.log((hi - lo) / (m - 1)) - math.log(2.0)
+            o[block] = v
+        start += rows
     return tuple(out)
 
 
 def _inner(ygrid: _YGrid, log_rho: np.ndarray, n: int):
     """(log q_S, ℓ_S, error) at the outer nodes, integrating over the narrower factor.
 
-    At an outer node ρ the conditional law of Y is concentrated near r ≈ ρ,
-    where the Y grid's step in u = log √y is h/(1 + r). Where log X (in the
-    same units) is wider than four such steps, the Y grid resolves it and the
-    inner integral runs over the Y grid; elsewhere it runs over log X.
+    The inner integral over the Y grid needs that grid to resolve the kernel
+    of log X, f_W(2(log ρ − u)), in u = log √y. Its width there is ½·spread of
+    log X (the rule wants four steps per width), and its right edge,
+    exp(−(n/2)e^w), is analytic in a strip of half-width π/2 in w, so the
+    trapezoidal error is about exp(−π²/step_w): a step of at most
+    ``_MAX_LOG_STEP`` in w, ``_MAX_LOG_STEP``/2 in u. The kernel's edge lies
+    at √y ≈ ρ, where the Y grid's step in u is h/(1 + ρ). For small n_syn the
+    Y grid is refined (up to ``_MAX_Y_REFINE`` times) until this holds at
+    every outer node; elsewhere (narrow X) the inner integral runs over log X.
     """
     spread_u = 0.5 * _log_chi2_spread(n)
-    step_u = ygrid.h / (1.0 + np.exp(log_rho))
-    # the Y grid must resolve the kernel of log X
-    over_x = spread_u < 4.0 * step_u
+    limit_u = min(spread_u / 4.0, 0.5 * _MAX_LOG_STEP)
+    rho = np.exp(log_rho)
+    fine = ygrid.refined(limit_u) if np.any(ygrid.step_u(rho) > limit_u) else ygrid
+    over_x = fine.step_u(rho) > limit_u
     out = [np.empty_like(log_rho) for _ in range(3)]
-    for mask, inner in ((over_x, _inner_over_x), (~over_x, _inner_over_y)):
+    for mask, grid, inner in ((over_x, ygrid, _inner_over_x), (~over_x, fine, _inner_over_y)):
         if np.any(mask):
-            for o, v in zip(out, inner(ygrid, log_rho[mask], n), strict=True):
+            for o, v in zip(out, inner(grid, log_rho[mask], n), strict=True):
                 o[mask] = v
     return tuple(out)
 
 
-def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> _Grid:
-    """Outer grid for S = Y·X, in τ = ρ + log ρ with ρ = √(s/n_syn).
+class FiniteGridTooCostly(Exception):
+    """The outer grid that resolves the tilted law would exceed the work budget."""
 
-    The outer window maps the Y grid's ends (which cover the tilted laws of
-    Y up to ``alpha_max``, and the tilted laws of S are less tilted) through
-    the window of X; its step is the Y grid's, since the laws of S are
-    convolutions, hence no narrower in this coordinate.
+
+def _tau(log_rho, c: float):
+    """Outer coordinate τ = c·ρ + log ρ (c ≥ 0)."""
+    return c * np.exp(log_rho) + log_rho
+
+
+def _from_tau(tau: np.ndarray, c: float) -> tuple[np.ndarray, np.ndarray]:
+    """(ρ, log ρ) from τ = c·ρ + log ρ: cρ = ω(τ + log c), ω the Wright omega."""
+    if c == 0.0:
+        return np.exp(tau), tau
+    rho = special.wrightomega(tau + math.log(c)) / c
+    return rho, tau - c * rho  # log ρ exactly, even where ρ underflows
+
+
+def _outer_steps(log_rho: np.ndarray, need: np.ndarray, log_range) -> tuple[float, float]:
+    """The coordinate τ = c·ρ + log ρ and step that meet ``need`` with fewest nodes.
+
+    ``need[j]`` is the largest step in log ρ allowed at ``log_rho[j]``; a step
+    Δτ is a step Δτ/(cρ + 1) in log ρ. Candidates c = 0 (uniform in log ρ) and
+    c from 1e-6 to 1e3; returns (c, Δτ).
+    """
+    rho = np.exp(log_rho)
+    best = (math.inf, 0.0, 0.0)
+    for c in (0.0, *np.geomspace(1e-6, 1e3, 46)):
+        step = float(np.min((c * rho + 1.0) * need))
+        lo, hi = _tau(np.array(log_range), c)
+        nodes = (hi - lo) / step
+        if nodes < best[0]:
+            best = (nodes, float(c), step)
+    return best[1], best[2]
+
+
+def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> _Grid:
+    """Outer grid for S = Y·X, uniform in τ = c·ρ + log ρ with ρ = √(s/n_syn).
+
+    **Window.** It starts from the Y grid's ends (which cover the tilted laws
+    of Y up to ``alpha_max``) mapped through the window of X, and is then
+    fitted, on a scan of 65 nodes plus probes up to e^{±32} beyond each end,
+    to the laws q_S, p_S and q_S^{1−α}p_S^α at ``alpha_max``: each is kept
+    down to e^{−75} of its largest scanned value. For few records and large
+    orders the tilted law lies far beyond the initial window (a large S is
+    explained by Y and X both in their tails).
+
+    **Step.** The laws of S are convolutions in log ρ, so no narrower than Y
+    (the Y grid's step h in t = r + log r, a step h/(1 + ρ) in log ρ) nor
+    than ½ log X (a quarter of its spread, and at most ``_MAX_LOG_STEP``/2);
+    either suffices. Tilting by a large order can make the tilted law
+    narrower: its width at ``alpha_max`` is measured on the grid and the step
+    refined until it has ``_NODES_PER_SIGMA`` nodes per standard deviation.
+    The coordinate (c) and step meeting these needs with the fewest nodes are
+    chosen by :func:`_outer_steps`.
     """
     ygrid = _YGrid(dim, a, b, [0.0, 1.0, math.sqrt(alpha_max), alpha_max])
     lo, hi = _x_window(n_syn)
     log_rho_lo = float(ygrid.u[0]) + 0.5 * lo
     log_rho_hi = float(ygrid.u[-1]) + 0.5 * hi
-    # Two outer grids resolve the laws of S: uniform in τ = ρ + log ρ with the
-    # Y grid's step (S is no narrower than Y there), or uniform in log ρ with a
-    # quarter of the spread of ½ log X (S is no narrower than X there).
-    tau_lo = math.exp(log_rho_lo) + log_rho_lo
-    tau_hi = math.exp(log_rho_hi) + log_rho_hi
-    step_tau = ygrid.h
-    step_log = min(0.5 * _log_chi2_spread(n_syn) / _NODES_PER_SIGMA, _MAX_LOG_STEP / 2)
-    # Tilting by a large order can make q_S^{1−α} p_S^α narrower than q_S:
-    # measure its width at alpha_max by finite differences and refine the step
-    # while it has fewer than _NODES_PER_SIGMA nodes per standard deviation.
-    for _ in range(3):
-        grid, step = _outer_grid(
-            ygrid, n_syn, (tau_lo, tau_hi), step_tau, (log_rho_lo, log_rho_hi), step_log
-        )
-        g = grid.log_q + alpha_max * grid.llr
-        i = int(np.clip(np.argmax(g), 1, len(g) - 2))
-        curvature = -(g[i + 1] - 2.0 * g[i] + g[i - 1]) / step**2
-        factor = _NODES_PER_SIGMA * step * math.sqrt(max(curvature, 0.0))
-        if factor <= 1.0:
+    probes = 0.25 * 2.0 ** np.arange(8)
+    scan = np.concatenate(
+        [
+            log_rho_lo - probes[::-1],
+            np.linspace(log_rho_lo, log_rho_hi, 65),
+            log_rho_hi + probes,
+        ]
+    )
+    log_qs, ell, _ = _inner(ygrid, scan, n_syn)
+    keep = np.zeros(len(scan), dtype=bool)
+    for tilt in (0.0, 1.0, alpha_max):
+        g = log_qs + tilt * ell
+        keep |= g >= np.max(g) - 75.0
+    inside = np.flatnonzero(keep)
+    log_range = (
+        float(scan[max(inside[0] - 1, 0)]),
+        float(scan[min(inside[-1] + 1, len(scan) - 1)]),
+    )
+    # needs: resolve Y or X everywhere (the laxer of the two), then tilted widths
+    spread_step = min(0.5 * _log_chi2_spread(n_syn) / _NODES_PER_SIGMA, _MAX_LOG_STEP / 2)
+    points = np.linspace(*log_range, 257)
+    need = np.maximum(ygrid.h / (1.0 + np.exp(points)), spread_step)
+    spread_u = 0.5 * _log_chi2_spread(n_syn)
+    inner_size = max(len(ygrid.refined(min(spread_u / 4.0, 0.5 * _MAX_LOG_STEP)).u), 500)
+    for _ in range(4):
+        c, step = _outer_steps(points, need, log_range)
+        tau_lo, tau_hi = _tau(np.array(log_range), c)
+        nodes = (tau_hi - tau_lo) / step + 1
+        if nodes > _MAX_OUTER or nodes * inner_size > _MAX_WORK:
+            raise FiniteGridTooCostly(f"{nodes:.3g} outer × {inner_size} inner nodes")
+        grid = _outer_grid(ygrid, n_syn, log_range, c, step)
+        stretch = 1.0 + c * grid.r  # dτ/d log ρ
+        step = float(grid.t[1] - grid.t[0])
+        finer = False
+        for tilt in (0.0, 1.0, alpha_max):
+            g = grid.log_q + tilt * grid.llr
+            i = int(np.clip(np.argmax(g), 1, len(g) - 2))
+            curvature = -(g[i + 1] - 2.0 * g[i] + g[i - 1]) / step**2
+            if _NODES_PER_SIGMA * step * math.sqrt(max(curvature, 0.0)) > 1.0:
+                width_log = 1.0 / (math.sqrt(curvature) * stretch[i])
+                points = np.append(points, math.log(grid.r[i]) if grid.r[i] > 0 else log_range[0])
+                need = np.append(need, width_log / _NODES_PER_SIGMA)
+                finer = True
+        if not finer:
             break
-        step_tau /= min(factor, 8.0)
-        step_log /= min(factor, 8.0)
     return grid
 
 
-def _outer_grid(ygrid, n_syn, tau_range, step_tau, log_range, step_log):
-    """Outer nodes (uniform in τ or in log ρ, whichever needs fewer) and their values."""
-    tau_lo, tau_hi = tau_range
-    log_rho_lo, log_rho_hi = log_range
-    n_tau = (tau_hi - tau_lo) / step_tau
-    n_log = (log_rho_hi - log_rho_lo) / step_log
-    if n_tau <= n_log:
-        n = min(math.ceil(n_tau) + 1, _MAX_OUTER)
-        n += n % 2 == 0
-        tau = np.linspace(tau_lo, tau_hi, n)
-        rho = special.wrightomega(tau)
-        log_rho = tau - rho
-        log_jacobian = -np.log1p(rho)  # density of τ: q_{log S} · dv/dτ, dv/dτ = 2/(1 + ρ)
-    else:
-        n = min(math.ceil(n_log) + 1, _MAX_OUTER)
-        n += n % 2 == 0
-        log_rho = np.linspace(log_rho_lo, log_rho_hi, n)
-        rho = np.exp(log_rho)
-        tau = log_rho
-        log_jacobian = np.zeros_like(log_rho)
+def _outer_grid(ygrid, n_syn, log_range, c, step):
+    """Outer nodes uniform in τ = c·ρ + log ρ over ``log_range``, and their values."""
+    tau_lo, tau_hi = _tau(np.array(log_range), c)
+    n = math.ceil((tau_hi - tau_lo) / step) + 1
+    n += n % 2 == 0
+    tau = np.linspace(tau_lo, tau_hi, n)
+    rho, log_rho = _from_tau(tau, c)
     log_qs, ell, err = _inner(ygrid, log_rho, n_syn)
+    # density of τ: q_{log ρ} · d log ρ/dτ, d log ρ/dτ = 1/(1 + cρ)
+    log_jacobian = -np.log1p(c * rho)
     scale = math.sqrt(ygrid.dim) + ygrid.a + ygrid.b
-    return _Grid(tau, rho, log_qs + log_jacobian, ell, err, scale), float(tau[1] - tau[0])
+    return _Grid(tau, rho, log_qs + log_jacobian, ell, err, scale)
 
 
 def llr_finite(s: np.ndarray, dim: int, n_syn: int, a: float, b: float) -> np.ndarray:

@@ -911,8 +911,6 @@ def renyi_finite(alpha, dim, norm_v, norm_w, n_syn, sigma=1.0, *, full_output: b
         the quadrature can be much less accurate and the interval then falls
         back on the plateau bound (see docs/benchmarks.md).
     """
-    from synthamp._finite import finite_grid
-
     alpha = check_alpha(alpha)
     dim = check_dim(dim)
     n_syn = check_n_syn(n_syn)
@@ -921,23 +919,55 @@ def renyi_finite(alpha, dim, norm_v, norm_w, n_syn, sigma=1.0, *, full_output: b
         value = np.zeros_like(alpha)
         error = np.zeros_like(alpha)
     else:
-        grid = finite_grid(dim, n_syn, a, b, float(alpha.max()))
-        with np.errstate(all="ignore"):
-            value, error = _renyi_on_grid(alpha, grid)
+        value, error = _finite_by_budget(alpha, dim, n_syn, a, b)
         # 0 ≤ D_α(ZV‖ZW) ≤ D_α(VᵀV‖WᵀW) (THEORY.md §3): intersect the computed
         # interval with [0, plateau + its error]. Where the finite-release
-        # quadrature is unreliable (large α with few records) this keeps the
-        # reported upper end value + error sound.
+        # quadrature is unreliable or over budget (large α with few records,
+        # where the tilted law sits far in the tails of both Y and X) this
+        # keeps the reported upper end value + error sound.
         plateau = renyi_plateau(alpha, dim, a, b, full_output=True)
         ceiling = plateau.value + plateau.error
-        lo = np.where(np.isfinite(value) & np.isfinite(error), np.maximum(value - error, 0.0), 0.0)
-        hi = np.where(np.isfinite(value) & np.isfinite(error), value + error, np.inf)
+        known = np.isfinite(value) & np.isfinite(error)
+        with np.errstate(invalid="ignore"):  # inf − inf where an order was dropped
+            lo = np.where(known, np.maximum(value - error, 0.0), 0.0)
+        hi = np.where(known, value + error, np.inf)
         hi = np.minimum(hi, ceiling)
+        # D_α is non-decreasing in α: a lower end holds for every larger order
+        order = np.argsort(alpha, kind="stable")
+        lo[order] = np.maximum.accumulate(lo[order])
         lo = np.minimum(lo, hi)
         value, error = 0.5 * (lo + hi), 0.5 * (hi - lo)
     if full_output:
         return DivergenceResult(alpha, value, error)
     return value
+
+
+def _finite_by_budget(alpha, dim, n_syn, a, b):
+    """Finite-release values and errors for as many orders as the work budget allows.
+
+    The grid is set by the largest order; when resolving it would exceed the
+    budget (:class:`synthamp._finite.FiniteGridTooCostly`), the largest orders
+    are dropped, halving their number until the rest fit; dropped orders get
+    value = error = inf (the caller falls back on the plateau bound).
+    """
+    from synthamp._finite import FiniteGridTooCostly, finite_grid
+
+    value = np.full_like(alpha, np.inf)
+    error = np.full_like(alpha, np.inf)
+    levels = np.unique(alpha)
+    keep = len(levels)
+    while keep > 0:
+        alpha_max = float(levels[keep - 1])
+        try:
+            grid = finite_grid(dim, n_syn, a, b, alpha_max)
+        except FiniteGridTooCostly:
+            keep //= 2
+            continue
+        chosen = alpha <= alpha_max
+        with np.errstate(all="ignore"):
+            value[chosen], error[chosen] = _renyi_on_grid(alpha[chosen], grid)
+        break
+    return value, error
 
 
 def fisher_information(dim, theta, *, full_output: bool = False):
