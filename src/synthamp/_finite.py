@@ -296,16 +296,16 @@ def _conditional_window(ygrid: _YGrid, log_rho: np.ndarray, n: int, tilt: float,
     Under q (``tilt`` 0) or p (``tilt`` 1) the conditional log-density of w is
     log q_U(log ρ − w/2) + (n/2)(w − e^w + 1); it need not be log-concave nor
     centred near w = 0 (for n_syn < d a small s is explained by a small X with
-    Y typical, far left of w = 0). The global mode is located from 33 probes
+    Y typical, far left of w = 0). The global mode is located from 17 probes
     over ``w_range`` (the values of w that keep Y on its grid and X within
     e^{−400} of its mode), refined by safeguarded Newton steps inside the
     bracket of the best probe; the window then extends on each side, by steps
-    doubling from the local spread, until the log-density has dropped by
-    ``_TAIL_LOG_DROP + 15``. Returns (lo, hi, spread) per outer node.
+    doubling from 12 local spreads (refined by three bisections), until the
+    log-density has dropped by ``_TAIL_LOG_DROP + 15``. Returns (lo, hi, spread) per outer node.
     """
     amp = ygrid.a if tilt == 1.0 else ygrid.b
     w_lo, w_hi = w_range
-    frac = np.linspace(0.0, 1.0, 33)
+    frac = np.linspace(0.0, 1.0, 17)
     probes = w_lo[:, None] + (w_hi - w_lo)[:, None] * frac[None, :]
     dens = _conditional_log_density(ygrid, log_rho[:, None], probes, amp, n)
     best = np.argmax(dens, axis=1)
@@ -337,7 +337,8 @@ def _conditional_window(ygrid: _YGrid, log_rho: np.ndarray, n: int, tilt: float,
     spread = np.clip(spread, 1e-12, None)
     top = _conditional_log_density(ygrid, log_rho, w, amp, n)
     top = np.maximum(top, dens.max(axis=1))
-    steps = spread[:, None] * 2.0 ** np.arange(0, 16)[None, :]
+    # a Gaussian drops by 72 at 12 spreads: start there, double beyond
+    steps = spread[:, None] * (12.0 * 2.0 ** np.arange(0, 10))[None, :]
     ends = []
     for sign, limit in ((-1.0, w_lo), (1.0, w_hi)):
         points = w[:, None] + sign * steps
@@ -345,7 +346,17 @@ def _conditional_window(ygrid: _YGrid, log_rho: np.ndarray, n: int, tilt: float,
         dens_out = _conditional_log_density(ygrid, log_rho[:, None], points, amp, n)
         below = dens_out < top[:, None] - (_TAIL_LOG_DROP + 15.0)
         first = np.where(below.any(axis=1), np.argmax(below, axis=1), len(steps[0]) - 1)
-        ends.append(points[rows, first])
+        outside = points[rows, first]
+        inside = np.where(first > 0, points[rows, np.maximum(first - 1, 0)], w)
+        # three bisections: the end overshoots the drop by at most 1/8 of the last step
+        for _ in range(3):
+            mid = 0.5 * (inside + outside)
+            low = _conditional_log_density(ygrid, log_rho, mid, amp, n) < top - (
+                _TAIL_LOG_DROP + 15.0
+            )
+            outside = np.where(low, mid, outside)
+            inside = np.where(low, inside, mid)
+        ends.append(np.where(below.any(axis=1), outside, points[rows, first]))
     return ends[0], ends[1], spread
 
 
@@ -467,7 +478,7 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> _
 
     **Window.** It starts from the Y grid's ends (which cover the tilted laws
     of Y up to ``alpha_max``) mapped through the window of X, and is then
-    fitted, on a scan of 65 nodes plus probes up to e^{±32} beyond each end,
+    fitted, on a scan of 33 nodes plus probes up to e^{±32} beyond each end,
     to the laws q_S, p_S and q_S^{1−α}p_S^α at ``alpha_max``: each is kept
     down to e^{−75} of its largest scanned value. For few records and large
     orders the tilted law lies far beyond the initial window (a large S is
@@ -490,7 +501,7 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> _
     scan = np.concatenate(
         [
             log_rho_lo - probes[::-1],
-            np.linspace(log_rho_lo, log_rho_hi, 65),
+            np.linspace(log_rho_lo, log_rho_hi, 33),
             log_rho_hi + probes,
         ]
     )
