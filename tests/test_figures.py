@@ -343,12 +343,16 @@ def test_amplified_sigma_meets_target_by_independent_worst_case(csv):
 
 
 def test_without_norm_bound_ratio_to_post_processing_tends_to_one(csv):
-    ratio = _series(csv("fig_no_norm_bound"), "ratio", ["d", "t"])
+    frame = csv("fig_no_norm_bound")
+    ratio = _series(frame, "ratio", ["d", "t"])
+    errors = frame[frame["curve"] == "ratio"].set_index(["d", "t"])["error"].sort_index()
     for d, group in ratio.groupby(level="d"):
         t = group.index.get_level_values("t").to_numpy()
         values = group.to_numpy()
+        error = errors.loc[d].to_numpy()
         assert np.all(values <= 1 + 1e-9), d  # post-processing bounds it
-        assert np.all(np.diff(values) >= -1e-12), d  # increasing in t
+        # increasing in t, up to the engine's stated numerical error of both points
+        assert np.all(np.diff(values) >= -(error[1:] + error[:-1])), d
         deficit = 1.0 - values
         if deficit[-1] > 1e-9:  # 1 − ratio decays like t^−2 (measured slope −1.8 … −2)
             assert _slope(t, deficit) < -1.5, d
