@@ -372,7 +372,7 @@ def _w_range(ygrid: _YGrid, log_rho: np.ndarray, n: int):
     return np.where(empty, w_lo, lo), np.where(empty, w_hi, hi)
 
 
-def _inner_over_x(ygrid: _YGrid, log_rho: np.ndarray, n: int):
+def _inner_over_x(ygrid: _YGrid, log_rho: np.ndarray, n: int, max_inner: int = _MAX_INNER):
     """Inner integral over log X (X narrow): returns (log q_S, ℓ_S, err) at log ρ.
 
     Each outer node gets its own uniform window in w = log(X/n) covering the
@@ -387,7 +387,7 @@ def _inner_over_x(ygrid: _YGrid, log_rho: np.ndarray, n: int):
     lo = np.minimum(windows[0][0], windows[1][0])
     hi = np.maximum(windows[0][1], windows[1][1])
     step = np.minimum(np.minimum(windows[0][2], windows[1][2]) / _NODES_PER_SIGMA, _MAX_LOG_STEP)
-    need = np.minimum(np.ceil((hi - lo) / step), _MAX_INNER - 1).astype(int) + 1
+    need = np.minimum(np.ceil((hi - lo) / step), max_inner - 1).astype(int) + 1
     need += need % 2 == 0
     order = np.argsort(need, kind="stable")
     out = [np.empty_like(log_rho) for _ in range(3)]
@@ -412,7 +412,7 @@ def _inner_over_x(ygrid: _YGrid, log_rho: np.ndarray, n: int):
     return tuple(out)
 
 
-def _inner(ygrid: _YGrid, log_rho: np.ndarray, n: int):
+def _inner(ygrid: _YGrid, log_rho: np.ndarray, n: int, max_inner: int = _MAX_INNER):
     """(log q_S, ℓ_S, error) at the outer nodes, integrating over the narrower factor.
 
     The inner integral over the Y grid needs that grid to resolve the kernel
@@ -433,7 +433,8 @@ def _inner(ygrid: _YGrid, log_rho: np.ndarray, n: int):
     out = [np.empty_like(log_rho) for _ in range(3)]
     for mask, grid, inner in ((over_x, ygrid, _inner_over_x), (~over_x, fine, _inner_over_y)):
         if np.any(mask):
-            for o, v in zip(out, inner(grid, log_rho[mask], n), strict=True):
+            args = (max_inner,) if inner is _inner_over_x else ()
+            for o, v in zip(out, inner(grid, log_rho[mask], n, *args), strict=True):
                 o[mask] = v
     return tuple(out)
 
@@ -505,7 +506,8 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> _
             log_rho_hi + probes,
         ]
     )
-    log_qs, ell, _ = _inner(ygrid, scan, n_syn)
+    # the scan only locates the laws: a coarse inner rule is enough
+    log_qs, ell, _ = _inner(ygrid, scan, n_syn, max_inner=257)
     keep = np.zeros(len(scan), dtype=bool)
     for tilt in (0.0, 1.0, alpha_max):
         g = log_qs + tilt * ell
