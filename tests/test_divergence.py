@@ -780,3 +780,35 @@ def test_invalid_input(call, param):
     with pytest.raises(InputError) as info:
         call()
     assert info.value.param == param
+
+
+# --- finite release: far conditional laws and the work budget ----------------------
+
+
+@pytest.mark.parametrize(("dim", "n", "a", "b"), [(2, 1, 3.0, 2.999), (50, 1, 2.0, 1.5)])
+@pytest.mark.parametrize("s", [1e-60, 1e-20, 1e-6])
+def test_finite_likelihood_ratio_far_left_against_mpmath(dim, n, a, b, s):
+    """ℓ_S at tiny s with n_syn < d: the conditional law of X given S sits far
+    left of its mode (Y typical), where a window centred on log X's mode fails."""
+    value = float(log_likelihood_ratio_finite(np.array([s]), dim, n, a, b)[0])
+    ref = float(mpref.log_likelihood_ratio_finite(s, dim, n, a, b))
+    assert abs(value - ref) <= 1e-9 * abs(ref), (value, ref)
+
+
+def test_finite_over_budget_orders_fall_back_on_a_sound_interval(monkeypatch):
+    """Orders whose grid exceeds the work budget get [lower end of a smaller order,
+    plateau + its error], which must contain the value computed within budget."""
+    import synthamp._finite as finite_module
+
+    alphas = [1.01, 2.0, 16.0, 64.0]
+    args = (alphas, 2, 2.0, 1.0, 1)
+    exact = renyi_finite(*args, full_output=True)
+    assert np.all(exact.error <= 1e-8 * exact.value)
+    plateau = renyi_plateau(alphas, 2, 2.0, 1.0, full_output=True)
+    monkeypatch.setattr(finite_module, "_MAX_WORK", 20_000)
+    degraded = renyi_finite(*args, full_output=True)
+    assert np.all(np.isfinite(degraded.value)) and np.all(np.isfinite(degraded.error))
+    assert np.any(degraded.error > 1e-3 * degraded.value)  # some orders were dropped
+    assert np.all(degraded.value - degraded.error <= exact.value + exact.error)
+    assert np.all(degraded.value + degraded.error >= exact.value - exact.error)
+    assert np.all(degraded.value + degraded.error <= plateau.value + plateau.error * (1 + 1e-12))
