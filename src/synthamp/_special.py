@@ -134,8 +134,31 @@ def _debye_coefficients(nu: float) -> tuple[np.ndarray, np.ndarray, float]:
     return np.ascontiguousarray(value_rows), table, float(poly.sum())
 
 
+#: Arrays up to this size evaluate polynomials by a matrix of powers and one
+#: matrix product (a few numpy calls) instead of Horner's rule (one call per
+#: coefficient), whose per-call overhead dominates on the few points of a mode
+#: search or a short grid.
+SMALL_ARRAY = 512
+
+
+def _powers(x: np.ndarray, count: int) -> np.ndarray:
+    """Matrix [x^0, x^1, …, x^{count−1}] (one row per element of ``x``, flattened),
+    by a running product: x^j carries at most j roundings, as in Horner's rule."""
+    powers = np.empty((x.size, count))
+    powers[:, 0] = 1.0
+    if count > 1:
+        powers[:, 1:] = x.reshape(-1, 1)
+        np.cumprod(powers[:, 1:], axis=1, out=powers[:, 1:])
+    return powers
+
+
 def _debye_sums(table: np.ndarray, p: np.ndarray, p2: np.ndarray) -> np.ndarray:
     """Rows [S, S'] (or [S]) from the even/odd Horner table of :func:`_debye_coefficients`."""
+    if p.size <= SMALL_ARRAY:
+        # Σ_j c_j p^{2j} for every column of the table at once; p ≤ 1, so the
+        # rounding bound γ_{2n}·Σ|c_j| p^{2j} is that of Horner's rule
+        acc = (_powers(p2, table.shape[0]) @ table[::-1]).T.reshape((table.shape[1], *p.shape))
+        return acc[0::2] + p * acc[1::2]
     table = table.reshape(table.shape + (1,) * p.ndim)
     acc = table[0] * p2
     for c in table[1:-1]:
@@ -219,10 +242,25 @@ def _series_length(nu: float, y_max: float) -> int:
     return N_SERIES
 
 
+@lru_cache(maxsize=64)
+def _series_coefficients(nu: float) -> np.ndarray:
+    """c_k = 1/((ν+1)_k k!) for k = 1 … N_SERIES (c_k = c_{k−1}/((ν+k)k): k roundings)."""
+    coef = np.empty(N_SERIES)
+    c = 1.0
+    for k in range(1, N_SERIES + 1):
+        c /= (nu + k) * k
+        coef[k - 1] = c
+    return coef
+
+
 def _series_terms(nu: float, y: np.ndarray) -> np.ndarray:
     """Σ_{k≥1} y^k / ((ν+1)_k k!), i.e. ₀F₁(; ν+1; y) − 1 (terms fall at least
     as fast as 1/k! for y ≤ max(1, ν+1); summed until they are below 1e-18)."""
     n_terms = _series_length(nu, float(y.max())) if y.size else 0
+    if y.size <= SMALL_ARRAY and n_terms > 0:
+        # positive terms y^k·c_k (y^k by a running product): no cancellation
+        powers = _powers(y, n_terms + 1)[:, 1:]
+        return (powers @ _series_coefficients(nu)[:n_terms]).reshape(y.shape)
     term = y / (nu + 1.0)
     total = term.copy()
     for k in range(2, n_terms + 1):
@@ -247,7 +285,7 @@ def _by_branch(nu, z, *, series, debye, recurrence, hankel) -> np.ndarray:
     if nu >= NU_DEBYE and not use_series.any():
         return debye(z)
     out = np.empty(z.shape)
-    if np.any(use_series):
+    if use_series.any():
         out[use_series] = series(z[use_series], y[use_series])
     rest = ~use_series
     zr = z[rest]
@@ -303,6 +341,16 @@ def _backward_recurrence(nu: float, z: np.ndarray, log_terms: bool):
     return x, g_start + np.log(product * (1.0 / c_product))
 
 
+def _log_cosh_large(z: np.ndarray) -> np.ndarray:
+    """G_{−½}(z) = log cosh z (₀F₁(; ½; z²/4) = cosh z) for z > 2, the non-series
+    branch at ν = −½ (d = 1): z − log 2 + log1p(e^{−2z}), a few ulp relative
+    (G > 1.3 there), with R_{−½} = tanh z. Replaces the 31-step recurrence."""
+    return (z - _LOG_2) + np.log1p(np.exp(-2.0 * z))
+
+
+_LOG_2 = math.log(2.0)
+
+
 def log_bessel_i_normalized(nu: float, z) -> np.ndarray:
     """G_ν(z) = log ₀F₁(; ν+1; z²/4) = log(Γ(ν+1) (2/z)^ν I_ν(z)).
 
@@ -325,8 +373,14 @@ def log_bessel_i_normalized(nu: float, z) -> np.ndarray:
         z,
         series=lambda zs, ys: np.log1p(_series_terms(nu, ys)),
         debye=lambda zr: _log_g_debye(nu, zr),
-        recurrence=lambda zr: _backward_recurrence(nu, zr, log_terms=True)[1],
-        hankel=lambda zr: (
+        recurrence=(
+            _log_cosh_large
+            if nu == -0.5
+            else lambda zr: _backward_recurrence(nu, zr, log_terms=True)[1]
+        ),
+        hankel=_log_cosh_large
+        if nu == -0.5
+        else lambda zr: (
             np.log(_hankel_sum(nu, zr))
             - 0.5 * np.log(2 * np.pi * zr)
             + zr
@@ -354,10 +408,12 @@ def bessel_ratio(nu: float, z) -> np.ndarray:
         ),
         debye=lambda zr: _ratio_debye(nu, zr),
         # x_0 / z rounds above 1 by an ulp where R_ν(z) is within an ulp of 1
-        recurrence=lambda zr: np.minimum(
-            _backward_recurrence(nu, zr, log_terms=False)[0] / zr, 1.0
-        ),
-        hankel=lambda zr: _hankel_sum(nu + 1.0, zr) / _hankel_sum(nu, zr),
+        recurrence=np.tanh
+        if nu == -0.5
+        else lambda zr: np.minimum(_backward_recurrence(nu, zr, log_terms=False)[0] / zr, 1.0),
+        hankel=np.tanh
+        if nu == -0.5
+        else lambda zr: _hankel_sum(nu + 1.0, zr) / _hankel_sum(nu, zr),
     )
 
 
@@ -382,6 +438,8 @@ def log_bessel_i_and_ratio(nu: float, z) -> tuple[np.ndarray, np.ndarray]:
         zr = z[rest]
         if nu >= NU_DEBYE:
             g[rest], ratio[rest] = _log_g_debye(nu, zr, with_ratio=True)
+        elif nu == -0.5:
+            g[rest], ratio[rest] = _log_cosh_large(zr), np.tanh(zr)
         elif zr.max() <= Z_HANKEL:
             x, g[rest] = _backward_recurrence(nu, zr, log_terms=True)
             ratio[rest] = np.minimum(x / zr, 1.0)

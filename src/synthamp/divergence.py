@@ -58,6 +58,7 @@ from synthamp._special import (
     G_ULPS_DEBYE,
     G_ULPS_RECURRENCE,
     NU_DEBYE,
+    _ratio_debye,
     bessel_ratio,
     log_bessel_i_and_ratio,
     log_bessel_i_normalized,
@@ -94,6 +95,8 @@ _GL8 = np.polynomial.legendre.leggauss(8)
 #: exceeds this fraction of the r.m.s. size of ℓ.
 _LLR_REL_TOL = 1e-11
 _MAX_NODES = 200_000
+#: Points of the log-spaced grid that brackets the modes (up to 4 tilts, more).
+_MODE_GRID_POINTS = (33, 129)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,7 +168,7 @@ def _llr_sqrt(
     # the path integral needs ⌈|a − b| r / τ⌉ panels; where that exceeds 8, the
     # G-difference has no severe cancellation anyway
     use_path = (err > limit) & (abs(a - b) * r <= 8 * tau)
-    if np.any(use_path):
+    if use_path.any():
         rp = r[use_path]
         longest = abs(a - b) * float(rp.max())
         n_panels = max(1, math.ceil(longest / tau))
@@ -249,7 +252,7 @@ def _refine_llr(
     w = np.exp(log_q - log_q.max())
     rms = math.sqrt(float((llr * llr) @ w / w.sum())) or 1.0
     redo = err > _LLR_REL_TOL * rms
-    if np.any(redo):
+    if redo.any():
         llr, err = llr.copy(), err.copy()
         llr[redo], err[redo] = _llr_sqrt(r[redo], nu, a, b, tol=0.0)
     return llr, err, rms
@@ -278,16 +281,22 @@ def _log_density_log_radius(
 
 
 def _ratio_for_modes(nu: float, z: np.ndarray) -> np.ndarray:
-    """R_ν(z) to ~1e-7 relative or better, cheaply on a few points: for ν < 30
+    """R_ν(z) to ~1e-7 relative or better, cheaply on a few points: for ν ≥ 30
+    Debye's expansion alone (uniform in z: measured ≤ 1e-15 relative against
+    :func:`bessel_ratio` over z ∈ [0, 10^8]); tanh z at ν = −½; otherwise
     Amos' ive ratio (relative error ~1e-14; z/(2ν+2), error < 1e-7, below
-    z = 1e-3 where ive underflows), else :func:`bessel_ratio`. Only for
-    locating the windows, never in a value."""
+    z = 1e-3 where ive underflows). Only for locating the windows, never in a
+    value."""
     if nu >= NU_DEBYE:
-        return bessel_ratio(nu, z)
+        return _ratio_debye(nu, z)
+    if nu == -0.5:
+        return np.tanh(z)
     zc = np.maximum(z, 1e-3)
     with np.errstate(all="ignore"):
         ratio = special.ive(nu + 1.0, zc) / special.ive(nu, zc)
-    ratio = np.where(z < 1e-3, z / (2.0 * nu + 2.0), ratio)
+    tiny = z < 1e-3
+    if tiny.any():
+        ratio[tiny] = z[tiny] / (2.0 * nu + 2.0)
     bad = ~np.isfinite(ratio)
     if bad.any():
         ratio[bad] = bessel_ratio(nu, z[bad])
@@ -342,7 +351,7 @@ def _tilted_modes(dim: int, a: float, b: float, tilts) -> tuple[np.ndarray, np.n
     neg = -(np.minimum(tilts, 0.0) * a + np.minimum(1.0 - tilts, 0.0) * b)
     r_hi = 0.5 * (pos + np.sqrt(pos * pos + 4.0 * dim)) * (1 + 1e-9)
     r_lo = 2.0 * dim / (neg + np.sqrt(neg * neg + 4.0 * dim)) * (1 - 1e-9)
-    n_points = 65 if len(tilts) <= 4 else 129
+    n_points = _MODE_GRID_POINTS[0] if len(tilts) <= 4 else _MODE_GRID_POINTS[1]
     grid = np.linspace(math.log(float(r_lo.min())), math.log(float(r_hi.max())), n_points)
     r = np.exp(grid)
     base = dim - r * r
@@ -434,11 +443,9 @@ def _radius_nodes(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     r = special.wrightomega(t)
     u = t - r  # log r, exactly, even where r underflows
-    with np.errstate(over="ignore"):
-        e_u = np.exp(np.minimum(u, 700.0))
+    e_u = np.exp(np.minimum(u, 700.0))  # finite: no overflow
     u = u - ((e_u - r) + (r + u - t)) / (1.0 + e_u)
-    with np.errstate(over="ignore"):
-        r = np.exp(np.minimum(u, 700.0))
+    r = np.exp(np.minimum(u, 700.0))
     return r, u
 
 
@@ -546,7 +553,7 @@ def _plateau_grid(
         hi_s = np.where(member, ivl_hi, np.iinfo(np.int64).min).max(axis=1)
         seg_lo[:, sid] = np.where(used, lo_s, 0)
         seg_len[:, sid] = np.where(used, hi_s - lo_s + 1, 0)
-    if np.all(seg_len.sum(axis=1) == len(t)):
+    if (seg_len.sum(axis=1) == len(t)).all():
         return grid, None
     window = np.searchsorted(starts_a, seg_lo, side="right") - 1
     seg_pos = offsets[window] + seg_lo - starts_a[window]
@@ -668,7 +675,7 @@ def _plateau_values(alpha, dim, a, b, grid, nodes):
     redo = grid.llr_err > _LLR_REL_TOL * rms
     if not redo.any():
         return _renyi_on_order_nodes(alpha, grid, nodes)
-    if np.all(grid.llr_err[redo] <= 1e-13 * np.abs(grid.llr[redo])):
+    if (grid.llr_err[redo] <= 1e-13 * np.abs(grid.llr[redo])).all():
         value, error, share = _renyi_on_order_nodes(alpha, grid, nodes, llr_share=True)
         affected = share > 1e-12 * np.abs(value)
         if not affected.any():
