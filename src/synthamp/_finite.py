@@ -72,6 +72,8 @@ _MAX_INNER = 4001
 _MAX_Y_REFINE = 8
 #: Largest total work (outer nodes × inner nodes) of one finite-release grid.
 _MAX_WORK = 30_000_000
+#: Error assigned to ℓ_S, relative to |ℓ_S| + 1, where the inner rule is unresolved.
+_UNRESOLVED_ERROR = 1e3
 #: Largest number of matrix entries (outer × inner nodes) formed at once.
 _BLOCK = 2_000_000
 
@@ -166,11 +168,14 @@ def _inner_error(ell, ell_c, prop, ends):
     """Error of ℓ_S: inner fine-vs-coarse difference, propagated error of ℓ_Y and
     the mass at the window's ends. Where the window does not hold both
     conditional laws, or the coarse rule misses the p-mass altogether, ℓ_S is
-    only known to within its own size."""
+    not known: it gets ``_UNRESOLVED_ERROR`` (|ℓ_S| + 1)."""
     with np.errstate(invalid="ignore"):
         err = _refined_error(ell, ell_c) + prop + 10.0 * ends
     unresolved = (ends > 1e-6) | ~np.isfinite(err)
-    return np.where(unresolved, np.maximum(np.nan_to_num(err), np.abs(ell) + 1.0), err)
+    # no bound on ℓ_S is known there (e.g. Y beyond its grid for an extreme s):
+    # an error far above any plausible |ℓ_S| makes every order whose tilted law
+    # gives such nodes weight fall back on the plateau bound (renyi_finite)
+    return np.where(unresolved, _UNRESOLVED_ERROR * (np.abs(ell) + 1.0), err)
 
 
 def _conditional(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray):
