@@ -469,14 +469,12 @@ def _outer_steps(log_rho: np.ndarray, need: np.ndarray, log_range) -> tuple[floa
     c from 1e-6 to 1e3; returns (c, Δτ).
     """
     rho = np.exp(log_rho)
-    best = (math.inf, 0.0, 0.0)
-    for c in (0.0, *np.geomspace(1e-6, 1e3, 46)):
-        step = float(np.min((c * rho + 1.0) * need))
-        lo, hi = _tau(np.array(log_range), c)
-        nodes = (hi - lo) / step
-        if nodes < best[0]:
-            best = (nodes, float(c), step)
-    return best[1], best[2]
+    cs = np.concatenate([[0.0], np.geomspace(1e-6, 1e3, 46)])
+    steps = np.min((cs[:, None] * rho[None, :] + 1.0) * need[None, :], axis=1)
+    lo, hi = log_range
+    spans = cs * (math.exp(hi) - math.exp(lo)) + (hi - lo)
+    best = int(np.argmin(spans / steps))
+    return float(cs[best]), float(steps[best])
 
 
 def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> _Grid:
