@@ -397,6 +397,11 @@ def bessel_ratio(nu: float, z) -> np.ndarray:
     R_ν(z) → 1 as z → ∞. For ν = −½, R is tanh.
     """
     nu = float(nu)
+    if nu >= NU_DEBYE:
+        # Debye's form of R is uniform in z: as accurate as the series branch
+        # where that applies (both ≤ 2 ulp against mpmath, tests/test_special.py),
+        # without splitting the arguments between branches
+        return _ratio_debye(nu, np.asarray(z, dtype=float))
     return _by_branch(
         nu,
         z,

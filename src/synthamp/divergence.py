@@ -164,26 +164,35 @@ def _llr_sqrt(
     ulps = G_ULPS_DEBYE if nu >= NU_DEBYE else G_ULPS_RECURRENCE
     err = ulps * _EPS * (np.abs(ga) + np.abs(gb)) + 8 * _EPS * abs(half_diff)
     limit = 1e-14 * np.abs(out) if tol is None else tol
-    tau = max(nu + 1.0, 1.5)
     # the path integral needs ⌈|a − b| r / τ⌉ panels; where that exceeds 8, the
     # G-difference has no severe cancellation anyway
-    use_path = (err > limit) & (abs(a - b) * r <= 8 * tau)
+    use_path = (err > limit) & _path_integral_applies(r, nu, a, b)
     if use_path.any():
-        rp = r[use_path]
-        longest = abs(a - b) * float(rp.max())
-        n_panels = max(1, math.ceil(longest / tau))
-        # short spans: 8 nodes suffice (Bernstein ellipse ρ > 16 when span ≤ τ/4)
-        nodes, gl_weights = _GL8 if longest <= tau / 4 else (_GL_NODES, _GL_WEIGHTS)
-        edges = np.linspace(b, a, n_panels + 1)
-        half = 0.5 * (edges[1:] - edges[:-1])
-        mid = 0.5 * (edges[1:] + edges[:-1])
-        thetas = (mid[:, None] + half[:, None] * nodes[None, :]).ravel()
-        weights = (half[:, None] * gl_weights[None, :]).ravel()
-        score = rp[:, None] * bessel_ratio(nu, rp[:, None] * thetas[None, :]) - thetas[None, :]
-        out[use_path] = score @ weights
-        # rounding: each score term loses ~ |θ| ulps relative to |score|
-        err[use_path] = 8 * _EPS * (np.abs(score) + thetas[None, :]) @ np.abs(weights)
+        out[use_path], err[use_path] = _llr_path_integral(r[use_path], nu, a, b)
     return out, err
+
+
+def _path_integral_applies(r: np.ndarray, nu: float, a: float, b: float) -> np.ndarray:
+    """Where :func:`_llr_path_integral` is used: ⌈|a − b| r / τ⌉ ≤ 8 panels."""
+    return abs(a - b) * r <= 8 * max(nu + 1.0, 1.5)
+
+
+def _llr_path_integral(rp: np.ndarray, nu: float, a: float, b: float):
+    """ℓ(r) = ∫_b^a (r R_ν(rθ) − θ) dθ by composite Gauss–Legendre quadrature and its
+    rounding error (see :func:`_llr_sqrt`), at radii ``rp`` (a 1-D array)."""
+    tau = max(nu + 1.0, 1.5)
+    longest = abs(a - b) * float(rp.max())
+    n_panels = max(1, math.ceil(longest / tau))
+    # short spans: 8 nodes suffice (Bernstein ellipse ρ > 16 when span ≤ τ/4)
+    nodes, gl_weights = _GL8 if longest <= tau / 4 else (_GL_NODES, _GL_WEIGHTS)
+    edges = np.linspace(b, a, n_panels + 1)
+    half = 0.5 * (edges[1:] - edges[:-1])
+    mid = 0.5 * (edges[1:] + edges[:-1])
+    thetas = (mid[:, None] + half[:, None] * nodes[None, :]).ravel()
+    weights = (half[:, None] * gl_weights[None, :]).ravel()
+    score = rp[:, None] * bessel_ratio(nu, rp[:, None] * thetas[None, :]) - thetas[None, :]
+    # rounding: each score term loses ~ |θ| ulps relative to |score|
+    return score @ weights, 8 * _EPS * (np.abs(score) + thetas[None, :]) @ np.abs(weights)
 
 
 def _g_pair(nu: float, a: float, b: float, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -346,53 +355,64 @@ def _tilted_modes(dim: int, a: float, b: float, tilts) -> tuple[np.ndarray, np.n
     deviation. Returns arrays (mode, sigma) over ``tilts``; sigma = 1/√(−g'')
     at the mode.
     """
-    tilts = np.atleast_1d(np.asarray(tilts, dtype=float))
-    pos = np.maximum(tilts, 0.0) * a + np.maximum(1.0 - tilts, 0.0) * b
-    neg = -(np.minimum(tilts, 0.0) * a + np.minimum(1.0 - tilts, 0.0) * b)
-    r_hi = 0.5 * (pos + np.sqrt(pos * pos + 4.0 * dim)) * (1 + 1e-9)
-    r_lo = 2.0 * dim / (neg + np.sqrt(neg * neg + 4.0 * dim)) * (1 - 1e-9)
+    tilts = np.asarray(tilts, dtype=float).reshape(-1)
+    # r_hi grows with B₊ and r_lo falls with B₋: the grid spans the extreme ones
+    with_a, with_b = tilts * a, (1.0 - tilts) * b
+    pos = float((np.maximum(with_a, 0.0) + np.maximum(with_b, 0.0)).max())
+    neg = -float((np.minimum(with_a, 0.0) + np.minimum(with_b, 0.0)).min())
+    r_hi = 0.5 * (pos + math.sqrt(pos * pos + 4.0 * dim)) * (1 + 1e-9)
+    r_lo = 2.0 * dim / (neg + math.sqrt(neg * neg + 4.0 * dim)) * (1 - 1e-9)
     n_points = _MODE_GRID_POINTS[0] if len(tilts) <= 4 else _MODE_GRID_POINTS[1]
-    grid = np.linspace(math.log(float(r_lo.min())), math.log(float(r_hi.max())), n_points)
+    grid = np.linspace(math.log(r_lo), math.log(r_hi), n_points)
     r = np.exp(grid)
-    base = dim - r * r
-    terms = [np.zeros_like(grid), np.zeros_like(grid)]  # ar R(ar), br R(br)
-    amps = [(k, amp) for k, amp in enumerate((a, b)) if amp != 0.0]
-    if amps:
-        z = np.stack([amp * r for _, amp in amps])
-        zr = z * _ratio_for_modes(0.5 * dim - 1.0, z)
-        for row, (k, _) in enumerate(amps):
-            terms[k] = zr[row]
-    g1 = base + tilts[:, None] * terms[0] + (1.0 - tilts)[:, None] * terms[1]
+    g1 = dim - r * r
+    amps = np.array([amp for amp in (a, b) if amp != 0.0])
+    if amps.size:
+        z = amps[:, None] * r
+        zr = z * _ratio_for_modes(0.5 * dim - 1.0, z)  # ar R(ar), br R(br)
+        weights = [w for w, amp in ((tilts, a), (1.0 - tilts, b)) if amp != 0.0]
+        for row, weight in enumerate(weights):
+            g1 = g1 + weight[:, None] * zr[row]
+    else:
+        g1 = np.broadcast_to(g1, (len(tilts), n_points))
     positive = g1 > 0
     last = n_points - 1 - np.argmax(positive[:, ::-1], axis=1)
-    idx = np.minimum(np.where(positive.any(axis=1), last, 0), n_points - 2)
+    last[~positive.any(axis=1)] = 0
+    idx = np.minimum(last, n_points - 2)
     rows = np.arange(len(tilts))
     lo, hi = grid[idx], grid[idx + 1]
     g_lo, g_hi = g1[rows, idx], g1[rows, idx + 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        frac = np.where(g_lo > g_hi, g_lo / (g_lo - g_hi), 0.5)
-    mode = lo + np.clip(frac, 0.0, 1.0) * (hi - lo)
+    falling = g_lo > g_hi
+    frac = np.full_like(g_lo, 0.5)
+    frac[falling] = g_lo[falling] / (g_lo[falling] - g_hi[falling])
+    mode = lo + np.minimum(np.maximum(frac, 0.0), 1.0) * (hi - lo)
     sigma = np.ones_like(mode)
-    active = np.arange(len(tilts))
+    active = rows
     for _ in range(12):
         m, lo_a, hi_a = mode[active], lo[active], hi[active]
         g1, g2 = _tilt_derivatives(m, dim, a, b, tilts[active], for_modes=True)
         # keep the bracket: g' > 0 left of the mode, < 0 right of it
         right = g1 > 0
-        lo_a = np.where(right, m, lo_a)
-        hi_a = np.where(right, hi_a, m)
-        sigma_a = np.where(g2 < 0, 1.0 / np.sqrt(np.abs(g2)), 1.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = np.where(g2 < 0, -g1 / g2, np.inf)
+        lo_a[right] = m[right]
+        hi_a[~right] = m[~right]
+        concave = g2 < 0
+        if concave.all():
+            sigma_a = 1.0 / np.sqrt(-g2)
+            step = -g1 / g2
+        else:
+            sigma_a = np.ones_like(g2)
+            step = np.full_like(g2, np.inf)
+            sigma_a[concave] = 1.0 / np.sqrt(-g2[concave])
+            step[concave] = -g1[concave] / g2[concave]
         target = m + step
         converged = np.abs(step) <= 0.1 * sigma_a
         if converged.all():
-            mode[active], sigma[active] = np.clip(target, lo_a, hi_a), sigma_a
+            mode[active] = np.minimum(np.maximum(target, lo_a), hi_a)
+            sigma[active] = sigma_a
             break
         inside = (target > lo_a) & (target < hi_a)
-        new = np.where(
-            converged, np.clip(target, lo_a, hi_a), np.where(inside, target, 0.5 * (lo_a + hi_a))
-        )
+        new = np.where(inside, target, 0.5 * (lo_a + hi_a))
+        new[converged] = np.minimum(np.maximum(target, lo_a), hi_a)[converged]
         mode[active], lo[active], hi[active], sigma[active] = new, lo_a, hi_a, sigma_a
         active = active[~converged]
     return mode, sigma
@@ -692,9 +712,12 @@ def _plateau_values(alpha, dim, a, b, grid, nodes):
 
 
 def _path_integral_at(grid, where, nu, a, b):
-    """ℓ and its error with the nodes ``where`` recomputed by the path integral."""
+    """ℓ and its error with the nodes ``where`` recomputed by the path integral
+    (where it applies; elsewhere the grid's G-difference stays)."""
     llr, llr_err = grid.llr.copy(), grid.llr_err.copy()
-    llr[where], llr_err[where] = _llr_sqrt(grid.r[where], nu, a, b, tol=0.0)
+    where = where & _path_integral_applies(grid.r, nu, a, b)
+    if where.any():
+        llr[where], llr_err[where] = _llr_path_integral(grid.r[where], nu, a, b)
     return llr, llr_err
 
 
