@@ -48,6 +48,7 @@ information, ≤ 1e-8 for the finite release.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 
 import numpy as np
@@ -516,28 +517,32 @@ def _plateau_grid(
     lo = np.where(lo < 1.0, np.minimum(lo, modes_t - _TAIL_LOG_DROP / dim), lo)
     hi = modes_t + _WINDOW_SIGMAS * sigmas_t
     h = float(sigmas_t.min()) / _NODES_PER_SIGMA
+    # window bookkeeping on a handful of intervals: plain Python integers
+    lo_list, hi_list = lo.tolist(), hi.tolist()
     for _ in range(2):
-        k_lo = np.floor(lo / h).astype(np.int64)
-        k_lo -= k_lo % 2
-        k_hi = np.ceil(hi / h).astype(np.int64)
-        k_hi += (k_hi - k_lo) % 2 == 0  # even number of nodes k_lo … k_hi
+        k_lo_list = [math.floor(x / h) for x in lo_list]
+        k_lo_list = [k0 - k0 % 2 for k0 in k_lo_list]
+        k_hi_list = [math.ceil(x / h) for x in hi_list]
+        # even number of nodes k_lo … k_hi
+        k_hi_list = [k1 + ((k1 - k0) % 2 == 0) for k0, k1 in zip(k_lo_list, k_hi_list, strict=True)]
         # merge overlapping windows (in order of their left ends)
-        order = np.argsort(k_lo, kind="stable")
         starts, ends = [], []
-        for i in order:
-            if starts and k_lo[i] <= ends[-1] + 1:
-                ends[-1] = max(ends[-1], int(k_hi[i]))
+        for i in sorted(range(len(k_lo_list)), key=k_lo_list.__getitem__):
+            if starts and k_lo_list[i] <= ends[-1] + 1:
+                ends[-1] = max(ends[-1], k_hi_list[i])
             else:
-                starts.append(int(k_lo[i]))
-                ends.append(int(k_hi[i]))
-        starts_a, ends_a = np.array(starts), np.array(ends)
-        n_total = int((ends_a - starts_a + 1).sum())
+                starts.append(k_lo_list[i])
+                ends.append(k_hi_list[i])
+        n_total = sum(e0 - s0 + 1 for s0, e0 in zip(starts, ends, strict=True))
         if n_total <= _MAX_NODES:
             break
         h *= n_total / _MAX_NODES * 1.01
-    lengths = ends_a - starts_a + 1
-    offsets = np.concatenate([[0], np.cumsum(lengths)])
-    k = np.concatenate([np.arange(s0, e0 + 1) for s0, e0 in zip(starts, ends, strict=True)])
+    lengths = [e0 - s0 + 1 for s0, e0 in zip(starts, ends, strict=True)]
+    offsets = np.array([0, *itertools.accumulate(lengths)])
+    if len(starts) == 1:
+        k = np.arange(starts[0], ends[0] + 1)
+    else:
+        k = np.concatenate([np.arange(s0, e0 + 1) for s0, e0 in zip(starts, ends, strict=True)])
     t = k * h
     r, u = _radius_nodes(t)
     nu = 0.5 * dim - 1.0
@@ -555,6 +560,8 @@ def _plateau_grid(
     n_orders = len(orders)
     if n_orders == 1:  # its windows are all the windows
         return grid, None
+    k_lo, k_hi = np.array(k_lo_list, dtype=np.int64), np.array(k_hi_list, dtype=np.int64)
+    starts_a = np.array(starts)
     ivl_lo = np.column_stack([np.full(n_orders, k_lo[0]), np.full(n_orders, k_lo[1]), k_lo[2:]])
     ivl_hi = np.column_stack([np.full(n_orders, k_hi[0]), np.full(n_orders, k_hi[1]), k_hi[2:]])
     by_lo = np.argsort(ivl_lo, axis=1, kind="stable")
@@ -782,7 +789,8 @@ def _renyi_on_nodes(alpha, llr, log_q, llr_err, coarse, edge, scale, *, llr_shar
 
     # log H by log-sum-exp (for large divergences, where H − 1 ≥ 1)
     a_col = alpha[:, None]
-    log_terms = log_q + a_col * llr
+    scaled_llr = a_col * llr
+    log_terms = log_q + scaled_llr
     tmax = log_terms.max(axis=1, keepdims=True)
     tilted = np.exp(log_terms - tmax)
     tilted_sum = tilted.sum(axis=1)
@@ -792,7 +800,7 @@ def _renyi_on_nodes(alpha, llr, log_q, llr_err, coarse, edge, scale, *, llr_shar
     )
     # the H − 1 form clips α ℓ at 700 (see _phi_and_slope): where that clipping is active
     # on a node with weight, only the log form is right
-    clipped = (np.where(log_q > -np.inf, a_col * llr, -np.inf) > 700.0).any(axis=1)
+    clipped = (np.where(log_q > -np.inf, scaled_llr, -np.inf) > 700.0).any(axis=1)
     use_log = (log_h > 0.5) | clipped
 
     log1p_h = log_h.copy()
@@ -831,14 +839,18 @@ def _renyi_on_nodes(alpha, llr, log_q, llr_err, coarse, edge, scale, *, llr_shar
     # (iii) rounding of the sums
     err_round = 4 * _EPS * np.sqrt(live.sum(axis=1)) * np.abs(log1p_h)
     # the log form subtracts two log-sums of size |tmax| and |log_norm|
-    err_round += np.where(use_log, 4 * _EPS * (np.abs(tmax[:, 0]) + np.abs(log_norm)), 0.0)
+    if use_log.any():
+        err_round += np.where(use_log, 4 * _EPS * (np.abs(tmax[:, 0]) + np.abs(log_norm)), 0.0)
     # (iv) in log space a bias c of ℓ shifts log H by αc: the defect of E_q[L] = 1,
     # by a log-sum-exp (e^ℓ q underflows where p lives far from q), plus its rounding
-    log_p_terms = log_q + llr
-    pmax = log_p_terms.max(axis=1, keepdims=True)
-    log_mass_p = pmax[:, 0] + np.log(np.exp(log_p_terms - pmax).sum(axis=1)) - log_norm
-    defect = np.abs(np.expm1(log_mass_p)) + 4 * _EPS * (np.abs(pmax[:, 0]) + np.abs(log_norm))
-    err_identity = np.where(use_log, alpha * defect, 0.0)
+    if use_log.any():
+        log_p_terms = log_q + llr
+        pmax = log_p_terms.max(axis=1, keepdims=True)
+        log_mass_p = pmax[:, 0] + np.log(np.exp(log_p_terms - pmax).sum(axis=1)) - log_norm
+        defect = np.abs(np.expm1(log_mass_p)) + 4 * _EPS * (np.abs(pmax[:, 0]) + np.abs(log_norm))
+        err_identity = np.where(use_log, alpha * defect, 0.0)
+    else:
+        err_identity = 0.0
     error = (err_disc + err_tail + err_llr + err_round + err_identity) / (alpha - 1.0)
     # floor: rounding of the log-densities (terms of size ~√d + a + b per node)
     # that the estimates above do not see; measured errors stay below it
