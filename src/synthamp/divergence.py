@@ -948,10 +948,19 @@ def renyi_finite(alpha, dim, norm_v, norm_w, n_syn, sigma=1.0, *, full_output: b
     ndarray or DivergenceResult
         D_α for each order. With ``full_output=True`` each value comes with an
         error bound; the interval value ± error always lies within
-        [0, plateau + its error]. The error is ≤ 1e-8 relative over most of the
-        domain; for large orders with few records (e.g. α ≥ 64, n_syn ≤ 100)
-        the quadrature can be much less accurate and the interval then falls
-        back on the plateau bound (see docs/benchmarks.md).
+        [0, plateau + its error]. Relative accuracy 1e-8 (tests, against
+        mpmath, including n_syn = 1 and α = 256). With few records, large
+        orders and a large distance |a − b| (e.g. n_syn = 1, a = 100, b = 0,
+        α ≥ 32: divergences of 10^4 nats and more) the tilted law lies so far
+        in the joint tail of Y and X that resolving it would exceed a work
+        budget; those orders get the sound interval [D at the largest
+        computed smaller order, plateau + its error] instead.
+
+    Notes
+    -----
+    Method: :mod:`synthamp._finite` (conditional expectation of the
+    likelihood ratio of Y given S = Y·X, trapezoidal rules with fine/coarse
+    error estimates, outer window fitted to the most tilted law).
     """
     alpha = check_alpha(alpha)
     dim = check_dim(dim)
