@@ -142,13 +142,20 @@ SMALL_ARRAY = 512
 
 
 def _powers(x: np.ndarray, count: int) -> np.ndarray:
-    """Matrix [x^0, x^1, …, x^{count−1}] (one row per element of ``x``, flattened),
-    by a running product: x^j carries at most j roundings, as in Horner's rule."""
-    powers = np.empty((x.size, count))
-    powers[:, 0] = 1.0
+    """Matrix [x^0; x^1; …; x^{count−1}] (one column per element of ``x``, flattened)
+    by doubling, x^{j+m} = x^j·x^m for m = 2, 4, 8, …: a few vectorised products
+    instead of one per power, each power with at most ~2 log₂ j roundings."""
+    flat = x.reshape(-1)
+    powers = np.empty((count, flat.size))
+    powers[0] = 1.0
     if count > 1:
-        powers[:, 1:] = x.reshape(-1, 1)
-        np.cumprod(powers[:, 1:], axis=1, out=powers[:, 1:])
+        powers[1] = flat
+    filled, power = 2, flat  # power = x^{filled/2}
+    while filled < count:
+        power = power * power  # x^filled
+        step = min(filled, count - filled)
+        np.multiply(powers[:step], power, out=powers[filled : filled + step])
+        filled += step
     return powers
 
 
@@ -157,7 +164,7 @@ def _debye_sums(table: np.ndarray, p: np.ndarray, p2: np.ndarray) -> np.ndarray:
     if p.size <= SMALL_ARRAY:
         # Σ_j c_j p^{2j} for every column of the table at once; p ≤ 1, so the
         # rounding bound γ_{2n}·Σ|c_j| p^{2j} is that of Horner's rule
-        acc = (_powers(p2, table.shape[0]) @ table[::-1]).T.reshape((table.shape[1], *p.shape))
+        acc = (table[::-1].T @ _powers(p2, table.shape[0])).reshape((table.shape[1], *p.shape))
         return acc[0::2] + p * acc[1::2]
     table = table.reshape(table.shape + (1,) * p.ndim)
     acc = table[0] * p2
@@ -259,8 +266,8 @@ def _series_terms(nu: float, y: np.ndarray) -> np.ndarray:
     n_terms = _series_length(nu, float(y.max())) if y.size else 0
     if y.size <= SMALL_ARRAY and n_terms > 0:
         # positive terms y^k·c_k (y^k by a running product): no cancellation
-        powers = _powers(y, n_terms + 1)[:, 1:]
-        return (powers @ _series_coefficients(nu)[:n_terms]).reshape(y.shape)
+        powers = _powers(y, n_terms + 1)[1:]
+        return (_series_coefficients(nu)[:n_terms] @ powers).reshape(y.shape)
     term = y / (nu + 1.0)
     total = term.copy()
     for k in range(2, n_terms + 1):
