@@ -59,6 +59,7 @@ from synthamp._special import (
     G_ULPS_DEBYE,
     G_ULPS_RECURRENCE,
     NU_DEBYE,
+    _powers,
     _ratio_debye,
     bessel_ratio,
     log_bessel_i_and_ratio,
@@ -604,6 +605,11 @@ def _plateau_grid(
 # ---------------------------------------------------------------------------
 
 
+#: n − 1 and n! for the terms n = 2 … 15 of the series of φ_α.
+_PHI_POWERS = np.arange(1, 15)
+_PHI_FACTORIALS = np.array([math.factorial(n) for n in range(2, 16)], dtype=float)
+
+
 def _phi_and_slope(alpha: np.ndarray, llr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """φ_α(ℓ) = e^{αℓ} − 1 − α(e^ℓ − 1) ≥ 0, accurate to a few ulp, and |dφ_α/dℓ|.
 
@@ -625,13 +631,14 @@ def _phi_and_slope(alpha: np.ndarray, llr: np.ndarray) -> tuple[np.ndarray, np.n
     small = np.abs(a * ell) <= 0.1
     if small.any():
         # Horner in ℓ of Σ_{n=2}^{15} (α^n − α)/n! ℓ^{n−2}
-        powers = np.arange(1, 15)
-        factorials = np.array([math.factorial(n) for n in range(2, 16)], dtype=float)
-        coef = alpha[:, None] * np.expm1(powers[None, :] * np.log(alpha)[:, None]) / factorials
+        growth_n = np.expm1(_PHI_POWERS[None, :] * np.log(alpha)[:, None])
+        coef = alpha[:, None] * growth_n / _PHI_FACTORIALS
         if len(alpha) == 1:
             es = ell[0] if small.all() else ell[small]
-            acc = np.full_like(es, coef[0, -1])
-            for c in coef[0, -2::-1].tolist():
+            # ℓ^4 onwards (≤ 1e-4 of the sum: α|ℓ| ≤ 0.1) by a power matrix and one
+            # product; Horner's rule for the leading terms, whose rounding dominates
+            acc = coef[0, 4:] @ _powers(es, 10)
+            for c in coef[0, 3::-1].tolist():
                 acc *= es
                 acc += c
         else:
