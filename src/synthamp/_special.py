@@ -342,7 +342,7 @@ def _backward_recurrence(nu: float, z: np.ndarray, log_terms: bool):
         if log_terms:
             product *= x
             c_product *= c
-        x = zz / x
+        np.divide(zz, x, out=x)
     if not log_terms:
         return x, None
     return x, g_start + np.log(product * (1.0 / c_product))
