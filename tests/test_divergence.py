@@ -309,6 +309,9 @@ FINITE_CORNERS = [
     ((1.01, 256.0), 50, 2.0, 1.5, 1),
     ((2.0,), 10, 5.0, 4.0, 100),
     ((2.0,), 50, 2.0, 1.5, 1000),
+    # b > a with d = n_syn: ℓ_S grows like log log(1/s) and the tilted law at
+    # α = 256 sits at s ≈ e^{−250}, where Y given S is spread down to y ≈ s
+    ((1.01, 16.25, 256.0), 2, 0.021, 3.285, 2),
 ]
 
 

@@ -90,7 +90,8 @@ def _log_density_log_chi2(w: np.ndarray, n: int) -> np.ndarray:
     small = np.abs(w) <= 0.5
     if np.any(small):
         out[small] = _x_minus_expm1(w[small])
-    out *= 0.5 * n
+    with np.errstate(over="ignore"):  # −inf: no weight
+        out *= 0.5 * n
     return out
 
 
@@ -124,13 +125,20 @@ class _YGrid:
     then smaller near r = 0 and no larger for large r.
     """
 
-    def __init__(self, dim: int, a: float, b: float, tilts, kappa: float = 1.0, h=None):
+    def __init__(self, dim: int, a: float, b: float, tilts, kappa: float = 1.0, h=None, u_min=None):
         self.dim = dim
         self.nu = 0.5 * dim - 1.0
         self.a, self.b = a, b
         self.tilts = tuple(tilts)
+        self.u_min = u_min
         t, r, u = _grid_nodes(dim, a, b, tilts)
         self.base_step = float(t[1] - t[0])
+        if u_min is not None and u_min < u[0]:
+            # extend the window down to u_min with the same step
+            lo = math.exp(u_min) + u_min
+            t = np.linspace(lo, t[-1], math.ceil((t[-1] - lo) / self.base_step) + 1)
+            r = special.wrightomega(t)
+            u = t - r
         if h is not None:
             lo, hi = kappa * r[0] + u[0], kappa * r[-1] + u[-1]
             t = np.linspace(lo, hi, math.ceil((hi - lo) / h) + 1)
@@ -156,7 +164,9 @@ class _YGrid:
             return self
         if h not in self._refined:
             kappa = h / self.base_step
-            self._refined[h] = _YGrid(self.dim, self.a, self.b, self.tilts, kappa=kappa, h=h)
+            self._refined[h] = _YGrid(
+                self.dim, self.a, self.b, self.tilts, kappa=kappa, h=h, u_min=self.u_min
+            )
         return self._refined[h]
 
     def llr_at(self, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -497,14 +507,24 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> _
     The coordinate (c) and step meeting these needs with the fewest nodes are
     chosen by :func:`_outer_steps`.
     """
-    ygrid = _YGrid(dim, a, b, [0.0, 1.0, math.sqrt(alpha_max), alpha_max])
+    tilts = [0.0, 1.0, math.sqrt(alpha_max), alpha_max]
+    ygrid = _YGrid(dim, a, b, tilts)
     lo, hi = _x_window(n_syn)
     log_rho_lo = float(ygrid.u[0]) + 0.5 * lo
     log_rho_hi = float(ygrid.u[-1]) + 0.5 * hi
     probes = 0.25 * 2.0 ** np.arange(8)
+    probes_left = probes
+    if dim <= n_syn:
+        # Given a small s, Y has density ∝ q_Y(y)·y^{(n−d)/2}… on [s, O(1)]: for
+        # d ≤ n_syn its conditional law reaches down to y ≈ s (log-flat when
+        # d = n_syn, where ℓ_S grows like log log(1/s) and the most tilted law
+        # can sit at log ρ ≈ −α/d). The Y grid then extends down to the lowest
+        # outer node, and the probes further left.
+        probes_left = 0.25 * 2.0 ** np.arange(11)
+        ygrid = _YGrid(dim, a, b, tilts, u_min=log_rho_lo - float(probes_left[-1]) - 1.0)
     scan = np.concatenate(
         [
-            log_rho_lo - probes[::-1],
+            log_rho_lo - probes_left[::-1],
             np.linspace(log_rho_lo, log_rho_hi, 33),
             log_rho_hi + probes,
         ]
