@@ -324,12 +324,13 @@ def _tilt_derivatives(
     """
     nu = 0.5 * dim - 1.0
     r = np.exp(u)
-    g1 = dim - r * r
-    g2 = -2.0 * r * r
+    r_squared = r * r
+    g1 = dim - r_squared
+    g2 = -2.0 * r_squared  # = −2r·r exactly
     amps = [amp for amp in (a, b) if amp != 0.0]
     if not amps:
         return g1 + 0.0 * tilt, g2 + 0.0 * tilt
-    z = np.stack([amp * r for amp in amps])
+    z = np.multiply.outer(amps, r)
     ratio = _ratio_for_modes(nu, z) if for_modes else bessel_ratio(nu, z)
     zr = z * ratio
     # d/du [z R(z)] = z R + z² R'(z),  R' = 1 − R² − (2ν+1)R/z
