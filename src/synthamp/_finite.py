@@ -313,7 +313,7 @@ def _conditional_window(ygrid: _YGrid, log_rho: np.ndarray, n: int, tilt: float,
     centred near w = 0 (for n_syn < d a small s is explained by a small X with
     Y typical, far left of w = 0). The global mode is located from 17 probes
     over ``w_range`` (the values of w that keep Y on its grid and X within
-    e^{−400} of its mode), refined by safeguarded Newton steps inside the
+    e^{−10^6} of its mode), refined by safeguarded Newton steps inside the
     bracket of the best probe; the window then extends on each side, by steps
     doubling from 12 local spreads (refined by three bisections), until the
     log-density has dropped by ``_TAIL_LOG_DROP + 15``. Returns (lo, hi, spread) per outer node.
@@ -377,8 +377,10 @@ def _conditional_window(ygrid: _YGrid, log_rho: np.ndarray, n: int, tilt: float,
 
 def _w_range(ygrid: _YGrid, log_rho: np.ndarray, n: int):
     """Values of w = log(X/n) that keep √Y = ρ e^{−w/2} on the Y grid and X within
-    e^{−400} of its mode (where that intersection is empty: the Y-grid range alone)."""
-    x_lo, x_hi = _x_window(n, drop=400.0)
+    e^{−10^6} of its mode (where that intersection is empty: the Y-grid range alone)."""
+    # an extreme s (far in the tail of S, which the most tilted law can reach)
+    # is explained by X far in its own tail: allow X a drop of up to 10^6
+    x_lo, x_hi = _x_window(n, drop=1e6)
     w_lo = 2.0 * (log_rho - float(ygrid.u[-1]))
     w_hi = 2.0 * (log_rho - float(ygrid.u[0]))
     lo = np.maximum(w_lo, x_lo)
@@ -530,16 +532,36 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> _
         ]
     )
     # the scan only locates the laws: a coarse inner rule is enough
-    log_qs, ell, _ = _inner(ygrid, scan, n_syn, max_inner=257)
-    keep = np.zeros(len(scan), dtype=bool)
-    for tilt in (0.0, 1.0, alpha_max):
-        g = log_qs + tilt * ell
-        keep |= g >= np.max(g) - 75.0
-    inside = np.flatnonzero(keep)
-    log_range = (
-        float(scan[max(inside[0] - 1, 0)]),
-        float(scan[min(inside[-1] + 1, len(scan) - 1)]),
-    )
+    scan_tilts = np.array([0.0, 1.0, alpha_max])
+
+    def tilted(points):
+        # log-densities of the three laws; −inf where ℓ_S is unresolved (its
+        # value is then meaningless and must not set the window)
+        q, e, err = _inner(ygrid, points, n_syn, max_inner=257)
+        g = q[None, :] + scan_tilts[:, None] * e[None, :]
+        return np.where(err < _UNRESOLVED_ERROR, g, -np.inf)
+
+    g = tilted(scan)
+    floor = g.max(axis=1) - 75.0
+
+    def kept(points):
+        return np.any(tilted(points) >= floor[:, None], axis=0)
+
+    inside = np.flatnonzero(np.any(g >= floor[:, None], axis=0))
+    ends = []
+    # each end lies between the last kept scan node and the next one: five
+    # bisections (the probes beyond the initial window are up to 16 apart)
+    for kept_at, out_at in ((inside[0], inside[0] - 1), (inside[-1], inside[-1] + 1)):
+        if out_at < 0 or out_at >= len(scan):
+            ends.append(float(scan[kept_at]))
+            continue
+        k, o = np.array([scan[kept_at]]), np.array([scan[out_at]])
+        for _ in range(5):
+            mid = 0.5 * (k + o)
+            keep_mid = kept(mid)
+            k, o = np.where(keep_mid, mid, k), np.where(keep_mid, o, mid)
+        ends.append(float(o[0]))
+    log_range = (ends[0], ends[1])
     # needs: resolve Y or X everywhere (the laxer of the two), then tilted widths
     spread_step = min(0.5 * _log_chi2_spread(n_syn) / _NODES_PER_SIGMA, _MAX_LOG_STEP / 2)
     points = np.linspace(*log_range, 257)

@@ -1005,27 +1005,43 @@ def _finite_by_budget(alpha, dim, n_syn, a, b):
     """Finite-release values and errors for as many orders as the work budget allows.
 
     The grid is set by the largest order; when resolving it would exceed the
-    budget (:class:`synthamp._finite.FiniteGridTooCostly`), the largest orders
-    are dropped, halving their number until the rest fit; dropped orders get
-    value = error = inf (the caller falls back on the plateau bound).
+    budget (:class:`synthamp._finite.FiniteGridTooCostly`), the largest order
+    that fits is found by bisection over the orders and serves all orders up
+    to it; larger orders get value = error = inf (the caller falls back on the
+    plateau bound).
     """
     from synthamp._finite import FiniteGridTooCostly, finite_grid
 
     value = np.full_like(alpha, np.inf)
     error = np.full_like(alpha, np.inf)
     levels = np.unique(alpha)
-    keep = len(levels)
-    while keep > 0:
-        alpha_max = float(levels[keep - 1])
+
+    def attempt(index):
         try:
-            grid = finite_grid(dim, n_syn, a, b, alpha_max)
+            return finite_grid(dim, n_syn, a, b, float(levels[index]))
         except FiniteGridTooCostly:
-            keep //= 2
-            continue
+            return None
+
+    # the largest order first; if it does not fit, bisection for the largest
+    # order that does (the cost grows with α): levels[lo] fits, levels[hi + 1] not
+    grid = None
+    found = attempt(len(levels) - 1)
+    if found is not None:
+        grid = (found, float(levels[-1]))
+    else:
+        lo, hi = -1, len(levels) - 2
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            found = attempt(mid)
+            if found is None:
+                hi = mid - 1
+            else:
+                lo, grid = mid, (found, float(levels[mid]))
+    if grid is not None:
+        found, alpha_max = grid
         chosen = alpha <= alpha_max
         with np.errstate(all="ignore"):
-            value[chosen], error[chosen] = _renyi_on_grid(alpha[chosen], grid)
-        break
+            value[chosen], error[chosen] = _renyi_on_grid(alpha[chosen], found)
     return value, error
 
 
