@@ -548,19 +548,22 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> _
         return np.any(tilted(points) >= floor[:, None], axis=0)
 
     inside = np.flatnonzero(np.any(g >= floor[:, None], axis=0))
-    ends = []
-    # each end lies between the last kept scan node and the next one: five
-    # bisections (the probes beyond the initial window are up to 16 apart)
-    for kept_at, out_at in ((inside[0], inside[0] - 1), (inside[-1], inside[-1] + 1)):
-        if out_at < 0 or out_at >= len(scan):
-            ends.append(float(scan[kept_at]))
+    # each end lies between the last kept scan node and the next one (the
+    # probes beyond the initial window are up to 16 apart): 32 points in each
+    # gap, both gaps in one call; the end is the first point past the last kept
+    gaps = [(inside[0], inside[0] - 1), (inside[-1], inside[-1] + 1)]
+    fills = [np.linspace(scan[k], scan[o], 33)[1:] if 0 <= o < len(scan) else None for k, o in gaps]
+    filled = [f for f in fills if f is not None]
+    keep_fill = kept(np.concatenate(filled)) if filled else np.zeros(0, dtype=bool)
+    ends, offset = [], 0
+    for (k, _), fill in zip(gaps, fills, strict=True):
+        if fill is None:
+            ends.append(float(scan[k]))
             continue
-        k, o = np.array([scan[kept_at]]), np.array([scan[out_at]])
-        for _ in range(5):
-            mid = 0.5 * (k + o)
-            keep_mid = kept(mid)
-            k, o = np.where(keep_mid, mid, k), np.where(keep_mid, o, mid)
-        ends.append(float(o[0]))
+        hits = np.flatnonzero(keep_fill[offset : offset + len(fill)])
+        offset += len(fill)
+        last = hits[-1] + 1 if hits.size else 0
+        ends.append(float(fill[min(last, len(fill) - 1)]))
     log_range = (ends[0], ends[1])
     # needs: resolve Y or X everywhere (the laxer of the two), then tilted widths
     spread_step = min(0.5 * _log_chi2_spread(n_syn) / _NODES_PER_SIGMA, _MAX_LOG_STEP / 2)
