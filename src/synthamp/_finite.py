@@ -38,6 +38,7 @@ and bounds the others by the plateau.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -100,6 +101,7 @@ def _log_chi2_spread(n: int) -> float:
     return math.sqrt(float(special.polygamma(1, 0.5 * n)))
 
 
+@functools.lru_cache(maxsize=64)
 def _x_window(n: int, drop: float = _TAIL_LOG_DROP + 5.0) -> tuple[float, float]:
     """Window for w = log(X/n), X ~ χ²_n, holding all but ~e^{−drop} of the mass.
 
@@ -137,13 +139,11 @@ class _YGrid:
             # extend the window down to u_min with the same step
             lo = math.exp(u_min) + u_min
             t = np.linspace(lo, t[-1], math.ceil((t[-1] - lo) / self.base_step) + 1)
-            r = special.wrightomega(t)
-            u = t - r
+            r, u = _from_tau(t, 1.0)
         if h is not None:
             lo, hi = kappa * r[0] + u[0], kappa * r[-1] + u[-1]
             t = np.linspace(lo, hi, math.ceil((hi - lo) / h) + 1)
-            r = special.wrightomega(t + math.log(kappa)) / kappa
-            u = t - kappa * r
+            r, u = _from_tau(t, kappa)  # t = κr + log r
         self.kappa = kappa
         self._refined: dict[float, _YGrid] = {}
         self.t, self.r, self.u = t, r, u
@@ -448,10 +448,10 @@ def _inner(ygrid: _YGrid, log_rho: np.ndarray, n: int, max_inner: int = _MAX_INN
     fine = ygrid.refined(limit_u) if np.any(ygrid.step_u(rho) > limit_u) else ygrid
     over_x = fine.step_u(rho) > limit_u
     out = [np.empty_like(log_rho) for _ in range(3)]
-    for mask, grid, inner in ((over_x, ygrid, _inner_over_x), (~over_x, fine, _inner_over_y)):
+    over_x_rule = functools.partial(_inner_over_x, max_inner=max_inner)
+    for mask, grid, inner in ((over_x, ygrid, over_x_rule), (~over_x, fine, _inner_over_y)):
         if np.any(mask):
-            args = (max_inner,) if inner is _inner_over_x else ()
-            for o, v in zip(out, inner(grid, log_rho[mask], n, *args), strict=True):
+            for o, v in zip(out, inner(grid, log_rho[mask], n), strict=True):
                 o[mask] = v
     return tuple(out)
 
