@@ -40,6 +40,13 @@ from synthamp.audit._rates import (
 )
 from synthamp.audit._release import AuditPair, fixed_thresholds, threshold_epsilon
 from synthamp.divergence._laws import ProductLaw
+from synthamp.ridge import (
+    clip_rows,
+    project_frobenius,
+    ridge_fit,
+    ridge_norm_bound,
+    ridge_sensitivity,
+)
 
 __all__ = ["EndToEndAudit", "adjacent_datasets", "audit_generator"]
 
@@ -98,7 +105,7 @@ def adjacent_datasets(
 
     D: m records x_i = e₁, y_i = B. D′: the same with the last label replaced
     by −B (replace-one adjacency). With the objective of
-    :mod:`synthamp.generator`, v = B/(1 + λ)·e₁ and
+    :mod:`synthamp.ridge`, v = B/(1 + λ)·e₁ and
     w = (m − 2)B/(m(1 + λ))·e₁: aligned, ‖v‖ − ‖w‖ = 2B/(m(1 + λ)), and
     ‖v‖ = C = B/(2√λ) at λ = 1 (the norm bound is attained).
     """
@@ -111,8 +118,6 @@ def adjacent_datasets(
 
 
 def _model_norm(features, labels, label_bound: float, ridge: float, norm_bound: float) -> float:
-    # scikit-learn (heavy, through the generator); from synthamp.ridge once it exists
-    from synthamp.generator import clip_rows, project_frobenius, ridge_fit
 
     model = ridge_fit(clip_rows(features, 1.0), clip_rows(labels, label_bound), ridge)
     return float(np.linalg.norm(project_frobenius(model, norm_bound)))
@@ -184,7 +189,7 @@ def audit_generator(
     EndToEndAudit
     """
     # scikit-learn (heavy, through the generator): loaded only when the pipeline is audited
-    from synthamp.generator import PrivateLinearGenerator, ridge_norm_bound, ridge_sensitivity
+    from synthamp.generator import PrivateLinearGenerator
 
     dim = check_dim(dim)
     n_records = check_integer("n_records", n_records, 2)

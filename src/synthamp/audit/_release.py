@@ -24,7 +24,7 @@ k = 1 release of width d (THEORY.md §8): the same statistic, a valid attack on
 the full release.
 
 The test. The families above have a monotone likelihood ratio in the
-statistic (the proof is in the docstring of :mod:`synthamp.accountant`), so
+statistic (the proof is in the docstring of :mod:`synthamp.accountant._worst_case`), so
 the likelihood-ratio test "log p/q > ℓ" of Neyman and Pearson is the
 threshold test "statistic > τ", with ℓ = log p(τ)/q(τ): thresholding the
 statistic *is* the likelihood-ratio test, without evaluating the likelihood

@@ -47,7 +47,7 @@ import functools
 import math
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from synthamp.divergence._kernel import (
     LLR_REL_TOL,
@@ -92,6 +92,10 @@ def _x_window(n: int, drop: float = TAIL_LOG_DROP + 5.0) -> tuple[float, float]:
     The log-density is (n/2)(w − (e^w − 1)), maximal at w = 0; the window ends
     are the two roots of (n/2)(e^w − 1 − w) = ``drop``.
     """
+    # scipy.optimize is heavy (~0.6 s to import): loaded when a finite release is computed,
+    # not at `import synthamp`
+    from scipy import optimize
+
     level = 2.0 * drop / n
 
     def excess(w: float) -> float:

@@ -38,7 +38,7 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import optimize, special, stats
+from scipy import special
 
 from synthamp.divergence._special import log_bessel_i_normalized
 
@@ -103,6 +103,8 @@ class Law:
 
     def quantile_t(self, log_prob: float, upper: bool) -> float:
         """t with log_tail(t, upper) = log_prob (a tail probability below 1/2)."""
+        # scipy.optimize is heavy (~0.6 s to import): loaded by the audit, not the engine
+        from scipy import optimize
 
         def excess(t: float) -> float:
             value = float(self.log_tail(np.array([t]), upper)[0])
@@ -255,6 +257,9 @@ class NoncentralChiSquare(Law):
         tails, checked against mpmath in the tests) and their logarithm; the
         ten times slower ``logsf``/``logcdf`` only where the tail underflows.
         """
+        # scipy.stats is heavy (~0.3 s to import): loaded by the audit, not the engine
+        from scipy import stats
+
         law = stats.chi2(self.dim) if self.amp == 0.0 else stats.ncx2(self.dim, self.amp * self.amp)
         tail = law.sf(x) if upper else law.cdf(x)
         tiny = tail < 1e-290
