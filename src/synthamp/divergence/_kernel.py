@@ -313,6 +313,9 @@ def tilted_modes(dim: int, a: float, b: float, tilts) -> tuple[np.ndarray, np.nd
 
 @dataclasses.dataclass
 class Grid:
+    """Nodes of a trapezoidal rule with q's log density and ℓ on them (plateau grid, or
+    the outer grid of a finite release, where t is the outer coordinate)."""
+
     t: np.ndarray  # nodes in t = r + log r (uniform)
     r: np.ndarray  # r = √x at the nodes
     log_q: np.ndarray  # log density of t under q, up to a constant
