@@ -243,7 +243,7 @@ class _PairEvaluator:
         self.t = t[order]
         self.values = {k: np.concatenate([v, new[k]])[order] for k, v in self.values.items()}
 
-    def insert_levels(self, levels: NDArray[np.float64], steps: int = 6) -> None:
+    def insert_levels(self, levels: NDArray[np.float64], steps: int = 12) -> None:
         """Add thresholds where L is (nearly) each level: regula falsi between grid points.
 
         L increases with t (MLR) and is smooth, so a few Illinois steps from
@@ -260,17 +260,20 @@ class _PairEvaluator:
         lo, hi = self.t[k].copy(), self.t[k + 1].copy()
         f_lo, f_hi = loss[k] - levels, loss[k + 1] - levels
         best = lo.copy()
+        side = np.zeros(levels.size)  # +1: lo was kept last time, −1: hi was kept
         for _ in range(steps):
             with np.errstate(divide="ignore", invalid="ignore"):
-                mid = np.where(f_hi > f_lo, lo - f_lo * (hi - lo) / (f_hi - f_lo), 0.5 * (lo + hi))
-            mid = np.clip(np.where(np.isfinite(mid), mid, 0.5 * (lo + hi)), lo, hi)
+                mid = lo - f_lo * (hi - lo) / (f_hi - f_lo)
+            mid = np.where(np.isfinite(mid) & (mid > lo) & (mid < hi), mid, 0.5 * (lo + hi))
             f_mid = np.asarray(self.llr(np.exp(mid)), dtype=float) - levels
             best = mid
-            below = f_mid < 0
-            # Illinois: halve the retained end's value so that both ends move
-            f_hi = np.where(below, 0.5 * f_hi, f_mid)
-            f_lo = np.where(below, f_mid, 0.5 * f_lo)
-            lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+            below = f_mid < 0  # the root is above mid: mid replaces lo, hi is kept
+            # Illinois: halve the kept end's value when the same end is kept twice
+            f_hi = np.where(below & (side == -1), 0.5 * f_hi, f_hi)
+            f_lo = np.where(~below & (side == 1), 0.5 * f_lo, f_lo)
+            lo, f_lo = np.where(below, mid, lo), np.where(below, f_mid, f_lo)
+            hi, f_hi = np.where(below, hi, mid), np.where(below, f_hi, f_mid)
+            side = np.where(below, -1.0, 1.0)
             if np.all(np.abs(f_mid) <= 1e-13 * (1.0 + np.abs(levels))):
                 break
         t_new = np.unique(best)
