@@ -212,7 +212,11 @@ def _log_diff(log_p: NDArray, log_q: NDArray, shift: NDArray) -> NDArray:
 
 
 class _PairEvaluator:
-    """The ordered pair (P_hi, P_lo), hi > lo, on a refinable grid of thresholds t = log x."""
+    """The ordered pair (P_hi, P_lo) on a refinable grid of thresholds t of the statistic.
+
+    ``t`` is the laws' coordinate (log x for χ² and product laws, x for
+    Gaussian ones); ``llr(t)`` = log p_hi/p_lo there, increasing in t (MLR).
+    """
 
     def __init__(self, law_hi, law_lo, llr: Callable, tail_rtol: float, tail: float):
         self.law_hi, self.law_lo, self.llr = law_hi, law_lo, llr
@@ -226,7 +230,7 @@ class _PairEvaluator:
         self._curves = None
 
     def _evaluate(self, t: NDArray) -> dict[str, NDArray]:
-        loss = np.asarray(self.llr(np.exp(t)), dtype=float)
+        loss = np.asarray(self.llr(t), dtype=float)
         return {
             "loss": loss,
             "up_hi": self.law_hi.log_tail(t, True),
@@ -265,7 +269,7 @@ class _PairEvaluator:
             with np.errstate(divide="ignore", invalid="ignore"):
                 mid = lo - f_lo * (hi - lo) / (f_hi - f_lo)
             mid = np.where(np.isfinite(mid) & (mid > lo) & (mid < hi), mid, 0.5 * (lo + hi))
-            f_mid = np.asarray(self.llr(np.exp(mid)), dtype=float) - levels
+            f_mid = np.asarray(self.llr(mid), dtype=float) - levels
             best = mid
             below = f_mid < 0  # the root is above mid: mid replaces lo, hi is kept
             # Illinois: halve the kept end's value when the same end is kept twice
@@ -378,14 +382,14 @@ def _pair_evaluator(release: SyntheticDataRelease, hi: float, lo: float, tail: f
         return _PairEvaluator(
             _chi_square_law(d, hi),
             _chi_square_law(d, lo),
-            lambda x: log_likelihood_ratio(x, d, hi, lo),
+            lambda t: log_likelihood_ratio(np.exp(t), d, hi, lo),
             TAIL_RTOL,
             tail,
         )
     return _PairEvaluator(
         _ProductLaw(d, hi, n),
         _ProductLaw(d, lo, n),
-        lambda s: log_likelihood_ratio_finite(s, d, n, hi, lo),
+        lambda t: log_likelihood_ratio_finite(np.exp(t), d, n, hi, lo),
         PRODUCT_TAIL_RTOL,
         tail,
     )
