@@ -14,6 +14,7 @@ import math
 import mpmath as mp
 import numpy as np
 import pytest
+from scipy import stats
 
 import mpref
 from synthamp import InputError, Kind, log_likelihood_ratio
@@ -114,7 +115,8 @@ def test_pair_delta_matches_monte_carlo():
     eps = np.array([0.0, 0.5, 1.0, 2.0])
     rng = np.random.default_rng(20261201)
     x = rng.noncentral_chisquare(dim, a * a, 10**6)
-    loss = log_likelihood_ratio(x, dim, a, b)
+    # scipy's log-densities (fine at d = 20): independent of the library's L
+    loss = stats.ncx2.logpdf(x, dim, a * a) - stats.ncx2.logpdf(x, dim, b * b)
     samples = np.maximum(1.0 - np.exp(eps[:, None] - loss[None, :]), 0.0)
     mean, se = samples.mean(axis=1), samples.std(axis=1) / math.sqrt(x.size)
     upper, _ = pair_privacy_profile(eps, dim, a, b)
@@ -188,7 +190,7 @@ SCAN_SETTINGS = [  # (dim, C, Δ, σ, n_syn)
     (10**5, 60.0, 3.0, 1.0, None),
     (20, 1.0, 3.0, 1.0, None),  # Δ > C: the two points (c, 0), (0, c)
 ]
-SCAN_SETTINGS_FINITE = [(20, 2.0, 1.0, 1.0, 50)]
+SCAN_SETTINGS_FINITE = [(10, 2.0, 1.0, 1.0, 20)]
 
 
 def _scan_pairs(c: float, s: float, points: int) -> list[tuple[float, float]]:
@@ -220,4 +222,4 @@ def test_search_is_sound_on_a_scan(setting):
 @pytest.mark.slow
 @pytest.mark.parametrize("setting", SCAN_SETTINGS + SCAN_SETTINGS_FINITE)
 def test_search_is_sound_on_a_dense_scan(setting):
-    _check_scan(setting, 7 if setting[4] is None else 4)
+    _check_scan(setting, 7 if setting[4] is None else 3)

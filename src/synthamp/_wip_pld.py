@@ -360,6 +360,7 @@ def privacy_loss_distribution(
     discretization: float = DEFAULT_DISCRETIZATION,
     tail: float = DEFAULT_TAIL,
     tail_mass: float = DEFAULT_TAIL_MASS,
+    _companion: bool = True,
 ) -> PrivacyLossDistribution:
     """The pessimistic PLD of a mechanism, composed over its ``releases`` (module docstring).
 
@@ -387,6 +388,8 @@ def privacy_loss_distribution(
     if not isinstance(mechanism, SyntheticDataRelease | GaussianRelease | SubsampledGaussianRelease):
         raise InputError("mechanism", f"must be a release or Gaussian mechanism, got {mechanism!r}")
     single = _single_pld(mechanism, h, tail)
+    if not _companion:  # callers that need ε alone (the calibration's inner steps)
+        single = replace(single, lower_bound=None)
     return single.self_compose(mechanism.releases, tail_mass) if mechanism.releases > 1 else single
 
 
@@ -429,6 +432,7 @@ def compute_epsilon_pld(
     extra: Iterable[Mechanism | PrivacyLossDistribution] = (),
     discretization: float = DEFAULT_DISCRETIZATION,
     tail: float = DEFAULT_TAIL,
+    _companion: bool = True,
 ) -> PldEpsilon:
     """(ε, δ) of a release composed with other mechanisms, by the PLD accountant.
 
@@ -449,12 +453,135 @@ def compute_epsilon_pld(
     """
     delta = check_open_unit("delta", delta)
     h = check_positive("discretization", discretization)
-    pld = privacy_loss_distribution(release, discretization=h, tail=tail)
+    pld = privacy_loss_distribution(release, discretization=h, tail=tail, _companion=_companion)
     for other in extra:
         if not isinstance(other, PrivacyLossDistribution):
-            other = privacy_loss_distribution(other, discretization=h, tail=tail)
+            other = privacy_loss_distribution(
+                other, discretization=h, tail=tail, _companion=_companion
+            )
         pld = pld.compose(other)
     eps = pld.epsilon(delta)
     companion = pld.lower_bound
     eps_lower = max(companion.epsilon(delta) - pld.shift, 0.0) if companion is not None else 0.0
     return PldEpsilon(eps, min(eps_lower, eps), delta, h, pld.kind)
+
+
+@dataclass(frozen=True)
+class PldCalibration:
+    """Result of :func:`calibrate_sigma_pld`.
+
+    Attributes
+    ----------
+    sigma : float
+        Smallest σ found (relative ``rtol``) with ε_pld(σ) <= the target.
+    epsilon : float
+        ε_pld at ``sigma`` (<= target).
+    epsilon_lower : float
+        Lower bound on the exact ε at ``sigma``.
+    delta, target_epsilon, discretization : float
+    kind : Kind
+    accountant : str
+    """
+
+    sigma: float
+    epsilon: float
+    epsilon_lower: float
+    delta: float
+    target_epsilon: float
+    discretization: float
+    kind: Kind
+    accountant: str = "pld"
+
+
+@privacy_quantity("exact")
+def calibrate_sigma_pld(
+    epsilon: float,
+    delta: float,
+    *,
+    dim: int,
+    out_dim: int = 1,
+    norm_bound: float,
+    sensitivity: float,
+    n_syn: int | None = None,
+    releases: int = 1,
+    discretization: float = DEFAULT_DISCRETIZATION,
+    rtol: float = 1e-4,
+) -> PldCalibration:
+    """Smallest σ whose release meets (ε, δ) by the PLD accountant.
+
+    ε_pld(σ) is non-increasing in σ (the adjacent set shrinks as σ grows,
+    docs/accountant.md; pessimistic discretisations on nested grids are
+    ordered). A single k = 1 release is calibrated on :func:`profile_epsilon`
+    (no discretisation). Otherwise the bisection first runs at 10h and
+    relative width 1e-3 (a coarser grid is more pessimistic: its σ is an upper
+    end), then at h within that bracket. The returned σ is where ε was
+    computed and is <= the target: conservative by construction.
+    """
+    from synthamp._wip_profile import profile_epsilon
+    from synthamp.accountant import calibrate_sigma
+
+    target = check_positive("epsilon", epsilon)
+    delta = check_open_unit("delta", delta)
+    h = check_positive("discretization", discretization)
+    rtol = check_positive("rtol", rtol)
+    base = SyntheticDataRelease(dim, out_dim, norm_bound, sensitivity, 1.0, n_syn, releases)
+    exact = releases == 1 and out_dim == 1
+
+    def at(sigma: float, companion: bool = False):
+        if exact:
+            result = profile_epsilon(base.with_sigma(sigma), delta)
+            return result.epsilon, result.epsilon_lower, result.kind
+        result = compute_epsilon_pld(
+            base.with_sigma(sigma), delta, discretization=h, _companion=companion
+        )
+        return result.epsilon, result.epsilon_lower, result.kind
+
+    # the RDP accountant's σ meets the target by the PLD too (ε_pld <= ε_rdp): an upper end
+    method = "exact" if out_dim == 1 else "post-processing"
+    hi = calibrate_sigma(
+        target, delta, dim=dim, out_dim=out_dim, norm_bound=norm_bound,
+        sensitivity=sensitivity, n_syn=n_syn, releases=releases, method=method,
+    ).sigma
+    sigma = _illinois_sigma(lambda x: at(x)[0], target, hi, rtol)
+    eps, eps_lower, kind = at(sigma, companion=True)
+    return PldCalibration(sigma, eps, eps_lower, delta, target, 0.0 if exact else h, kind)
+
+
+def _illinois_sigma(epsilon_at, target: float, hi: float, rtol: float) -> float:
+    """Smallest σ <= hi with ε(σ) <= target, to relative ``rtol`` (ε non-increasing in σ).
+
+    Regula falsi with the Illinois modification on (log σ, ε − target), each
+    proposal kept at least rtol/2 inside the bracket so that the bracket
+    itself shrinks below ``rtol``. Returns the upper end, where ε was
+    computed and is <= target.
+    """
+    f_hi = epsilon_at(hi) - target
+    while f_hi > 0:  # not an upper end (never for the RDP σ): double
+        hi *= 2.0
+        f_hi = epsilon_at(hi) - target
+    lo = hi
+    for _ in range(60):
+        lo *= 0.9
+        f_lo = epsilon_at(lo) - target
+        if f_lo > 0:
+            break
+        hi, f_hi = lo, f_lo
+    else:
+        raise RuntimeError("calibration: epsilon stays below the target as sigma -> 0")
+    x_lo, x_hi, side = math.log(lo), math.log(hi), 0
+    margin = 0.5 * math.log1p(rtol)
+    while x_hi - x_lo > math.log1p(rtol):
+        x = x_lo - f_lo * (x_hi - x_lo) / (f_hi - f_lo) if f_lo != f_hi else 0.5 * (x_lo + x_hi)
+        x = min(max(x, x_lo + margin), x_hi - margin)
+        f = epsilon_at(math.exp(x)) - target
+        if f > 0:
+            x_lo, f_lo = x, f
+            if side == -1:
+                f_hi *= 0.5
+            side = -1
+        else:
+            x_hi, f_hi = x, f
+            if side == 1:
+                f_lo *= 0.5
+            side = 1
+    return math.exp(x_hi)
