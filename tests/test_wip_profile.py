@@ -36,8 +36,10 @@ def _ncx2_tail_mp(x, dim: int, amp: float, upper: bool):
     while True:
         weight = mp.exp(-lam2) * lam2**j / mp.factorial(j)
         a = mp.mpf(dim) / 2 + j
-        part = mp.gammainc(a, x / 2, mp.inf, regularized=True) if upper else mp.gammainc(
-            a, 0, x / 2, regularized=True
+        part = (
+            mp.gammainc(a, x / 2, mp.inf, regularized=True)
+            if upper
+            else mp.gammainc(a, 0, x / 2, regularized=True)
         )
         total += weight * part
         if j > lam2 + 10 and weight < mp.mpf(10) ** -40:
@@ -180,7 +182,7 @@ def test_profile_refuses_composed_release():
         privacy_profile(SyntheticDataRelease(10, 1, 1.0, 0.5, 1.0, releases=3), [1.0])
 
 
-# --------------------------------------------------------------------------- soundness of the search
+# ------------------------------------------------------------------------- soundness of the search
 
 SCAN_SETTINGS = [  # (dim, C, Δ, σ, n_syn)
     (1, 2.0, 0.5, 1.0, None),

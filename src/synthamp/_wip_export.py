@@ -147,4 +147,3 @@ def _synthetic_prv_class(prv):
             return float(alpha * s * s / 2.0)
 
     return SyntheticReleasePRV
-

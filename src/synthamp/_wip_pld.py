@@ -293,7 +293,9 @@ def _mixture_pair(mu: float, q: float):
         def log_tail(self, t, upper):
             t = np.atleast_1d(np.asarray(t, dtype=float))
             if upper:
-                return np.logaddexp(log_1mq + special.log_ndtr(-t), log_q + special.log_ndtr(mu - t))
+                return np.logaddexp(
+                    log_1mq + special.log_ndtr(-t), log_q + special.log_ndtr(mu - t)
+                )
             return np.logaddexp(log_1mq + special.log_ndtr(t), log_q + special.log_ndtr(t - mu))
 
     def llr(t):
@@ -385,7 +387,9 @@ def privacy_loss_distribution(
     h = check_positive("discretization", discretization)
     tail = check_open_unit("tail", tail)
     tail_mass = check_open_unit("tail_mass", tail_mass)
-    if not isinstance(mechanism, SyntheticDataRelease | GaussianRelease | SubsampledGaussianRelease):
+    if not isinstance(
+        mechanism, SyntheticDataRelease | GaussianRelease | SubsampledGaussianRelease
+    ):
         raise InputError("mechanism", f"must be a release or Gaussian mechanism, got {mechanism!r}")
     single = _single_pld(mechanism, h, tail)
     if not _companion:  # callers that need ε alone (the calibration's inner steps)
@@ -539,8 +543,15 @@ def calibrate_sigma_pld(
     # the RDP accountant's σ meets the target by the PLD too (ε_pld <= ε_rdp): an upper end
     method = "exact" if out_dim == 1 else "post-processing"
     hi = calibrate_sigma(
-        target, delta, dim=dim, out_dim=out_dim, norm_bound=norm_bound,
-        sensitivity=sensitivity, n_syn=n_syn, releases=releases, method=method,
+        target,
+        delta,
+        dim=dim,
+        out_dim=out_dim,
+        norm_bound=norm_bound,
+        sensitivity=sensitivity,
+        n_syn=n_syn,
+        releases=releases,
+        method=method,
     ).sigma
     sigma = _illinois_sigma(lambda x: at(x)[0], target, hi, rtol)
     eps, eps_lower, kind = at(sigma, companion=True)

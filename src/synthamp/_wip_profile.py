@@ -306,7 +306,7 @@ class _PairEvaluator:
         return curve, index[keep]
 
     def curves(self) -> tuple[tuple[_Curve, NDArray], tuple[_Curve, NDArray]]:
-        """(forward, reverse): the curves of (P_hi, P_lo) and (P_lo, P_hi), with threshold indices."""
+        """(forward, reverse) curves of (P_hi, P_lo) and (P_lo, P_hi), with threshold indices."""
         if self._curves is None:
             self._curves = self._make_curves()
         return self._curves
@@ -447,7 +447,10 @@ class _WorstCase:
         self.endpoint = self._evaluate(self.length, rtol)
         guard_rtol = max(rtol, 1e-4)
         self.guards = (
-            [self._evaluate(j * self.length / GUARD_POINTS, guard_rtol) for j in range(GUARD_POINTS)]
+            [
+                self._evaluate(j * self.length / GUARD_POINTS, guard_rtol)
+                for j in range(GUARD_POINTS)
+            ]
             if self.length > 0.0  # Δ >= C: the edges are the points (c, 0) and (0, c)
             else []
         )
@@ -547,9 +550,13 @@ def privacy_profile(
     PrivacyProfile
     """
     if not isinstance(release, SyntheticDataRelease | GaussianRelease):
-        raise InputError("release", f"must be a SyntheticDataRelease or GaussianRelease, got {release!r}")
+        raise InputError(
+            "release", f"must be a SyntheticDataRelease or GaussianRelease, got {release!r}"
+        )
     if release.releases != 1:
-        raise InputError("releases", "the profile is of a single release; compose by the PLD accountant")
+        raise InputError(
+            "releases", "the profile is of a single release; compose by the PLD accountant"
+        )
     eps = _check_epsilon(epsilon)
     rtol = check_positive("rtol", rtol)
     tail = check_positive("tail", tail)
@@ -645,9 +652,13 @@ def profile_epsilon(
 
     delta = check_open_unit("delta", delta)
     if not isinstance(release, SyntheticDataRelease | GaussianRelease):
-        raise InputError("release", f"must be a SyntheticDataRelease or GaussianRelease, got {release!r}")
+        raise InputError(
+            "release", f"must be a SyntheticDataRelease or GaussianRelease, got {release!r}"
+        )
     if release.releases != 1:
-        raise InputError("releases", "the profile is of a single release; compose by the PLD accountant")
+        raise InputError(
+            "releases", "the profile is of a single release; compose by the PLD accountant"
+        )
     if isinstance(release, GaussianRelease) or release.out_dim > 1:
         from synthamp.audit import gaussian_epsilon
 
