@@ -428,6 +428,18 @@ class PrivacyProfile:
     pairs: tuple[tuple[float, float], ...] = ()
 
 
+def _check_single(release) -> None:
+    """A single synthetic data release or Gaussian mechanism."""
+    if not isinstance(release, SyntheticDataRelease | GaussianRelease):
+        raise InputError(
+            "release", f"must be a SyntheticDataRelease or GaussianRelease, got {release!r}"
+        )
+    if release.releases != 1:
+        raise InputError(
+            "releases", "the profile is of a single release; compose by the PLD accountant"
+        )
+
+
 def _check_epsilon(epsilon: ArrayLike, allow_negative: bool = False) -> NDArray[np.float64]:
     eps = np.asarray(epsilon, dtype=float)
     if not np.all(np.isfinite(eps)) or (not allow_negative and np.any(eps < 0)):
@@ -549,14 +561,7 @@ def privacy_profile(
     -------
     PrivacyProfile
     """
-    if not isinstance(release, SyntheticDataRelease | GaussianRelease):
-        raise InputError(
-            "release", f"must be a SyntheticDataRelease or GaussianRelease, got {release!r}"
-        )
-    if release.releases != 1:
-        raise InputError(
-            "releases", "the profile is of a single release; compose by the PLD accountant"
-        )
+    _check_single(release)
     eps = _check_epsilon(epsilon)
     rtol = check_positive("rtol", rtol)
     tail = check_positive("tail", tail)
@@ -651,14 +656,7 @@ def profile_epsilon(
     from synthamp._validation import check_open_unit
 
     delta = check_open_unit("delta", delta)
-    if not isinstance(release, SyntheticDataRelease | GaussianRelease):
-        raise InputError(
-            "release", f"must be a SyntheticDataRelease or GaussianRelease, got {release!r}"
-        )
-    if release.releases != 1:
-        raise InputError(
-            "releases", "the profile is of a single release; compose by the PLD accountant"
-        )
+    _check_single(release)
     if isinstance(release, GaussianRelease) or release.out_dim > 1:
         from synthamp.audit import gaussian_epsilon
 
