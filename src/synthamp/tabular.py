@@ -75,7 +75,7 @@ def read_table(path: str | os.PathLike, *, param: str = "data"):
         If the extension is unknown, the file is missing or unreadable, or its
         contents cannot be parsed. The message never quotes cell values.
     """
-    import pandas as pd
+    import pandas as pd  # pandas is heavy: loaded only to read a table
 
     path = Path(path)
     fmt = table_format(path, param=param)
@@ -119,7 +119,7 @@ def select_numeric(frame, columns: Sequence[str], *, param: str) -> np.ndarray:
         (the message gives the column and the first offending row, counted
         from 1 over data rows, never the value).
     """
-    import pandas as pd
+    import pandas as pd  # pandas is heavy: loaded only to read a table
 
     missing = [name for name in columns if name not in frame.columns]
     if missing:
@@ -163,6 +163,7 @@ def write_table(
     int
         Number of rows written. If anything fails, ``path`` is left untouched.
     """
+    # pyarrow is heavy: loaded only to write a table
     import pyarrow as pa
     import pyarrow.csv as pa_csv
     import pyarrow.parquet as pq
