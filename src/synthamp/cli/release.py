@@ -36,18 +36,25 @@ WRITE_CHUNK = 262_144
 
 #: Defaults of ``synthamp demo``.
 DEMO_DIR = "synthamp-demo"
-DEMO_FILES = ("synthetic.csv", "privacy-report.json", "privacy-report.md")
+DEMO_FILES = (
+    "synthetic.csv",
+    "privacy-report.json",
+    "privacy-report.md",
+    "privacy-report.html",
+)
 
 
-def _report_paths(out: Path, report: str | None) -> tuple[Path, Path]:
-    """JSON and Markdown report paths: ``--report X.json`` → X.json, X.md."""
+def _report_paths(out: Path, report: str | None) -> tuple[Path, Path, Path]:
+    """Report paths: ``--report X.json`` (or X.html) → X.json, X.md, X.html."""
     if report is None:
         stem = out.with_suffix("")
-        return Path(f"{stem}.privacy.json"), Path(f"{stem}.privacy.md")
+        return tuple(Path(f"{stem}.privacy{ext}") for ext in (".json", ".md", ".html"))
     path = Path(report)
-    if path.suffix.lower() != ".json":
-        raise InputError("report", f"must end in .json (the Markdown goes next to it), got {path}")
-    return path, path.with_suffix(".md")
+    if path.suffix.lower() not in (".json", ".html"):
+        raise InputError(
+            "report", f"must end in .json or .html (the other reports go next to it), got {path}"
+        )
+    return path.with_suffix(".json"), path.with_suffix(".md"), path.with_suffix(".html")
 
 
 def _check_distinct(paths: list[tuple[str, Path]]) -> None:
@@ -167,7 +174,8 @@ def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: floa
     "--report",
     default=None,
     metavar="FILE",
-    help="Privacy report (.json; Markdown next to it). Default: OUT stem + .privacy.json.",
+    help="Privacy report (.json or .html; the JSON, Markdown and HTML reports are written side "
+    "by side). Default: OUT stem + .privacy.json/.md/.html.",
 )
 @click.option(
     "--seed",
@@ -300,11 +308,11 @@ def release(
     else:
         out_path = check_directory_output(out, force=force, param="out")
         fmt = "parquet"
-    json_path, md_path = _report_paths(out_path, report)
-    check_writable(json_path, force=force, param="report")
-    check_writable(md_path, force=force, param="report")
+    report_paths = _report_paths(out_path, report)
+    for path in report_paths:
+        check_writable(path, force=force, param="report")
     _check_distinct(
-        [("data", Path(data)), ("out", out_path), ("report", json_path), ("report", md_path)]
+        [("data", Path(data)), ("out", out_path), *(("report", p) for p in report_paths)]
     )
 
     # 3. The private table.
@@ -336,8 +344,7 @@ def release(
         click.echo(note, err=True)
     with OutputTransaction() as transaction:
         table_tmp = transaction.add(out_path, param="out", directory=partitions is not None)
-        json_tmp = transaction.add(json_path, param="report")
-        md_tmp = transaction.add(md_path, param="report")
+        report_tmps = [transaction.add(path, param="report") for path in report_paths]
         _warn_stale(transaction.stale)
         generator = PrivateLinearGenerator(
             label_bound=label_bound,
@@ -362,10 +369,9 @@ def release(
                 generator, table_tmp, n_syn, target_cols, fmt, partitions, backend, scheduler
             )
         with transaction.writing("report"):
-            json_tmp.write_text(privacy.to_json(), encoding="utf-8")
-            md_tmp.write_text(privacy.to_markdown(), encoding="utf-8")
+            _write_reports(privacy, report_tmps, n_released=rows)
         transaction.commit()
-    _print_release_summary(privacy, rows, out_path, json_path, md_path)
+    _print_release_summary(privacy, rows, out_path, report_paths)
     return 0
 
 
@@ -433,7 +439,21 @@ def _write_on_dask(tasks, target, columns, scheduler) -> int:
             return write_partitions_dask(tasks, target, columns, scheduler=client)
 
 
-def _print_release_summary(privacy, rows: int, out_path: Path, json_path: Path, md_path: Path):
+def _write_reports(privacy, paths, *, n_released: int) -> None:
+    """The privacy report as JSON, Markdown and a self-contained HTML page, into ``paths``.
+
+    The paths are the transaction's temporary names (see
+    :class:`synthamp._io.OutputTransaction`).
+    """
+    from synthamp.report_html import render_html
+
+    json_path, md_path, html_path = paths
+    json_path.write_text(privacy.to_json(), encoding="utf-8")
+    md_path.write_text(privacy.to_markdown(), encoding="utf-8")
+    html_path.write_text(render_html(privacy, n_released=n_released), encoding="utf-8")
+
+
+def _print_release_summary(privacy, rows: int, out_path: Path, report_paths: tuple[Path, ...]):
     from rich.console import Console
 
     console = Console(highlight=False, soft_wrap=True)
@@ -448,7 +468,7 @@ def _print_release_summary(privacy, rows: int, out_path: Path, json_path: Path, 
         console.print("[bold yellow]warning:[/] seeded run: the noise is not secret")
     for note in privacy.notes:
         console.print(f"[yellow]note:[/] {note}")
-    console.print(f"report: {json_path}, {md_path}")
+    console.print("report: " + ", ".join(str(p) for p in report_paths))
 
 
 # ---------------------------------------------------------------------------
@@ -588,22 +608,20 @@ def demo(out_dir, epsilon, delta, n_syn, seed, finite, force):
     with console.status("evaluating utility"):
         utility = _demo_utility(features, target, privacy, n_syn, seed)
 
-    synthetic_path, json_path, md_path = paths
     created = not directory.is_dir()
     try:
         with OutputTransaction() as transaction:
             if created:
                 with transaction.writing("out_dir"):
                     directory.mkdir()
-            synthetic_tmp, json_tmp, md_tmp = (
+            synthetic_tmp, *report_tmps = (
                 transaction.add(path, param="out_dir") for path in paths
             )
             _warn_stale(transaction.stale)
             with transaction.writing("out_dir"):
                 chunks = generator.iter_samples(n_syn, chunk_size=WRITE_CHUNK)
                 tabular.write_rows(synthetic_tmp, chunks, ["progression"], fmt="csv")
-                json_tmp.write_text(privacy.to_json(), encoding="utf-8")
-                md_tmp.write_text(privacy.to_markdown(), encoding="utf-8")
+                _write_reports(privacy, report_tmps, n_released=n_syn)
             transaction.commit()
     except BaseException:
         if created:
@@ -639,7 +657,7 @@ def demo(out_dir, epsilon, delta, n_syn, seed, finite, force):
         )
     if not privacy.noise_secret:
         console.print("[bold yellow]warning:[/] seeded run: the noise is not secret")
-    console.print(f"wrote {synthetic_path}, {json_path}, {md_path}")
+    console.print("wrote " + ", ".join(str(p) for p in paths))
     return 0
 
 
