@@ -75,7 +75,7 @@ def read_table(path: str | os.PathLike, *, param: str = "data"):
         If the extension is unknown, the file is missing or unreadable, or its
         contents cannot be parsed. The message never quotes cell values.
     """
-    import pandas as pd
+    import pandas as pd  # pandas is heavy: loaded only to read a table
 
     path = Path(path)
     fmt = table_format(path, param=param)
@@ -159,7 +159,7 @@ def select_numeric(frame, columns: Sequence[str], *, param: str) -> np.ndarray:
         (the message gives the column and the first offending row, counted
         from 1 over data rows, never the value).
     """
-    import pandas as pd
+    import pandas as pd  # pandas is heavy: loaded only to read a table
 
     missing = [name for name in columns if name not in frame.columns]
     if missing:
@@ -222,6 +222,7 @@ def write_rows(
     Used by :func:`write_table` and by the transactional writers of the
     command line (:class:`synthamp._io.OutputTransaction`).
     """
+    # pyarrow is heavy: loaded only to write a table
     import pyarrow as pa
     import pyarrow.csv as pa_csv
     import pyarrow.parquet as pq
