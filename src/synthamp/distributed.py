@@ -138,6 +138,7 @@ def write_partitions_dask(
             str(directory),
             write_index=False,
             name_function=partition_name,
+            use_dictionary=False,  # continuous values never repeat (as tabular.write_rows)
             compute_kwargs=compute_kwargs,
         )
     return sum(task.rows for task in tasks)
