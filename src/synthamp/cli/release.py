@@ -614,9 +614,7 @@ def demo(out_dir, epsilon, delta, n_syn, seed, finite, force):
             if created:
                 with transaction.writing("out_dir"):
                     directory.mkdir()
-            synthetic_tmp, *report_tmps = (
-                transaction.add(path, param="out_dir") for path in paths
-            )
+            synthetic_tmp, *report_tmps = (transaction.add(path, param="out_dir") for path in paths)
             _warn_stale(transaction.stale)
             with transaction.writing("out_dir"):
                 chunks = generator.iter_samples(n_syn, chunk_size=WRITE_CHUNK)
