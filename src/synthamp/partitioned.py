@@ -30,12 +30,12 @@ from pathlib import Path
 import numpy as np
 
 from synthamp._validation import InputError, check_integer
+from synthamp.ridge import _draw_with_factor
 
 __all__ = [
     "BACKENDS",
     "PartitionTask",
     "default_columns",
-    "draw_with_factor",
     "iter_partition",
     "partition_frame",
     "partition_name",
@@ -49,11 +49,6 @@ BACKENDS = ("local", "dask")
 
 #: Rows drawn at once inside a partition (the values do not depend on it).
 PARTITION_CHUNK = 262_144
-
-
-def draw_with_factor(factor: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    """n records g·factor, g ~ N(0, I_k): rows iid N(0, factorᵀfactor)."""
-    return rng.standard_normal((n, factor.shape[0])) @ factor
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -107,7 +102,7 @@ def iter_partition(task: PartitionTask, chunk_size: int = PARTITION_CHUNK) -> It
     """Yield the records of one partition in chunks (the values do not depend on the chunks)."""
     rng = np.random.Generator(np.random.PCG64(task.seed))
     for start in range(0, task.rows, chunk_size):
-        yield draw_with_factor(task.factor, min(chunk_size, task.rows - start), rng)
+        yield _draw_with_factor(task.factor, min(chunk_size, task.rows - start), rng)
 
 
 def partition_frame(task: PartitionTask, names: Sequence[str]):
