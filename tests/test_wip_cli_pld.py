@@ -82,3 +82,25 @@ def test_bad_input_exits_2_with_one_line(capsys, extra, flag):
     lines = captured.err.strip().splitlines()
     assert captured.out == "" and len(lines) == 1
     assert lines[0].startswith("synthamp: error:") and flag in lines[0]
+
+
+def test_generator_report_gives_both_numbers_and_names_the_accountant():
+    import numpy as np
+
+    from synthamp.generator import PrivateLinearGenerator
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(300, 8))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    y = np.tanh(x @ rng.normal(size=(8, 1)))
+    common = {"label_bound": 1.0, "ridge": 0.1, "epsilon": 1.0, "delta": 1e-5, "random_state": 1}
+    pld = PrivateLinearGenerator(**common).fit(x, y).privacy_
+    rdp = PrivateLinearGenerator(**common, accountant="rdp").fit(x, y).privacy_
+    assert pld.accountant == "pld" and rdp.accountant == "rdp"
+    assert pld.epsilon == pld.epsilon_pld <= 1.0 < pld.epsilon_rdp
+    assert rdp.epsilon == rdp.epsilon_rdp <= 1.0 and rdp.epsilon_pld < rdp.epsilon_rdp
+    assert pld.sigma < rdp.sigma
+    markdown = pld.to_markdown()
+    assert "| accountant | pld |" in markdown and "ε (rdp)" in markdown and "ε (pld)" in markdown
+    finite = PrivateLinearGenerator(**common, n_syn=100).fit(x, y).privacy_
+    assert finite.accountant == "rdp"  # the default for a finite n_syn
