@@ -363,9 +363,9 @@ def _log_ncx2_tail(x: NDArray, dim: int, amp: float, upper: bool) -> NDArray:
 
 
 def _chi_square_law(dim: int, amp: float):
-    from synthamp.audit import _ChiSquareLaw
+    from synthamp.divergence._laws import NoncentralChiSquare
 
-    class _Law(_ChiSquareLaw):
+    class _Law(NoncentralChiSquare):
         def log_tail(self, t, upper):
             x = np.exp(np.atleast_1d(np.asarray(t, dtype=float)))
             return _log_ncx2_tail(x, self.dim, self.amp, upper)
@@ -374,8 +374,8 @@ def _chi_square_law(dim: int, amp: float):
 
 
 def _pair_evaluator(release: SyntheticDataRelease, hi: float, lo: float, tail: float):
-    from synthamp.audit import _ProductLaw
     from synthamp.divergence import log_likelihood_ratio, log_likelihood_ratio_finite
+    from synthamp.divergence._laws import ProductLaw
 
     d, n = release.dim, release.n_syn
     if n is None:
@@ -387,8 +387,8 @@ def _pair_evaluator(release: SyntheticDataRelease, hi: float, lo: float, tail: f
             tail,
         )
     return _PairEvaluator(
-        _ProductLaw(d, hi, n),
-        _ProductLaw(d, lo, n),
+        ProductLaw(d, hi, n),
+        ProductLaw(d, lo, n),
         lambda t: log_likelihood_ratio_finite(np.exp(t), d, n, hi, lo),
         PRODUCT_TAIL_RTOL,
         tail,
