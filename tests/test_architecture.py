@@ -137,7 +137,8 @@ def imports(root: Path) -> list[Import]:
     """Every import statement of the package below ``root``, internal and external.
 
     Internal targets are resolved to the module they load; external ones are kept as
-    written (``scipy.optimize``, ``matplotlib.ticker``).
+    written, with the imported name (``from scipy import stats``: ``scipy.stats``;
+    ``from matplotlib.ticker import NullLocator``: ``matplotlib.ticker.NullLocator``).
     """
     modules = source_files(root)
     found = []
@@ -153,8 +154,11 @@ def imports(root: Path) -> list[Import]:
                 base = _absolute(node, importer, is_package)
                 if base == "__future__":
                     continue
+                internal = base == PACKAGE or base.startswith(PACKAGE + ".")
                 names = [
-                    f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+                    base
+                    if internal and f"{base}.{alias.name}" not in modules
+                    else f"{base}.{alias.name}"  # a submodule, or an external name
                     for alias in node.names
                 ]
             else:
@@ -294,29 +298,34 @@ def bad_local_imports(root: Path) -> list[str]:
     lines: the line above the run) must name it (one of its words in :data:`HEAVY`).
     """
     loaded = loaded_on_import(root)
+    statements: dict[tuple[Path, int], list[Import]] = {}
+    for e in imports(root):
+        if e.local:
+            statements.setdefault((e.path, e.line), []).append(e)
     bad = []
     lines_of: dict[Path, list[str]] = {}
-    for e in imports(root):
-        if not e.local:
-            continue
-        where = f"{e.path.name}:{e.line}: {e.importer} imports {e.target} in a function"
-        if e.target in loaded:
-            extra = {e.target} | loaded[e.target]
-            extra -= {e.importer} | loaded[e.importer]
-            heavy = [w for name in sorted(extra) if (w := _heavy_words(name)) is not None]
-            words = tuple(dict.fromkeys(word for ws in heavy for word in ws))
-        else:
-            key = _heavy_key(e.target)
-            if key is not None and any(_heavy_key(m) == key for m in loaded[e.importer]):
-                bad.append(f"{where}, though the module loads {key} already")
-                continue
-            words = () if key is None else HEAVY[key]
+    for (path, line), group in statements.items():
+        importer, targets = group[0].importer, [e.target for e in group]
+        where = f"{path.name}:{line}: {importer} imports {', '.join(targets)} in a function"
+        words: tuple[str, ...] = ()
+        for target in targets:
+            if target in loaded:
+                extra = ({target} | loaded[target]) - ({importer} | loaded[importer])
+                keys = {k for name in extra if (k := _heavy_key(name)) is not None}
+            else:
+                key = _heavy_key(target)
+                keys = set() if key is None else {key}
+                if any(_heavy_key(m) in keys for m in loaded[importer]):
+                    bad.append(f"{where}, though the module loads {key} already")
+                    keys = set()
+            words += tuple(w for k in sorted(keys) for w in HEAVY[k] if w not in words)
         if not words:
-            bad.append(f"{where}, and it loads nothing heavy or optional")
+            if not bad or not bad[-1].startswith(where):
+                bad.append(f"{where}, and it loads nothing heavy or optional")
             continue
-        lines = lines_of.setdefault(e.path, e.path.read_text(encoding="utf-8").splitlines())
-        comments = _comment(lines[e.line - 1])
-        above = e.line - 2  # the line above, or above a run of import lines
+        lines = lines_of.setdefault(path, path.read_text(encoding="utf-8").splitlines())
+        comments = _comment(lines[line - 1])
+        above = line - 2  # the line above, or above a run of import lines
         while above >= 0 and lines[above].lstrip().startswith(("import ", "from ")):
             comments += " " + _comment(lines[above])
             above -= 1
@@ -507,6 +516,19 @@ def test_a_local_import_of_a_synthamp_module_is_heavy_only_if_it_loads_more(tmp_
     assert ":6:" in found[1] and "no comment naming scikit-learn" in found[1]
 
 
+def test_from_imports_of_external_submodules_are_seen(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "audit.py": "from scipy import special, stats\n",
+            "cli/audit.py": "def run():\n    from synthamp import audit\n",
+        },
+    )
+    assert "scipy.stats" in loaded_on_import(root)["synthamp.audit"]
+    found = bad_local_imports(root)
+    assert len(found) == 1 and "no comment naming scipy.stats" in found[0]
+
+
 def test_type_checking_imports_load_nothing(tmp_path):
     root = _tree(
         tmp_path,
@@ -517,7 +539,7 @@ def test_type_checking_imports_load_nothing(tmp_path):
         },
     )
     assert "matplotlib" not in loaded_on_import(root)["synthamp.figures"]
-    assert "typing" in loaded_on_import(root)["synthamp.figures"]
+    assert "typing.TYPE_CHECKING" in loaded_on_import(root)["synthamp.figures"]
 
 
 def test_a_long_file_is_found(tmp_path):
