@@ -54,6 +54,7 @@ HEAVY: dict[str, tuple[str, ...]] = {
     "pyarrow": ("pyarrow",),
     "sklearn": ("scikit-learn", "sklearn"),
     "rich": ("rich",),
+    "scipy.linalg": ("scipy.linalg",),
     "scipy.optimize": ("scipy.optimize",),
     "scipy.integrate": ("scipy.integrate",),
     "scipy.stats": ("scipy.stats",),

@@ -13,6 +13,8 @@ from typing import Any
 
 import click
 
+from synthamp._validation import check_alpha, check_open_unit
+from synthamp.accountant import SyntheticDataRelease, calibrate_sigma, compute_epsilon
 from synthamp.cli._common import FLOAT_LIST, echo_json
 
 __all__ = ["account", "account_result", "calibrate", "calibrate_result"]
@@ -119,8 +121,6 @@ def account_result(
     ``effective_sensitivity``, ``release``, ``heuristic`` (labelled extras,
     never a guarantee), ``notes`` and ``warnings``.
     """
-    from synthamp._validation import check_alpha, check_open_unit
-    from synthamp.accountant import SyntheticDataRelease, compute_epsilon
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
     delta = check_open_unit("delta", delta)
@@ -181,8 +181,6 @@ def calibrate_result(
     ``epsilon_post_processing``, ``sensitivity``, ``effective_sensitivity``,
     ``notes`` and ``warnings``.
     """
-    from synthamp._validation import check_alpha
-    from synthamp.accountant import SyntheticDataRelease, calibrate_sigma
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
     cal, caught = _run_capturing_warnings(

@@ -13,7 +13,9 @@ from typing import Any
 
 import click
 
+from synthamp.bounds import fisher_lower_bound, fisher_upper_bound
 from synthamp.cli._common import FLOAT_LIST, echo_json
+from synthamp.divergence import fisher_information, renyi_finite, renyi_plateau
 
 __all__ = ["divergence", "divergence_result", "fisher", "fisher_result"]
 
@@ -33,7 +35,6 @@ def divergence_result(
     ``norm_v``, ``norm_w``, ``sigma``, ``n_syn`` (None for the plateau) and
     ``kind`` (``"exact"``).
     """
-    from synthamp.divergence import renyi_finite, renyi_plateau
 
     if n_syn is None:
         result = renyi_plateau(alpha, dim, norm_v, norm_w, sigma, full_output=True)
@@ -60,8 +61,6 @@ def fisher_result(dim: int, theta: float) -> dict[str, Any]:
     ``upper_bound`` min{1, 2θ²/(A + √(A² + 4θ²))}, A = θ² + (d − 3)/2
     (Proposition 5.1; THEORY.md §5).
     """
-    from synthamp.bounds import fisher_lower_bound, fisher_upper_bound
-    from synthamp.divergence import fisher_information
 
     value, error = fisher_information(dim, theta, full_output=True)
     return {
@@ -75,7 +74,7 @@ def fisher_result(dim: int, theta: float) -> dict[str, Any]:
 
 
 def _console():
-    from rich.console import Console
+    from rich.console import Console  # rich: heavy, only to draw a table
 
     return Console(highlight=False, soft_wrap=True)
 
@@ -102,7 +101,7 @@ def divergence(alpha, dim, norm_v, norm_w, sigma, n_syn, as_json) -> None:
     if as_json:
         echo_json(result)
         return
-    from rich.table import Table
+    from rich.table import Table  # rich: heavy, only to draw a table
 
     release = "unlimited release (plateau)" if n_syn is None else f"n_syn = {n_syn:,} records"
     table = Table(
@@ -132,7 +131,7 @@ def fisher(dim, theta, as_json) -> None:
     if as_json:
         echo_json(result)
         return
-    from rich.table import Table
+    from rich.table import Table  # rich: heavy, only to draw a table
 
     table = Table(title=f"Fisher information, d = {dim}, θ = {theta:g}", title_justify="left")
     table.add_column("quantity")

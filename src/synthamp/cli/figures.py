@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from synthamp import _io
 from synthamp._validation import InputError
 from synthamp._version import __version__
 
@@ -71,8 +72,7 @@ def write_figures(
     list of Path
         The files written, index last.
     """
-    from synthamp import _io
-    from synthamp import figures as F
+    from synthamp import figures as F  # pandas (and matplotlib to draw): heavy
 
     path = _check_out(out)
     path.mkdir(exist_ok=True)
@@ -127,6 +127,7 @@ class _NoProgress:
 def _progress(show: bool):
     if not show:
         return _NoProgress()
+    # rich is heavy: loaded only to show progress
     from rich.console import Console
     from rich.progress import (
         BarColumn,

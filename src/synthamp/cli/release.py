@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 import numpy as np
 
+from synthamp import tabular
 from synthamp._io import atomic_write_text, check_writable
 from synthamp._validation import (
     InputError,
@@ -22,6 +23,7 @@ from synthamp._validation import (
     check_open_unit,
     check_positive,
 )
+from synthamp.report_html import render_html
 
 __all__ = ["demo", "release"]
 
@@ -73,6 +75,7 @@ def _with_progress(chunks: Iterator[np.ndarray], total: int, label: str) -> Iter
     if total < PROGRESS_THRESHOLD:
         yield from chunks
         return
+    # rich is heavy: loaded only to show progress
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -224,8 +227,6 @@ def release(
     noise and the seeds are not. The guarantee covers N = --n-syn records
     (or any number with --unlimited).
     """
-    from synthamp import tabular
-
     # 1. Public parameters.
     label_bound = check_positive("label_bound", label_bound)
     ridge = check_positive("ridge", ridge)
@@ -280,7 +281,7 @@ def release(
         )
 
     # 4. Fit (the only step that touches the private data), then release.
-    from synthamp.generator import PrivateLinearGenerator
+    from synthamp.generator import PrivateLinearGenerator  # scikit-learn: heavy
 
     for note in _clipping_notes(x * feature_scale, y, label_bound):
         click.echo(note, err=True)
@@ -309,8 +310,6 @@ def release(
 
 def _write_reports(privacy, paths: tuple[Path, Path, Path], *, n_released: int) -> None:
     """The privacy report as JSON, Markdown and a self-contained HTML page."""
-    from synthamp.report_html import render_html
-
     json_path, md_path, html_path = paths
     atomic_write_text(json_path, privacy.to_json())
     atomic_write_text(md_path, privacy.to_markdown())
@@ -318,7 +317,7 @@ def _write_reports(privacy, paths: tuple[Path, Path, Path], *, n_released: int) 
 
 
 def _print_release_summary(privacy, rows: int, out_path: Path, report_paths: tuple[Path, ...]):
-    from rich.console import Console
+    from rich.console import Console  # rich: heavy, on use only
 
     console = Console(highlight=False, soft_wrap=True)
     console.print(f"wrote {rows:,} synthetic records (k = {privacy.out_dim}) to {out_path}")
@@ -373,7 +372,7 @@ def demo_dataset() -> tuple[np.ndarray, np.ndarray, list[str]]:
     target : ndarray of shape (442, 1)
     feature_names : list of str
     """
-    from sklearn.datasets import load_diabetes
+    from sklearn.datasets import load_diabetes  # scikit-learn: heavy, demo only
 
     raw = load_diabetes(scaled=False, as_frame=True).frame
     names = list(DEMO_RANGES)
@@ -451,10 +450,9 @@ def demo(out_dir, epsilon, delta, n_syn, seed, finite, force):
     elif not directory.parent.is_dir() and str(directory.parent):
         raise InputError("out_dir", f"directory {directory.parent} does not exist")
 
-    from rich.console import Console
+    from rich.console import Console  # rich: heavy, on use only
 
-    from synthamp import tabular
-    from synthamp.generator import PrivateLinearGenerator
+    from synthamp.generator import PrivateLinearGenerator  # scikit-learn: heavy
 
     console = Console(highlight=False, soft_wrap=True)
     features, target, _ = demo_dataset()
@@ -517,7 +515,8 @@ def _demo_utility(features, target, privacy, n_syn, seed) -> dict[str, float]:
     Uses the non-private ridge solution v (of public data) inside this function
     only, to report aggregate errors; v itself is never printed or written.
     """
-    from synthamp.generator import clip_rows, gram_estimate_errors, project_frobenius, ridge_fit
+    # synthamp.ridge loads scipy.linalg: heavy, demo only
+    from synthamp.ridge import clip_rows, gram_estimate_errors, project_frobenius, ridge_fit
 
     reference = project_frobenius(
         ridge_fit(clip_rows(features, 1.0), clip_rows(target, privacy.label_bound), privacy.ridge),
