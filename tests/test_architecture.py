@@ -39,7 +39,7 @@ FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
     ("bounds", frozenset({"bounds"})),
     ("accounting", frozenset({"accountant"})),
     ("release parts", frozenset({"ridge", "report", "report_html", "tabular"})),
-    ("applications", frozenset({"generator", "audit", "figures"})),
+    ("applications", frozenset({"generator", "audit", "figures", "planning"})),
     ("command line", frozenset({"cli", "__main__"})),
     ("package face", frozenset({""})),
 )
