@@ -295,8 +295,9 @@ def bad_local_imports(root: Path) -> list[str]:
     An external target must be in :data:`HEAVY` and not loaded by the module's own
     import already; a synthamp target must load, when
     imported, a module of :data:`HEAVY` that the importing module does not load already.
-    The comment on the import's line or the line just above (above a run of import
-    lines: the line above the run) must name it (one of its words in :data:`HEAVY`).
+    The comment on the import's line or just above it (above a run of import lines:
+    just above the run; a comment may span several lines) must name it (one of its
+    words in :data:`HEAVY`).
     """
     loaded = loaded_on_import(root)
     statements: dict[tuple[Path, int], list[Import]] = {}
@@ -330,8 +331,9 @@ def bad_local_imports(root: Path) -> list[str]:
         while above >= 0 and lines[above].lstrip().startswith(("import ", "from ")):
             comments += " " + _comment(lines[above])
             above -= 1
-        if above >= 0:
+        while above >= 0 and lines[above].lstrip().startswith("#"):  # a comment block
             comments += " " + _comment(lines[above])
+            above -= 1
         if not any(word in comments for word in words):
             bad.append(f"{where}; no comment naming {' or '.join(words)}")
     return bad
@@ -468,7 +470,8 @@ def test_local_imports_need_a_heavy_target_and_a_comment(tmp_path):
         {
             "figures.py": (
                 "def plot():\n"
-                "    # matplotlib is heavy\n"
+                "    # matplotlib is heavy,\n"
+                "    # (a comment of two lines)\n"
                 "    import matplotlib\n"
                 "    import pandas  # pandas: heavy\n"
                 "    import pandas.io  # covered by the comment above the run\n"
@@ -486,7 +489,7 @@ def test_local_imports_need_a_heavy_target_and_a_comment(tmp_path):
     found = bad_local_imports(root)
     assert len(found) == 4
     assert (
-        ":7:" in found[0]
+        ":8:" in found[0]
         and "imports pyarrow" in found[0]
         and "no comment naming pyarrow" in found[0]
     )
