@@ -33,6 +33,7 @@ from synthamp._svg import Series, line_plot
 from synthamp._validation import InputError
 from synthamp.accountant import DEFAULT_ORDERS, SyntheticDataRelease, rdp_curve, rdp_to_epsilon
 from synthamp.report import PrivacyReport
+from synthamp.ridge import gram_error_bound
 
 __all__ = [
     "GLOSSARY",
@@ -652,8 +653,6 @@ def _noise_section(report: PrivacyReport, term: _Terms) -> str:
 
 
 def _utility_section(report: PrivacyReport, n_records: int | None, term: _Terms) -> str:
-    from synthamp.ridge import gram_error_bound  # loads scipy.linalg: heavy, on use only
-
     def bound(sigma: float) -> float:
         return gram_error_bound(
             sigma=sigma,

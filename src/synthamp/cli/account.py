@@ -14,7 +14,6 @@ from typing import Any
 import click
 
 from synthamp._validation import check_alpha, check_open_unit
-from synthamp.accountant import SyntheticDataRelease, calibrate_sigma, compute_epsilon
 from synthamp.cli._common import FLOAT_LIST, echo_json
 
 __all__ = ["account", "account_result", "calibrate", "calibrate_result"]
@@ -121,6 +120,10 @@ def account_result(
     ``effective_sensitivity``, ``release``, ``heuristic`` (labelled extras,
     never a guarantee), ``notes`` and ``warnings``.
     """
+    from synthamp.accountant import (  # loads scipy: heavy, on use only
+        SyntheticDataRelease,
+        compute_epsilon,
+    )
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
     delta = check_open_unit("delta", delta)
@@ -181,6 +184,10 @@ def calibrate_result(
     ``epsilon_post_processing``, ``sensitivity``, ``effective_sensitivity``,
     ``notes`` and ``warnings``.
     """
+    from synthamp.accountant import (  # loads scipy: heavy, on use only
+        SyntheticDataRelease,
+        calibrate_sigma,
+    )
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
     cal, caught = _run_capturing_warnings(

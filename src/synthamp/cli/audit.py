@@ -13,7 +13,6 @@ import math
 import click
 
 from synthamp._validation import InputError, check_integer
-from synthamp.accountant import GaussianRelease, SyntheticDataRelease
 from synthamp.cli._common import echo_json
 from synthamp.cli.account import _run_capturing_warnings
 
@@ -46,7 +45,9 @@ def audit_result(
     ``evaluation_trials``, ``mechanism``, ``statistic``, ``upper_kind``,
     ``seeded``, ``notes`` and ``warnings``.
     """
-    from synthamp.audit import audit_release  # loads scipy.optimize: heavy, on use only
+    # the accountant and the audit load scipy: heavy, on use only
+    from synthamp.accountant import GaussianRelease, SyntheticDataRelease
+    from synthamp.audit import audit_release
 
     if seed is not None:
         seed = check_integer("seed", seed, 0)

@@ -13,9 +13,7 @@ from typing import Any
 
 import click
 
-from synthamp.bounds import fisher_lower_bound, fisher_upper_bound
 from synthamp.cli._common import FLOAT_LIST, echo_json
-from synthamp.divergence import fisher_information, renyi_finite, renyi_plateau
 
 __all__ = ["divergence", "divergence_result", "fisher", "fisher_result"]
 
@@ -35,6 +33,7 @@ def divergence_result(
     ``norm_v``, ``norm_w``, ``sigma``, ``n_syn`` (None for the plateau) and
     ``kind`` (``"exact"``).
     """
+    from synthamp.divergence import renyi_finite, renyi_plateau  # loads scipy: heavy, on use only
 
     if n_syn is None:
         result = renyi_plateau(alpha, dim, norm_v, norm_w, sigma, full_output=True)
@@ -61,6 +60,9 @@ def fisher_result(dim: int, theta: float) -> dict[str, Any]:
     ``upper_bound`` min{1, 2θ²/(A + √(A² + 4θ²))}, A = θ² + (d − 3)/2
     (Proposition 5.1; THEORY.md §5).
     """
+    # the bounds and the engine load scipy: heavy, on use only
+    from synthamp.bounds import fisher_lower_bound, fisher_upper_bound
+    from synthamp.divergence import fisher_information
 
     value, error = fisher_information(dim, theta, full_output=True)
     return {

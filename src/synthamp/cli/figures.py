@@ -72,7 +72,7 @@ def write_figures(
     list of Path
         The files written, index last.
     """
-    from synthamp import figures as F  # pandas (and matplotlib to draw): heavy
+    from synthamp import figures as F  # loads pandas and scipy: heavy, on use only
 
     path = _check_out(out)
     path.mkdir(exist_ok=True)

@@ -13,7 +13,6 @@ import click
 from synthamp import tabular
 from synthamp._validation import InputError
 from synthamp.cli._common import FLOAT_LIST, echo_json, envelope
-from synthamp.planning import plan_release
 
 __all__ = ["plan"]
 
@@ -70,6 +69,8 @@ def plan(
       synthamp plan --data private.csv --targets y --label-bound 1 \\
           --epsilon 1 --delta 1e-5 --ridge 0.1,1,10 --width 20,100000
     """
+    from synthamp.planning import plan_release  # loads scipy: heavy, on use only
+
     target_cols = tabular.parse_columns(targets, param="targets")
     feature_cols = tabular.parse_columns(features, param="features")
     m, d, k = tabular.read_shape(data, target_cols, feature_cols, param="data")

@@ -23,7 +23,6 @@ from synthamp._validation import (
     check_open_unit,
     check_positive,
 )
-from synthamp.report_html import render_html
 
 __all__ = ["demo", "release"]
 
@@ -281,7 +280,7 @@ def release(
         )
 
     # 4. Fit (the only step that touches the private data), then release.
-    from synthamp.generator import PrivateLinearGenerator  # scikit-learn: heavy
+    from synthamp.generator import PrivateLinearGenerator  # scipy, scikit-learn: heavy
 
     for note in _clipping_notes(x * feature_scale, y, label_bound):
         click.echo(note, err=True)
@@ -310,6 +309,8 @@ def release(
 
 def _write_reports(privacy, paths: tuple[Path, Path, Path], *, n_released: int) -> None:
     """The privacy report as JSON, Markdown and a self-contained HTML page."""
+    from synthamp.report_html import render_html  # loads scipy: heavy, on use only
+
     json_path, md_path, html_path = paths
     atomic_write_text(json_path, privacy.to_json())
     atomic_write_text(md_path, privacy.to_markdown())
@@ -452,7 +453,7 @@ def demo(out_dir, epsilon, delta, n_syn, seed, finite, force):
 
     from rich.console import Console  # rich: heavy, on use only
 
-    from synthamp.generator import PrivateLinearGenerator  # scikit-learn: heavy
+    from synthamp.generator import PrivateLinearGenerator  # scipy, scikit-learn: heavy
 
     console = Console(highlight=False, soft_wrap=True)
     features, target, _ = demo_dataset()
@@ -515,7 +516,7 @@ def _demo_utility(features, target, privacy, n_syn, seed) -> dict[str, float]:
     Uses the non-private ridge solution v (of public data) inside this function
     only, to report aggregate errors; v itself is never printed or written.
     """
-    # synthamp.ridge loads scipy.linalg: heavy, demo only
+    # synthamp.ridge loads scipy: heavy, demo only
     from synthamp.ridge import clip_rows, gram_estimate_errors, project_frobenius, ridge_fit
 
     reference = project_frobenius(
