@@ -1,4 +1,4 @@
-"""Tests of synthamp.accountant: worst case, RDP curves, (ε, δ), composition, calibration, CLI.
+"""Tests of synthamp.accountant: worst case, RDP curves, (ε, δ), composition, calibration.
 
 References, none of them the accountant's own output:
 

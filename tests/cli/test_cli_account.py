@@ -6,11 +6,7 @@ import json
 
 import pytest
 
-from synthamp.accountant import (
-    DEFAULT_ORDERS,
-    SyntheticDataRelease,
-    compute_epsilon,
-)
+from synthamp.accountant import DEFAULT_ORDERS, SyntheticDataRelease, compute_epsilon
 from synthamp.cli import main
 
 ACCOUNT = ["account", "--dim", "1000", "--norm-bound", "2", "--sensitivity", "0.1"]
