@@ -36,9 +36,9 @@ def test_cli_account_json(capsys):
     assert set(result["post_processing"]) == {"rdp", "epsilon"}
     assert len(result["alpha"]) == len(result["rdp"]) == DEFAULT_ORDERS.size
     assert result["delta"] == 1e-5
-    assert 0 < result["epsilon"] < result["post_processing"]["epsilon"]
+    assert 0 < result["epsilon"] <= result["epsilon_rdp"] < result["post_processing"]["epsilon"]
     release = SyntheticDataRelease(1000, 1, 2.0, 0.1, 0.5)
-    assert result["epsilon"] == pytest.approx(compute_epsilon(release, 1e-5).epsilon, rel=1e-12)
+    assert result["epsilon_rdp"] == pytest.approx(compute_epsilon(release, 1e-5).epsilon, rel=1e-12)
 
 
 def test_cli_account_k2_and_effective_sensitivity(capsys):

@@ -191,6 +191,13 @@ def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: floa
     help="Accounting method.",
 )
 @click.option(
+    "--accountant",
+    type=click.Choice(["pld", "rdp"]),
+    default=None,
+    help="pld: exact privacy profile (tight); rdp: RDP curve converted "
+    "(default: pld for k = 1 with --unlimited, rdp otherwise).",
+)
+@click.option(
     "--unlimited",
     is_flag=True,
     help="Account for an unlimited number of records (the n_syn → ∞ plateau; never smaller "
@@ -213,6 +220,7 @@ def release(
     norm_bound,
     feature_scale,
     accounting,
+    accountant,
     unlimited,
 ):
     """Fit a private linear generator on a table and write synthetic records and a privacy report.
@@ -294,6 +302,7 @@ def release(
         n_syn=None if unlimited else n_syn,
         feature_scale=feature_scale,
         accounting=accounting,
+        accountant=accountant,
         random_state=seed,
     ).fit(x, y)
     del x, y
@@ -324,7 +333,8 @@ def _print_release_summary(privacy, rows: int, out_path: Path, report_paths: tup
     console.print(f"wrote {rows:,} synthetic records (k = {privacy.out_dim}) to {out_path}")
     console.print(
         f"guarantee: ({privacy.epsilon:.4g}, {privacy.delta:.3g})-DP, "
-        f"{privacy.accounting_method} accounting ({privacy.accounting_kind}); "
+        f"{privacy.accounting_method} accounting ({privacy.accounting_kind}), "
+        f"{privacy.accountant} accountant; "
         f"σ = {privacy.sigma:.4g} vs {privacy.sigma_post_processing:.4g} for post-processing "
         f"({100 * privacy.noise_saved:.1f}% noise saved)"
     )
