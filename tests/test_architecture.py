@@ -39,7 +39,10 @@ FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
     ("bounds", frozenset({"bounds"})),
     ("accounting", frozenset({"accountant"})),
     ("release parts", frozenset({"ridge", "report", "report_html", "tabular"})),
-    ("applications", frozenset({"generator", "audit", "figures", "planning"})),
+    (
+        "applications",
+        frozenset({"generator", "audit", "figures", "planning", "partitioned", "distributed"}),
+    ),
     ("command line", frozenset({"cli", "__main__"})),
     ("package face", frozenset({""})),
 )
@@ -401,6 +404,29 @@ KNOWN_BREACHES: tuple[str, ...] = (
     "synthamp.report_html imports dataclasses.replace in a function",
     # the generator grew past 800 lines with the PLD accounting
     "synthamp/generator.py:",
+    # issue 14 (partitioned and distributed release, landed just before this test)
+    "synthamp.distributed <-> synthamp.partitioned",
+    "synthamp.cli.figures imports synthamp._io in a function",
+    "synthamp.cli.release imports rich.console.Console in a function",
+    "synthamp.cli.release imports rich.progress.BarColumn",
+    "synthamp.cli.release imports synthamp.tabular in a function",
+    "synthamp.cli.release imports synthamp.generator in a function",
+    "synthamp.cli.release imports synthamp.partitioned in a function",
+    "synthamp.cli.release imports synthamp.distributed in a function",
+    "synthamp.cli.release imports synthamp.report_html in a function",
+    "synthamp.cli.release imports sklearn.datasets.load_diabetes in a function",
+    "synthamp.distributed imports dask.dataframe in a function",
+    "synthamp.distributed imports numpy in a function",
+    "synthamp.distributed imports pandas in a function",
+    "synthamp.distributed imports distributed.Client, distributed.LocalCluster in a function",
+    "synthamp.distributed imports distributed in a function",
+    "synthamp.distributed imports distributed.Client in a function",
+    "synthamp.partitioned imports pandas in a function",
+    "synthamp.partitioned imports synthamp.tabular in a function",
+    "synthamp.partitioned imports synthamp._io in a function",
+    "synthamp.partitioned imports synthamp.distributed in a function",
+    "synthamp.tabular imports csv in a function",
+    "synthamp.tabular imports pyarrow.parquet in a function",
 )
 
 
@@ -451,7 +477,11 @@ def test_the_known_breaches_are_still_there():
 
 
 def test_nothing_below_imports_the_package_face():
-    face = [e for e in _internal(imports(SRC)) if e.target == PACKAGE and e.importer != PACKAGE]
+    face = [
+        e
+        for e in _internal(imports(SRC))
+        if e.target == PACKAGE and e.importer != PACKAGE and not is_prototype(e.importer)
+    ]
     assert face == []
 
 
