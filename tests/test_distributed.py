@@ -14,6 +14,7 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
+from test_cli_release import TARGETS, _args, _run
 
 from synthamp._validation import InputError
 from synthamp.generator import PrivateLinearGenerator
@@ -23,7 +24,6 @@ from synthamp.partitioned import (
     plan_partitions,
     write_dataset,
 )
-from test_release_cli import TARGETS, _args, _run
 
 dd = pytest.importorskip("dask.dataframe", reason="needs the optional extra synthamp[dask]")
 distributed = pytest.importorskip("distributed", reason="needs the optional extra synthamp[dask]")
@@ -162,7 +162,7 @@ def test_local_cluster_output_does_not_depend_on_the_number_of_workers(
     from distributed import Client, LocalCluster
 
     monkeypatch.chdir(tmp_path)
-    from test_release_cli import _frame
+    from test_cli_release import _frame
 
     _frame().to_csv("data.csv", index=False)
     common = {"--partitions": "4", "--n-syn": "20000", "--seed": "8"}

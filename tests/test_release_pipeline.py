@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from test_cli_release import FEATURES, TARGETS, _args, _frame, _run, _snapshot
 
 from synthamp import _io, generator, report, tabular
 from synthamp._validation import InputError
 from synthamp.cli import release as release_cli
-from test_release_cli import FEATURES, TARGETS, _args, _frame, _run, _snapshot
 
 #: A pid above /proc/sys/kernel/pid_max: no process has it.
 DEAD_PID = 4_194_303
