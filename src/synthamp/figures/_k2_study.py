@@ -21,11 +21,20 @@ rank-one value is the exact k = 1 worst case with the full d
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import math
 import time
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
+
+from synthamp.accountant import worst_case_rdp
+from synthamp.bounds import global_bound, post_processing_rdp
+from synthamp.divergence import renyi_plateau, renyi_plateau_gram
+from synthamp.divergence._wishart import plateau_gram_scaled
+from synthamp.figures._style import _colors, _log_scale, _new_figure
 
 __all__ = ["SETTINGS", "StudyRow", "search_setting", "study_table"]
 
@@ -89,12 +98,12 @@ def _random_start(rng: np.random.Generator, c: float, s: float) -> np.ndarray:
 
 
 def _search_values(dim: int, omega_v: np.ndarray, omega_w: np.ndarray) -> np.ndarray:
-    from synthamp._wip_wishart import _plateau_2x2
-
     if np.allclose(omega_v, omega_w, rtol=0, atol=1e-14):
         return np.zeros(len(ORDERS))
     try:
-        value = _plateau_2x2(np.array(ORDERS), dim, omega_v, omega_w, SEARCH_STEP, SEARCH_DROP)[0]
+        value = plateau_gram_scaled(
+            np.array(ORDERS), dim, omega_v, omega_w, SEARCH_STEP, SEARCH_DROP
+        )[0]
     except (RuntimeError, FloatingPointError, np.linalg.LinAlgError):
         return np.full(len(ORDERS), -np.inf)
     return np.where(np.isfinite(value), value, -np.inf)
@@ -131,6 +140,7 @@ def search_setting(
     start of each order and from its best non-aligned start. Every evaluation
     updates the best pairs of every order.
     """
+    # scipy: the optimiser is needed by the search only
     from scipy.optimize import minimize
 
     s = delta
@@ -198,9 +208,6 @@ class StudyRow:
 
 def _verified_rows(dim, delta, best, best_split, evaluations, starts, seconds, c=NORM_BOUND):
     """Recompute the best pairs at full accuracy and compare with the references."""
-    from synthamp import worst_case_rdp
-    from synthamp._wip_wishart import renyi_plateau_gram
-    from synthamp.bounds import global_bound, post_processing_rdp
 
     orders = np.array(ORDERS)
     aligned = worst_case_rdp(orders, dim, c, delta)
@@ -244,7 +251,6 @@ def study_table(*, quick: bool = False, progress=None, settings=SETTINGS, starts
     ``quick``: 12 starts and no refinement (for tests of the pipeline).
     ``progress(d, Δ)`` is called after each setting.
     """
-    import pandas as pd
 
     rows = []
     for dim, delta in settings:
@@ -267,8 +273,6 @@ def plot_k2_study(table):
     """Two panels over d: the best pair found that is not aligned rank-one, relative to
     the aligned rank-one value (the best pair found overall, marked ×, is the aligned
     pair wherever × sits on 1), and Theorem 5.4 relative to the best pair found."""
-    from synthamp.figures._style import _colors, _log_scale, _new_figure
-
     fig = _new_figure(1, 2, 11.5, 4.8)
     left, right = fig.axes
     alphas = sorted(table["alpha"].unique())
@@ -334,8 +338,6 @@ def search_lower_bound(
     k = 2 engine's tested range, get the aligned rank-one pair's exact value (the
     k = 1 engine with the full d, THEORY.md §8). Never an upper bound.
     """
-    from synthamp import renyi_plateau
-    from synthamp._wip_wishart import renyi_plateau_gram
 
     orders = np.asarray(orders, dtype=float)
     c, s = norm_bound / sigma, min(sensitivity / sigma, 2 * norm_bound / sigma)
@@ -350,8 +352,6 @@ def search_lower_bound(
     inside = orders <= MAX_ORDER_K2
     if dim < 3 or not inside.any():
         return best
-    from synthamp._wip_wishart import _plateau_2x2
-
     rng = np.random.default_rng(seed)
     candidates = _structured_starts(c, s)[2:]  # the aligned pairs are done above
     while len(candidates) < starts:
@@ -361,7 +361,9 @@ def search_lower_bound(
     pairs = [_pair(x, c, s) for x in candidates[:starts]]
     for i, (omega_v, omega_w) in enumerate(pairs):
         if not np.allclose(omega_v, omega_w, rtol=0, atol=1e-14):
-            screened[i] = _plateau_2x2(sub, dim, omega_v, omega_w, SEARCH_STEP, SEARCH_DROP)[0]
+            screened[i] = plateau_gram_scaled(sub, dim, omega_v, omega_w, SEARCH_STEP, SEARCH_DROP)[
+                0
+            ]
     # the winner of each order at full accuracy (value − error: a lower bound)
     found = np.zeros(len(sub))
     for i in np.unique(np.argmax(screened, axis=0)):
@@ -372,11 +374,8 @@ def search_lower_bound(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m synthamp._wip_k2_study [--out DIR] [--quick]``: the study's CSV and PNG
+    """``python -m synthamp.figures._k2_study [--out DIR] [--quick]``: the study's CSV and PNG
     (``fig_k2_study.csv``, ``fig_k2_study.png``; about 20 minutes of one core)."""
-    import argparse
-    from pathlib import Path
-
     parser = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
     parser.add_argument("--out", default="docs/figures")
     parser.add_argument("--quick", action="store_true")
