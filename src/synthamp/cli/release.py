@@ -239,7 +239,8 @@ def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: floa
     "--scheduler",
     default=None,
     metavar="ADDRESS",
-    help="Dask scheduler address (default: a local cluster of worker processes).",
+    help="Dask scheduler address (tcp://host:8786), or synchronous|threads|processes. "
+    "Default: a local cluster of worker processes.",
 )
 def release(
     data,
