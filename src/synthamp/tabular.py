@@ -1,10 +1,10 @@
 """Reading private tables and writing synthetic ones (CSV or Parquet, by extension).
 
 Input problems (a missing file, a missing, duplicated, unnamed, non-numeric
-or complex column, a NaN or infinite cell, fewer than two records) raise :class:`synthamp.InputError`
-naming the command-line parameter, so ``synthamp release`` exits with code 2
-and one line. Error messages name columns and row numbers, never cell values:
-the table is private.
+or complex column, a NaN or infinite cell, fewer than two records) raise
+:class:`synthamp.InputError` naming the command-line parameter, so
+``synthamp release`` exits with code 2 and one line. Error messages name
+columns and row numbers, never cell values: the table is private.
 
 Duplicated names are refused because pandas would silently rename them ("a",
 "a.1"); an unnamed first column is refused because it is almost always a row
