@@ -126,6 +126,20 @@ def test_no_task_carries_an_array_larger_than_k_by_k(tmp_path):
     assert all(isinstance(t, PartitionTask) and t.factor.shape == (K, K) for t in tasks)
 
 
+@pytest.mark.parametrize("seed", [None, 11])
+def test_no_task_carries_the_seed_of_the_noise(seed):
+    from synthamp.partitioned import generator_partitions
+
+    generator = _generator(seed=seed)
+    # The noise and the generator's own stream descend from this root entropy.
+    root = generator._state("rng").bit_generator.seed_seq.entropy
+    secrets = {root} | ({seed} if seed is not None else set())
+    tasks = generator_partitions(generator, 1000, 4)
+    for task in tasks:
+        carried = {int(word) for word in np.atleast_1d(task.seed.entropy)}
+        assert not carried & secrets
+
+
 # --------------------------------------------------------------------------- what they write
 
 

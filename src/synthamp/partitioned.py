@@ -165,8 +165,23 @@ def generator_partitions(generator, n_total: int, partitions: int) -> tuple[Part
     if partitions > n_total:
         raise InputError("partitions", f"{partitions} partitions for {n_total} records")
     generator._reserve(n_total, "n_total")
-    seed = generator._state("rng").bit_generator.seed_seq
-    return plan_partitions(factor, seed, n_total, partitions)
+    return plan_partitions(factor, _release_root(generator), n_total, partitions)
+
+
+def _release_root(generator) -> np.random.SeedSequence:
+    """The root of the partitions' streams, which must not reveal the noise's seed.
+
+    A child of the generator's own seed sequence would carry its entropy, from
+    which the noise N can be recomputed (N and the records share one root), so
+    the partitions never descend from it. Without ``random_state``: 128 fresh
+    bits of OS entropy. With it (research only): 256 bits drawn from the
+    generator's sampling stream, so that the release is reproducible and still
+    independent of the number of workers.
+    """
+    if generator.random_state is None:
+        return np.random.SeedSequence()
+    words = generator._state("rng").integers(0, 2**32, size=8, dtype=np.uint64)
+    return np.random.SeedSequence([int(word) for word in words])
 
 
 def write_dataset(
