@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from release_cases import TARGETS, private_frame, release_args, run
 from synthamp._validation import InputError
 from synthamp.generator import PrivateLinearGenerator
 from synthamp.partitioned import (
@@ -23,7 +24,6 @@ from synthamp.partitioned import (
     plan_partitions,
     write_dataset,
 )
-from test_release_cli import TARGETS, _args, _run
 
 dd = pytest.importorskip("dask.dataframe", reason="needs the optional extra synthamp[dask]")
 distributed = pytest.importorskip("distributed", reason="needs the optional extra synthamp[dask]")
@@ -176,11 +176,10 @@ def test_local_cluster_output_does_not_depend_on_the_number_of_workers(
     from distributed import Client, LocalCluster
 
     monkeypatch.chdir(tmp_path)
-    from test_release_cli import _frame
 
-    _frame().to_csv("data.csv", index=False)
+    private_frame().to_csv("data.csv", index=False)
     common = {"--partitions": "4", "--n-syn": "20000", "--seed": "8"}
-    code, _, err = _run(capsys, _args(**common, **{"--out": "local"}))
+    code, _, err = run(capsys, release_args(**common, **{"--out": "local"}))
     assert code == 0, err
     with (
         LocalCluster(
@@ -197,8 +196,10 @@ def test_local_cluster_output_does_not_depend_on_the_number_of_workers(
             cluster.scale(workers)
             client.wait_for_workers(workers, timeout=120)
             out = f"workers{workers}"
-            args = _args(**common, **{"--out": out, "--backend": "dask", "--scheduler": address})
-            code, _, err = _run(capsys, args)
+            args = release_args(
+                **common, **{"--out": out, "--backend": "dask", "--scheduler": address}
+            )
+            code, _, err = run(capsys, args)
             assert code == 0, err
             report = json.loads((tmp_path / f"{out}.privacy.json").read_text())
             assert report["n_syn"] is None and any("dask workers" in n for n in report["notes"])
