@@ -286,13 +286,13 @@ def read_shape(
         raise InputError(param, f"{path} does not exist or is not a file")
     try:
         if fmt == "parquet":
-            import pyarrow.parquet as pq
+            import pyarrow.parquet as pq  # pyarrow is heavy: loaded only to read a table
 
             meta = pq.ParquetFile(path)
             columns = list(meta.schema_arrow.names)
             records = int(meta.metadata.num_rows)
         else:
-            import pandas as pd
+            import pandas as pd  # pandas is heavy: loaded only to read a table
 
             columns = [str(c) for c in pd.read_csv(path, nrows=0).columns]
             records = _count_csv_records(path)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from synthamp import _io
 from synthamp._validation import InputError
 from synthamp._version import __version__
 
@@ -73,8 +74,7 @@ def write_figures(
     list of Path
         The files written, index last.
     """
-    from synthamp import _io
-    from synthamp import figures as F
+    from synthamp import figures as F  # loads pandas and scipy: heavy, on use only
 
     path = _check_out(out)
     try:
@@ -132,6 +132,7 @@ class _NoProgress:
 def _progress(show: bool):
     if not show:
         return _NoProgress()
+    # rich is heavy: loaded only to show progress
     from rich.console import Console
     from rich.progress import (
         BarColumn,
