@@ -14,7 +14,6 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
-from test_cli_release import TARGETS
 
 from release_cases import TARGETS, private_frame, release_args, run
 from synthamp._validation import InputError
