@@ -341,3 +341,75 @@ def test_demo_and_figures_refuse_unwritable_outputs_at_once(workdir, capsys, arg
     _one_error_line(err, args[-2])
     assert time.perf_counter() - start < 5  # refused before computing anything
     assert snapshot(workdir) == before
+
+
+# --------------------------------------------------------------------------- after the layout move
+
+
+def test_huge_cells_are_clipped_to_the_bound_not_to_zero():
+    from synthamp.ridge import clip_rows, row_norms
+
+    rows = np.array([[1e308, 1e308], [-1e308, 5.0], [3.0, 4.0], [0.0, 0.0], [1e-320, 1e-320]])
+    clipped = clip_rows(rows, 1.0)
+    np.testing.assert_allclose(row_norms(clipped)[:3], 1.0, rtol=1e-15)
+    np.testing.assert_allclose(clipped[0], [2**-0.5, 2**-0.5], rtol=1e-15)
+    np.testing.assert_array_equal(clipped[3:], rows[3:])  # below the bound: unchanged
+    assert np.isfinite(row_norms(rows)).all() and row_norms(rows)[4] > 0
+    np.testing.assert_allclose(row_norms(rows[:1]), [2**0.5 * 1e308], rtol=1e-15)
+
+
+def test_release_with_a_1e308_cell_succeeds_without_numpy_warnings(workdir, capsys):
+    frame = private_frame()
+    frame.loc[4, "x1"] = 1e308
+    frame.to_csv("huge.csv", index=False)
+    code, _, err = run(capsys, release_args(**{"--data": "huge.csv"}))
+    assert code == 0, err
+    assert "RuntimeWarning" not in err and "overflow" not in err
+    assert "feature rows exceed norm 1" in err
+
+
+@pytest.mark.parametrize(
+    ("values", "rule"),
+    [
+        (np.ones((5, 3)) + 1j, "complex"),
+        (np.ones((5, 3)).astype(object), "dtype object"),
+        (np.array([["a"] * 3] * 5), "dtype <U1"),
+    ],
+)
+def test_estimator_refuses_complex_and_object_features(values, rule):
+    from synthamp.generator import PrivateLinearGenerator
+
+    estimator = PrivateLinearGenerator(label_bound=1.0, ridge=0.1, sigma=1.0)
+    with pytest.raises(InputError, match=rule) as info:
+        estimator.fit(values, np.ones((5, 1)))
+    assert info.value.param == "X"
+    with pytest.raises(InputError, match=rule) as info:
+        estimator.fit(np.ones((5, 3)), values[:, :1])
+    assert info.value.param == "Y"
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy", "copy"])
+def test_a_copy_never_replays_its_parents_stream(how):
+    import copy
+    import pickle
+
+    from synthamp.generator import PrivateLinearGenerator
+
+    rng = np.random.default_rng(0)
+    features = rng.normal(size=(60, 4)) / 3
+    parent = PrivateLinearGenerator(
+        label_bound=1.0, ridge=0.1, sigma=0.5, accounting="post-processing", random_state=1
+    ).fit(features, features[:, :2])
+    copier = {
+        "pickle": lambda g: pickle.loads(pickle.dumps(g)),
+        "deepcopy": copy.deepcopy,
+        "copy": copy.copy,
+    }[how]
+    duplicate, twin = copier(parent), copier(parent)
+    first = duplicate.sample(1000)
+    assert not np.isin(first, parent.sample(1000)).any()
+    assert not np.isin(first, twin.sample(1000)).any()  # two copies differ too
+    # Same law: the copy holds the same factor R (covered: unlimited, Gram sampler).
+    np.testing.assert_array_equal(duplicate._state("factor"), parent._state("factor"))
+    # The stream's state is never pickled (a placeholder stands for it).
+    assert isinstance(parent.__getstate__()["_PrivateLinearGenerator__rng"], str)
