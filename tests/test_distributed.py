@@ -18,17 +18,12 @@ import pytest
 from release_cases import TARGETS, private_frame, release_args, run
 from synthamp._validation import InputError
 from synthamp.generator import PrivateLinearGenerator
-from synthamp.partitioned import (
-    PartitionTask,
-    iter_partition,
-    plan_partitions,
-    write_dataset,
-)
+from synthamp.partitioned import PartitionTask, iter_partition, plan_partitions
 
 dd = pytest.importorskip("dask.dataframe", reason="needs the optional extra synthamp[dask]")
 distributed = pytest.importorskip("distributed", reason="needs the optional extra synthamp[dask]")
 
-from synthamp.distributed import dask_frame  # noqa: E402
+from synthamp.distributed import dask_frame, write_dataset  # noqa: E402
 
 K = 3
 
