@@ -13,7 +13,10 @@ divergence, an RDP curve, an ε) is labelled with one of three kinds:
     Shown for insight only; never feeds a guarantee.
 
 The label is stored on the function as ``fn.kind`` (a :class:`Kind`), and
-every labelled function is listed in :data:`PRIVACY_FUNCTIONS`.
+every labelled function is listed in :data:`PRIVACY_FUNCTIONS` under its
+public path: a function defined in a private module of a package
+(``synthamp.accountant._worst_case``) is listed where users import it from
+(``synthamp.accountant.worst_case_rdp``).
 """
 
 from __future__ import annotations
@@ -55,7 +58,15 @@ def privacy_quantity(kind: Kind | str) -> Callable[[F], F]:
 
     def decorate(fn: F) -> F:
         fn.kind = kind  # type: ignore[attr-defined]
-        PRIVACY_FUNCTIONS[f"{fn.__module__}.{fn.__qualname__}"] = kind
+        PRIVACY_FUNCTIONS[f"{_public_module(fn.__module__)}.{fn.__qualname__}"] = kind
         return fn
 
     return decorate
+
+
+def _public_module(module: str) -> str:
+    """``module`` without its trailing private parts: ``a.b._c._d`` -> ``a.b``."""
+    parts = module.split(".")
+    while len(parts) > 1 and parts[-1].startswith("_"):
+        parts.pop()
+    return ".".join(parts)

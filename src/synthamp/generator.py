@@ -6,19 +6,16 @@ The mechanism of Pierquin et al. (2026), §2 (THEORY.md §1, §13):
    data-independent ``feature_scale`` and clipped to ‖x_i‖ ≤ 1, y_i ∈ R^k
    clipped to ‖y_i‖ ≤ B, solve the ridge problem
 
-       v = argmin_W (1/m) Σ_i ‖Wᵀx_i − y_i‖² + λ‖W‖_F²,   W ∈ R^{d×k}.
+       v = argmin_W (1/m) Σ_i ‖Wᵀx_i − y_i‖² + λ‖W‖_F²,   W ∈ R^{d×k}
 
-   This is the **λ convention** of synthamp. Libraries that write the penalty
-   as (λ/2)‖W‖_F² use half our λ: their λ′ = 2λ gives the same minimiser, and
-   plugging λ′ into our formula for Δ would be wrong by a factor of about
-   2^{3/2}. scikit-learn's ``Ridge(alpha, fit_intercept=False)`` minimises
-   ‖XW − Y‖² + alpha‖W‖², the same problem with ``alpha = m·λ``.
+   (the **λ convention** of synthamp: penalty λ‖W‖², not (λ/2)‖W‖²; see
+   :mod:`synthamp.ridge`, which holds the mathematics of steps 1–2).
 
-2. **Bounds.** ‖v‖_F ≤ C = B/(2√λ) (:func:`ridge_norm_bound`); a smaller,
-   user-chosen C is enforced by projecting v onto the Frobenius ball of radius
-   C. Under replace-one adjacency (same m, one record replaced; m is public),
-   ‖v − w‖_F ≤ Δ = B(1 + 2√λ)/(m λ^{3/2}) (:func:`ridge_sensitivity`,
-   Chaudhuri, Monteleoni & Sarwate 2011); the projection keeps Δ.
+2. **Bounds.** ‖v‖_F ≤ C = B/(2√λ) (:func:`~synthamp.ridge.ridge_norm_bound`);
+   a smaller, user-chosen C is enforced by projecting v onto the Frobenius
+   ball of radius C. Under replace-one adjacency (same m, one record replaced;
+   m is public), ‖v − w‖_F ≤ Δ = B(1 + 2√λ)/(m λ^{3/2})
+   (:func:`~synthamp.ridge.ridge_sensitivity`); the projection keeps Δ.
 
 3. **Output perturbation.** V = v + σN, N with iid N(0, 1) entries; σ is
    given, or calibrated by :func:`synthamp.accountant.calibrate_sigma` to a
@@ -55,10 +52,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 
-from synthamp._kinds import privacy_quantity
+from synthamp import accountant
 from synthamp._validation import (
     InputError,
     check_integer,
@@ -66,7 +63,24 @@ from synthamp._validation import (
     check_open_unit,
     check_positive,
 )
+from synthamp._version import __version__
 from synthamp.report import ADJACENCY, PrivacyReport
+
+# The ridge mathematics lives in synthamp.ridge; its names stay importable from here.
+from synthamp.ridge import (
+    OBJECTIVE,
+    _draw_with_factor,
+    _gram_factor,
+    _perturb,
+    clip_rows,
+    debiased_gram,
+    gram_error_bound,
+    gram_estimate_errors,
+    project_frobenius,
+    ridge_fit,
+    ridge_norm_bound,
+    ridge_sensitivity,
+)
 
 __all__ = [
     "ACCOUNTING_METHODS",
@@ -84,14 +98,8 @@ __all__ = [
     "ridge_sensitivity",
 ]
 
-#: The ridge objective, stated once (the λ convention).
-OBJECTIVE = (
-    "v = argmin_W (1/m) Σ_i ‖Wᵀx_i − y_i‖² + λ‖W‖_F² over W ∈ R^{d×k}, with feature rows "
-    "clipped to ‖x_i‖ ≤ 1 and target rows to ‖y_i‖ ≤ B (penalty λ‖W‖², not (λ/2)‖W‖²)"
-)
-
 #: Accounting methods understood by :mod:`synthamp.accountant`.
-ACCOUNTING_METHODS = ("exact", "global", "post-processing")
+ACCOUNTING_METHODS = accountant.METHODS
 
 #: Samplers of :class:`PrivateLinearGenerator`.
 SAMPLERS = ("gram", "seeds")
@@ -104,280 +112,6 @@ DEFAULT_CHUNK_SIZE = 65_536
 
 #: Largest seed block (entries of Z) drawn at once by the literal sampler.
 _MAX_SEED_BLOCK = 1 << 22
-
-
-# ---------------------------------------------------------------------------
-# Ridge regression and its sensitivity (THEORY.md §13)
-# ---------------------------------------------------------------------------
-
-
-@privacy_quantity("certified")
-def ridge_norm_bound(label_bound: float, ridge: float) -> float:
-    """Bound C = B/(2√λ) on the Frobenius norm of the ridge solution.
-
-    For the objective (1/m) Σ ‖Wᵀx_i − y_i‖² + λ‖W‖_F² with ‖x_i‖ ≤ 1 and
-    ‖y_i‖ ≤ B, the minimiser is W* = (XᵀX/m + λI)⁻¹(Xᵀ/√m)(Y/√m); the operator
-    norm of the first factor is at most max_s s/(s² + λ) = 1/(2√λ) and
-    ‖Y/√m‖_F ≤ B (THEORY.md §13).
-
-    Parameters
-    ----------
-    label_bound : float
-        B > 0, the bound on the Euclidean norm of a target row.
-    ridge : float
-        λ > 0, in the convention above.
-
-    Returns
-    -------
-    float
-        C = B/(2√λ).
-    """
-    label_bound = check_positive("label_bound", label_bound)
-    ridge = check_positive("ridge", ridge)
-    return label_bound / (2.0 * math.sqrt(ridge))
-
-
-@privacy_quantity("certified")
-def ridge_sensitivity(label_bound: float, ridge: float, n_records: int) -> float:
-    """Replace-one sensitivity Δ = B(1 + 2√λ)/(m λ^{3/2}) of the ridge solution.
-
-    The squared loss ‖Wᵀx − y‖² is L-Lipschitz in W on the ball ‖W‖_F ≤ C =
-    B/(2√λ) with L = 2(C + B), and the objective is 2λ-strongly convex, so
-    replacing one of the m records moves the minimiser by at most
-    L/(mλ) = B(1 + 2√λ)/(mλ^{3/2}) in Frobenius norm (Chaudhuri, Monteleoni &
-    Sarwate 2011; THEORY.md §13). With the penalty written (λ/2)‖W‖², Δ would
-    be this formula at λ/2: the convention matters.
-
-    Parameters
-    ----------
-    label_bound : float
-        B > 0.
-    ridge : float
-        λ > 0, for the objective (1/m) Σ ‖Wᵀx_i − y_i‖² + λ‖W‖_F².
-    n_records : int
-        m ≥ 2, the number of private records (public under replace-one
-        adjacency).
-
-    Returns
-    -------
-    float
-        Δ.
-    """
-    label_bound = check_positive("label_bound", label_bound)
-    ridge = check_positive("ridge", ridge)
-    n_records = check_integer("n_records", n_records, 2)
-    return label_bound * (1.0 + 2.0 * math.sqrt(ridge)) / (n_records * ridge**1.5)
-
-
-def clip_rows(values: np.ndarray, bound: float) -> np.ndarray:
-    """Scale each row with Euclidean norm above ``bound`` down to norm ``bound``.
-
-    A per-record map, so it preserves replace-one adjacency.
-    """
-    values = np.asarray(values, dtype=np.float64)
-    norms = np.linalg.norm(values, axis=1, keepdims=True)
-    factor = np.minimum(1.0, bound / np.maximum(norms, np.finfo(np.float64).tiny))
-    # Rows exactly at the bound may land one ulp above it after the product.
-    out = values * factor
-    over = np.linalg.norm(out, axis=1) > bound
-    if over.any():
-        out[over] *= 1.0 - 4 * np.finfo(np.float64).eps
-    return out
-
-
-def project_frobenius(model: np.ndarray, radius: float) -> np.ndarray:
-    """Project ``model`` onto the Frobenius ball of the given radius.
-
-    The projection is 1-Lipschitz, so it does not increase the sensitivity.
-    The result satisfies ‖·‖_F ≤ radius in floating point.
-    """
-    norm = float(np.linalg.norm(model))
-    if norm <= radius:
-        return model
-    out = model * (radius / norm)
-    while float(np.linalg.norm(out)) > radius:
-        out *= 1.0 - 4 * np.finfo(np.float64).eps
-    return out
-
-
-def ridge_fit(features: np.ndarray, targets: np.ndarray, ridge: float) -> np.ndarray:
-    """Non-private minimiser of (1/m) Σ ‖Wᵀx_i − y_i‖² + λ‖W‖_F².
-
-    Solves (XᵀX + mλI)W = XᵀY by Cholesky (or the dual system
-    (XXᵀ + mλI)A = Y, W = XᵀA, when m < d). The result is **not private**.
-
-    Parameters
-    ----------
-    features : ndarray of shape (m, d)
-    targets : ndarray of shape (m, k)
-    ridge : float
-        λ > 0.
-
-    Returns
-    -------
-    ndarray of shape (d, k)
-    """
-    ridge = check_positive("ridge", ridge)
-    features = np.asarray(features, dtype=np.float64)
-    targets = np.asarray(targets, dtype=np.float64)
-    m, d = features.shape
-    shift = m * ridge
-    if m >= d:
-        gram = features.T @ features
-        gram[np.diag_indices_from(gram)] += shift
-        return scipy.linalg.solve(gram, features.T @ targets, assume_a="pos")
-    gram = features @ features.T
-    gram[np.diag_indices_from(gram)] += shift
-    return features.T @ scipy.linalg.solve(gram, targets, assume_a="pos")
-
-
-# ---------------------------------------------------------------------------
-# Utility of the released data
-# ---------------------------------------------------------------------------
-
-
-def debiased_gram(
-    synthetic: np.ndarray, *, sigma: float, dim: int, seed_scale: float
-) -> np.ndarray:
-    """Unbiased estimate of the non-private Gram matrix vᵀv from synthetic data.
-
-    With S = (ZV)ᵀ(ZV)/(n σ_z²), E[S | V] = VᵀV (rows of ZV are iid
-    N(0, σ_z² VᵀV)), and E[VᵀV] = vᵀv + dσ²I. So S − dσ²I is unbiased for vᵀv
-    for every n: the finite n only adds variance (see :func:`gram_error_bound`).
-    Everything the synthetic data say about the private model is in this k × k
-    matrix (THEORY.md §3).
-
-    Parameters
-    ----------
-    synthetic : ndarray of shape (n, k)
-        Released records ZV.
-    sigma : float
-        Noise σ of the release.
-    dim : int
-        d, the model width.
-    seed_scale : float
-        σ_z of the release.
-
-    Returns
-    -------
-    ndarray of shape (k, k)
-        Symmetric, not necessarily positive semi-definite.
-    """
-    synthetic = np.asarray(synthetic, dtype=np.float64)
-    if synthetic.ndim != 2 or synthetic.shape[0] < 1:
-        raise InputError("synthetic", "must be a 2-d array with at least one row")
-    sigma = check_positive("sigma", sigma)
-    seed_scale = check_positive("seed_scale", seed_scale)
-    dim = check_integer("dim", dim, 1)
-    n, k = synthetic.shape
-    scaled = synthetic / seed_scale
-    gram = scaled.T @ scaled / n
-    gram = 0.5 * (gram + gram.T)
-    gram[np.diag_indices(k)] -= dim * sigma**2
-    return gram
-
-
-def gram_error_bound(
-    *, sigma: float, dim: int, out_dim: int, norm_bound: float, n_syn: int | None
-) -> float:
-    """Root-mean-square error bound of :func:`debiased_gram`, from public quantities.
-
-    With G = VᵀV and Ĝ = S − dσ²I,
-    E‖Ĝ − vᵀv‖_F² = E‖S − G‖_F² + E‖G − dσ²I − vᵀv‖_F², where
-
-    - the noise term is exactly 2(k + 1)σ²‖v‖_F² + d k(k + 1)σ⁴
-      (G − dσ²I − vᵀv = σ(vᵀN + Nᵀv) + σ²(NᵀN − dI); the cross term vanishes);
-    - the sampling term is E[(‖G‖_F² + (tr G)²)]/n (Wishart variances), at most
-      2E[(tr G)²]/n = 2[(‖v‖² + dkσ²)² + 2dkσ⁴ + 4σ²‖v‖²]/n.
-
-    Replacing ‖v‖_F by its bound C gives a bound that does not depend on the
-    private data.
-
-    Parameters
-    ----------
-    sigma, norm_bound : float
-        σ and C.
-    dim, out_dim : int
-        d and k.
-    n_syn : int or None
-        Number of synthetic records (None: the n → ∞ limit).
-
-    Returns
-    -------
-    float
-        An upper bound on sqrt(E‖Ĝ − vᵀv‖_F²).
-    """
-    sigma = check_positive("sigma", sigma)
-    norm_bound = check_positive("norm_bound", norm_bound)
-    d = check_integer("dim", dim, 1)
-    k = check_integer("out_dim", out_dim, 1)
-    c2, s2 = norm_bound**2, sigma**2
-    noise = 2 * (k + 1) * s2 * c2 + d * k * (k + 1) * s2**2
-    sampling = 0.0
-    if n_syn is not None:
-        n = check_integer("n_syn", n_syn, 1)
-        sampling = 2 * ((c2 + d * k * s2) ** 2 + 2 * d * k * s2**2 + 4 * s2 * c2) / n
-    return math.sqrt(noise + sampling)
-
-
-def gram_estimate_errors(
-    model: np.ndarray,
-    *,
-    sigma: float,
-    n_syn: int,
-    repeats: int = 100,
-    seed_scale: float | None = None,
-    random_state: int | None = None,
-) -> np.ndarray:
-    """Relative errors of :func:`debiased_gram` over simulated releases of a known model.
-
-    For evaluation only: each repetition perturbs ``model`` (V = v + σN),
-    draws ``n_syn`` records with the generator's sampler and returns
-    ‖Ĝ − vᵀv‖_F / ‖vᵀv‖_F. The input is the *non-private* model, so the output
-    is not covered by any guarantee: publish it only for public data (as in
-    ``synthamp demo``), never for private data.
-
-    Parameters
-    ----------
-    model : ndarray of shape (d, k)
-        The non-private model v.
-    sigma : float
-        Noise σ of the simulated releases.
-    n_syn : int
-        Synthetic records per release.
-    repeats : int, default 100
-        Number of simulated releases.
-    seed_scale : float, optional
-        σ_z (default 1/√d); the errors do not depend on it.
-    random_state : int, optional
-        Seed of the simulation.
-
-    Returns
-    -------
-    ndarray of shape (repeats,)
-    """
-    model = np.array(model, dtype=np.float64, ndmin=2)
-    if model.ndim != 2:
-        raise InputError("model", "must be a 2-d array (d, k)")
-    sigma = check_positive("sigma", sigma)
-    n_syn = check_integer("n_syn", n_syn, 1)
-    repeats = check_integer("repeats", repeats, 1)
-    d = model.shape[0]
-    seed_scale = (
-        1.0 / math.sqrt(d) if seed_scale is None else check_positive("seed_scale", seed_scale)
-    )
-    truth = model.T @ model
-    scale = float(np.linalg.norm(truth))
-    if scale == 0:
-        raise InputError("model", "must be non-zero (the error is relative to ‖vᵀv‖)")
-    rng = np.random.default_rng(random_state)
-    errors = np.empty(repeats)
-    for r in range(repeats):
-        noisy = _perturb(model.copy(), sigma, rng)
-        records = _draw_with_factor(seed_scale * _gram_factor(noisy), n_syn, rng)
-        estimate = debiased_gram(records, sigma=sigma, dim=d, seed_scale=seed_scale)
-        errors[r] = np.linalg.norm(estimate - truth) / scale
-    return errors
 
 
 # ---------------------------------------------------------------------------
@@ -415,8 +149,6 @@ def _account(
     All numbers come from :mod:`synthamp.accountant`; nothing here depends on
     the private data (only on the declared bounds, d, k and m).
     """
-    from synthamp import accountant
-
     common = dict(dim=dim, out_dim=out_dim, norm_bound=norm_bound, sensitivity=sensitivity)
     if sigma is None:
         calibration = accountant.calibrate_sigma(
@@ -597,7 +329,13 @@ class PrivateLinearGenerator(BaseEstimator):
 
     # -- validation ---------------------------------------------------------
 
-    def _validate_params(self) -> dict:
+    # Not named _validate_params on purpose: that name is scikit-learn's
+    # BaseEstimator._validate_params (it checks _parameter_constraints and
+    # returns None); this method has another contract (it raises
+    # synthamp.InputError and returns the validated values), so it must not
+    # shadow scikit-learn's.
+    def _checked_params(self) -> dict:
+        """The hyperparameters, validated: a dict of checked values (``InputError`` if bad)."""
         out = {
             "label_bound": check_positive("label_bound", self.label_bound),
             "ridge": check_positive("ridge", self.ridge),
@@ -672,7 +410,7 @@ class PrivateLinearGenerator(BaseEstimator):
         -------
         self
         """
-        params = self._validate_params()
+        params = self._checked_params()
         features = _check_matrix("X", X, allow_1d=False)
         targets = _check_matrix("Y", Y, allow_1d=True)
         m, d = features.shape
@@ -742,8 +480,6 @@ class PrivateLinearGenerator(BaseEstimator):
         return self
 
     def _report(self, accounting, params, scaling_text, scaling_note, d, k, m, n_syn):
-        from synthamp import __version__
-
         seeded = self.random_state is not None
         if seeded:
             seed_policy = (
@@ -834,8 +570,6 @@ class PrivateLinearGenerator(BaseEstimator):
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "privacy_"):
-            from sklearn.exceptions import NotFittedError
-
             raise NotFittedError("call fit before sampling")
         if self._state("rng") is None or (
             self._state("factor") is None and self._state("model") is None
@@ -940,8 +674,6 @@ class PrivateLinearGenerator(BaseEstimator):
         See :func:`debiased_gram`.
         """
         if not hasattr(self, "privacy_"):
-            from sklearn.exceptions import NotFittedError
-
             raise NotFittedError("call fit first")
         return debiased_gram(
             synthetic, sigma=self.sigma_, dim=self.n_features_in_, seed_scale=self.seed_scale_
@@ -967,26 +699,3 @@ class PrivateLinearGenerator(BaseEstimator):
             for key in private:
                 state[key] = None
         return state
-
-
-def _perturb(model: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
-    """Output perturbation in place: model ← model + σN; N is zeroed and dropped."""
-    noise = rng.standard_normal(model.shape)
-    model += sigma * noise
-    noise.fill(0.0)
-    return model
-
-
-def _draw_with_factor(factor: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    """n records g·factor, g ~ N(0, I_k): rows iid N(0, factorᵀfactor)."""
-    return rng.standard_normal((n, factor.shape[0])) @ factor
-
-
-def _gram_factor(model: np.ndarray) -> np.ndarray:
-    """Upper-triangular R with RᵀR = VᵀV (a symmetric square root if VᵀV is singular)."""
-    gram = model.T @ model
-    try:
-        return scipy.linalg.cholesky(gram, lower=False)
-    except np.linalg.LinAlgError:
-        values, vectors = np.linalg.eigh(gram)
-        return (vectors * np.sqrt(np.clip(values, 0.0, None))) @ vectors.T

@@ -16,6 +16,7 @@ import sys
 import click
 
 from synthamp._validation import InputError
+from synthamp._version import __version__
 
 __all__ = ["cli", "main"]
 
@@ -48,14 +49,8 @@ class LazyGroup(click.Group):
         return getattr(module, attr)
 
 
-def _version() -> str:
-    from synthamp import __version__
-
-    return __version__
-
-
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(_version(), prog_name="synthamp")
+@click.version_option(__version__, prog_name="synthamp")
 def cli() -> None:
     """Differentially private synthetic data from linear generators.
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from synthamp._validation import InputError
+from synthamp._version import __version__
 
 __all__ = ["figures", "write_figures"]
 
@@ -34,8 +35,6 @@ def _check_out(out: str) -> Path:
 
 def _index(specs, quick: bool) -> str:
     """index.md, without a time stamp: regenerating unchanged figures changes nothing."""
-    from synthamp import __version__
-
     grids = "coarse `--quick` grids" if quick else "full grids"
     lines = [
         "# Figures",

@@ -1,0 +1,118 @@
+"""Privacy accounting of a synthetic data release (THEORY.md §12).
+
+A data holder fits v ∈ R^{d×k} with ‖v‖_F <= C and sensitivity Δ, releases
+only the synthetic data ZV (V = v + σN, hidden seeds Z) and wants an (ε, δ)
+guarantee, or the noise σ that meets a target (ε, δ). This package is the
+accountant, in the style of ``dp_accounting``.
+
+Release descriptions (``_releases``)
+------------------------------------
+
+.. autosummary::
+   :toctree: generated/
+
+   SyntheticDataRelease -- the mechanism of THEORY.md §1 (immutable, like a ``DpEvent``)
+   GaussianRelease      -- a Gaussian mechanism on the same data, e.g. releasing V itself
+   RdpCurve             -- an RDP curve ε(α) and its kind; ``curve + curve``, ``T * curve``
+   rdp_to_epsilon       -- RDP curve -> (ε, δ)
+   DEFAULT_ORDERS       -- 82 Rényi orders from 1.01 to 256
+   METHODS              -- the accounting methods: exact, global, post-processing
+   OrderGridWarning     -- the optimal order is at the edge of the grid
+
+Curves and guarantees (``_curves``)
+-----------------------------------
+
+.. autosummary::
+   :toctree: generated/
+
+   rdp_curve            -- release -> RDP curve
+   compute_epsilon      -- release (+ other mechanisms) -> (ε, δ) and its baseline
+   EpsilonResult        -- the result of compute_epsilon
+
+The k = 1 worst case (``_worst_case``)
+--------------------------------------
+
+.. autosummary::
+   :toctree: generated/
+
+   worst_case_rdp       -- sup of D_α(P_a‖P_b) over adjacent pairs (proved edge, guarded search)
+   WorstCase            -- its maximiser, error and number of engine calls
+   SCAN_POINTS          -- guard points per edge
+   FALLBACK_SCAN_POINTS -- intervals per edge of the fallback scan
+
+Calibration (``_calibration``)
+------------------------------
+
+.. autosummary::
+   :toctree: generated/
+
+   calibrate_sigma      -- the smallest σ meeting a target (ε, δ), by bisection on log σ
+   Calibration          -- its result, with the post-processing calibration
+   CALIBRATION_WINDOW   -- half-width of the window of orders inside the bisection
+
+The curve of a release (model v ∈ R^{d×k}, n_syn records, T releases):
+
+* k = 1, ``method="exact"`` (the default): the worst case over all adjacent
+  pairs, :func:`worst_case_rdp`, computed by the exact engine
+  (:mod:`synthamp.divergence`) with its error estimate added;
+* k > 1, ``method="exact"``: no exact engine exists, so the curve is the best
+  certified bound, min(Theorem 5.4, post-processing), and the exact k = 1 worst
+  case with the same d is reported as a lower bound (``rdp_lower``;
+  THEORY.md §8): the truth lies between the two;
+* ``method="global"``: Theorem 5.2 (k = 1) / 5.4 (k > 1) alone;
+* ``method="post-processing"``: αΔ²/(2σ²), the privacy of releasing V itself.
+
+T releases of independently perturbed models on the same data compose: the
+curve is multiplied by T. Heuristic bounds (the local expansion of Theorems
+5.1/5.3) appear only as labelled extras and never feed ε or σ.
+
+The public functions validate their inputs, then call private kernels that
+trust them; code inside the package calls the kernels (no re-validation).
+The proof that the k = 1 worst case lies on an edge is in the docstring of
+``synthamp.accountant._worst_case``; the monotonicity of ε in σ that the
+calibration relies on, in that of ``synthamp.accountant._calibration``.
+"""
+
+from __future__ import annotations
+
+from synthamp.accountant._calibration import CALIBRATION_WINDOW, Calibration, calibrate_sigma
+from synthamp.accountant._curves import EpsilonResult, compute_epsilon, rdp_curve
+from synthamp.accountant._releases import (
+    DEFAULT_ORDERS,
+    METHODS,
+    GaussianRelease,
+    Method,
+    OrderGridWarning,
+    RdpCurve,
+    Release,
+    SyntheticDataRelease,
+    rdp_to_epsilon,
+)
+from synthamp.accountant._worst_case import (
+    FALLBACK_SCAN_POINTS,
+    SCAN_POINTS,
+    WorstCase,
+    worst_case_rdp,
+)
+
+__all__ = [
+    "CALIBRATION_WINDOW",
+    "DEFAULT_ORDERS",
+    "FALLBACK_SCAN_POINTS",
+    "METHODS",
+    "SCAN_POINTS",
+    "Calibration",
+    "EpsilonResult",
+    "GaussianRelease",
+    "Method",
+    "OrderGridWarning",
+    "RdpCurve",
+    "Release",
+    "SyntheticDataRelease",
+    "WorstCase",
+    "calibrate_sigma",
+    "compute_epsilon",
+    "rdp_curve",
+    "rdp_to_epsilon",
+    "worst_case_rdp",
+]

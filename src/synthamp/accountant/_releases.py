@@ -1,0 +1,425 @@
+"""Release descriptions, RDP curves and their conversion to (ε, δ) (THEORY.md §1, §12).
+
+The vocabulary of the accountant, in the style of ``dp_accounting``'s
+``dp_event.py``:
+
+* :class:`SyntheticDataRelease` and :class:`GaussianRelease` describe a
+  mechanism, as a ``DpEvent`` does: immutable, validated on construction, and
+  complete — each class documents the mathematics of its mechanism in full,
+  so that its privacy follows from its fields alone. Their fields never
+  change meaning: a new kind of release is a new class, never a new reading
+  of an old field (the descriptions may be stored, compared and pickled).
+* :class:`RdpCurve` is an RDP curve ε(α) on a grid of orders with the kind of
+  number it is; curves of mechanisms run on the same data compose by
+  addition, and ``T * curve`` is T-fold composition.
+* :func:`rdp_to_epsilon` converts a curve to an (ε, δ) guarantee.
+
+The functions that turn a description into a curve live in ``_curves``,
+the k = 1 worst case in ``_worst_case``, the calibration of σ in
+``_calibration``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from synthamp._kinds import Kind
+from synthamp._validation import (
+    InputError,
+    check_alpha,
+    check_dim,
+    check_integer,
+    check_n_syn,
+    check_open_unit,
+    check_positive,
+)
+
+if TYPE_CHECKING:  # optional dependency, for the annotation of to_dp_event only
+    from dp_accounting.dp_event import DpEvent
+
+__all__ = [
+    "DEFAULT_ORDERS",
+    "METHODS",
+    "GaussianRelease",
+    "OrderGridWarning",
+    "RdpCurve",
+    "SyntheticDataRelease",
+    "rdp_to_epsilon",
+]
+
+Method = Literal["exact", "global", "post-processing"]
+
+#: Accounting methods accepted by :func:`rdp_curve`.
+METHODS: tuple[str, ...] = ("exact", "global", "post-processing")
+
+
+def _default_orders() -> NDArray[np.float64]:
+    # dp_accounting's DEFAULT_RDP_ORDERS are 1.1, 1.2, …, 10.9, 11, …, 63, 128,
+    # 256, 512, 1024 (154 orders up to 256); the exact engine costs per order,
+    # so keep every tenth up to 2, every fifth up to 4, every half up to 10.5,
+    # every integer up to 32, every even integer up to 62 (all of them
+    # dp_accounting orders), add 1.01 and 1.05 for large ε, and fill 64–256.
+    grid = [
+        [1.01, 1.05],
+        1.0 + np.arange(1, 11) / 10.0,  # 1.1 … 2.0
+        2.0 + np.arange(1, 11) / 5.0,  # 2.2 … 4.0
+        4.0 + np.arange(1, 14) / 2.0,  # 4.5 … 10.5
+        np.arange(11.0, 33.0),  # 11 … 32
+        np.arange(34.0, 63.0, 2.0),  # 34 … 62
+        [64.0, 72.0, 80.0, 96.0, 112.0, 128.0, 160.0, 192.0, 224.0, 256.0],
+    ]
+    orders = np.round(np.concatenate([np.asarray(g, dtype=float) for g in grid]), 12)
+    orders = np.unique(orders)
+    orders.setflags(write=False)
+    return orders
+
+
+#: Default Rényi orders: 82 orders from 1.01 to 256 (see :func:`_default_orders`).
+DEFAULT_ORDERS: NDArray[np.float64] = _default_orders()
+
+_KIND_RANK = {Kind.EXACT: 0, Kind.CERTIFIED: 1, Kind.HEURISTIC: 2}
+
+
+class OrderGridWarning(UserWarning):
+    """The optimal Rényi order is at the edge of the grid: more orders may give a smaller ε."""
+
+
+def _weakest(*kinds: Kind) -> Kind:
+    return max(kinds, key=_KIND_RANK.__getitem__)
+
+
+def _check_method(method: str) -> str:
+    if method not in METHODS:
+        raise InputError("method", f"must be one of {', '.join(METHODS)}; got {method!r}")
+    return method
+
+
+def _check_orders(orders: ArrayLike | None) -> NDArray[np.float64]:
+    if orders is None:
+        return DEFAULT_ORDERS
+    return check_alpha(orders, "orders")
+
+
+def _check_rdp(rdp: ArrayLike, orders: NDArray[np.float64]) -> NDArray[np.float64]:
+    """RDP values: one float >= 0 (nats, ``inf`` allowed) per order."""
+    rdp = np.asarray(rdp, dtype=float)
+    if rdp.shape != orders.shape:
+        raise InputError("rdp", f"must have one value per order ({orders.size}), got {rdp.size}")
+    if np.any(np.isnan(rdp)) or np.any(rdp < 0):
+        raise InputError("rdp", "must be >= 0 (nats), no NaN")
+    return rdp
+
+
+def _frozen(arr: ArrayLike) -> NDArray[np.float64]:
+    out = np.array(arr, dtype=float)
+    out.setflags(write=False)
+    return out
+
+
+# --------------------------------------------------------------------------- releases
+
+
+@dataclass(frozen=True)
+class SyntheticDataRelease:
+    """Release of synthetic data ZV from a perturbed linear generator V = v + σN.
+
+    The description of the mechanism of THEORY.md §1, as a ``DpEvent`` is in
+    ``dp_accounting``: immutable and validated on construction. It documents
+    its mathematics completely, and its fields never change meaning:
+
+    * the data holder computes a model v ∈ R^{d×k} (``dim`` = d,
+      ``out_dim`` = k) with ‖v‖_F <= C (``norm_bound``) on every dataset, and
+      ‖v − w‖_F <= Δ (``sensitivity``) for the models v, w of any two adjacent
+      datasets;
+    * it perturbs the model once, V = v + σN (``sigma`` = σ), N ∈ R^{d×k} with
+      iid N(0, 1) entries, and keeps V secret;
+    * it releases only the synthetic records ZV, Z ∈ R^{n×d} with iid
+      N(0, σ_z²) entries, the hidden seeds, never released: n = ``n_syn``
+      records, or (``n_syn=None``) any number of them, whose privacy is that
+      of the Gram matrix VᵀV (the plateau, Proposition 4.2). σ_z is not a
+      field: ZV/σ_z has the same law for every σ_z, so it does not change
+      the privacy;
+    * the whole release is repeated T = ``releases`` times on the same data,
+      with independent N and Z each time (RDP composition: the curve times T).
+
+    Only min(Δ, 2C) matters (:attr:`effective_sensitivity`), and for k = 1
+    only min(Δ, C) (:attr:`amplitude_gap`).
+
+    Parameters
+    ----------
+    dim : int
+        Model width d, 1 <= d <= 10^6.
+    out_dim : int
+        Record dimension k, 1 <= k <= d.
+    norm_bound : float
+        C > 0, bound on ‖v‖_F for every dataset.
+    sensitivity : float
+        Δ > 0, bound on ‖v − w‖_F for adjacent datasets. Δ > 2C is allowed; it
+        acts as :attr:`effective_sensitivity` = min(Δ, 2C).
+    sigma : float
+        Noise scale σ > 0.
+    n_syn : int or None, default None
+        Number of synthetic records n; None for an unlimited release (the
+        plateau, Proposition 4.2), which bounds every finite n.
+    releases : int, default 1
+        Number T of releases of independently perturbed models on the same
+        data; their RDP curves add up.
+    """
+
+    dim: int
+    out_dim: int
+    norm_bound: float
+    sensitivity: float
+    sigma: float
+    n_syn: int | None = None
+    releases: int = 1
+
+    def __post_init__(self) -> None:
+        dim = check_dim(self.dim)
+        out_dim = check_integer("out_dim", self.out_dim, 1)
+        if out_dim > dim:
+            raise InputError("out_dim", f"must be <= dim = {dim}, got {out_dim}")
+        values = {
+            "dim": dim,
+            "out_dim": out_dim,
+            "norm_bound": check_positive("norm_bound", self.norm_bound),
+            "sensitivity": check_positive("sensitivity", self.sensitivity),
+            "sigma": check_positive("sigma", self.sigma),
+            "n_syn": None if self.n_syn is None else check_n_syn(self.n_syn),
+            "releases": check_integer("releases", self.releases, 1),
+        }
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    @property
+    def effective_sensitivity(self) -> float:
+        """min(Δ, 2C): ‖v − w‖_F <= ‖v‖_F + ‖w‖_F <= 2C whatever Δ says."""
+        return min(self.sensitivity, 2.0 * self.norm_bound)
+
+    @property
+    def amplitude_gap(self) -> float:
+        """min(Δ, C): bound on |‖v‖_F − ‖w‖_F| (the k = 1 worst case depends on norms only)."""
+        return min(self.sensitivity, self.norm_bound)
+
+    def with_sigma(self, sigma: float) -> SyntheticDataRelease:
+        """The same release with noise scale ``sigma``."""
+        return replace(self, sigma=sigma)
+
+    def to_dp_event(self) -> DpEvent:
+        """The post-processing baseline as a ``dp_accounting`` event.
+
+        ``SelfComposedDpEvent(GaussianDpEvent(σ/Δ_eff), T)``: releasing the
+        model T times. Needs the optional ``dp_accounting`` package.
+        """
+        # optional: dp_accounting (extra "crosscheck"), needed by this method only
+        from dp_accounting import dp_event
+
+        gaussian = dp_event.GaussianDpEvent(self.sigma / self.effective_sensitivity)
+        return dp_event.SelfComposedDpEvent(gaussian, self.releases)
+
+
+@dataclass(frozen=True)
+class GaussianRelease:
+    """A Gaussian mechanism with L2 sensitivity Δ and noise σ, applied T times.
+
+    For instance releasing the perturbed model V itself, or any other Gaussian
+    mechanism on the same data, to compose with a synthetic data release. Like
+    :class:`SyntheticDataRelease` it documents its mathematics completely and
+    its fields never change meaning: a query f with ‖f(D) − f(D′)‖₂ <= Δ
+    (``sensitivity``) for adjacent datasets is released as f(D) + σN
+    (``sigma`` = σ, N standard Gaussian), T = ``releases`` times with
+    independent noise; its RDP curve is exactly T·αΔ²/(2σ²).
+
+    Parameters
+    ----------
+    sensitivity : float
+        Δ > 0.
+    sigma : float
+        Noise scale σ > 0.
+    releases : int, default 1
+        Number T of independent releases.
+    """
+
+    sensitivity: float
+    sigma: float
+    releases: int = 1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sensitivity", check_positive("sensitivity", self.sensitivity))
+        object.__setattr__(self, "sigma", check_positive("sigma", self.sigma))
+        object.__setattr__(self, "releases", check_integer("releases", self.releases, 1))
+
+
+Release = SyntheticDataRelease | GaussianRelease
+
+
+# --------------------------------------------------------------------------- curves
+
+
+@dataclass(frozen=True, eq=False)
+class RdpCurve:
+    """An RDP curve ε(α) on a grid of orders, with the kind of number it is.
+
+    Parameters
+    ----------
+    orders : array_like
+        Rényi orders, each > 1.
+    rdp : array_like
+        ε(α) >= 0 (nats) for each order; ``inf`` allowed.
+    kind : Kind
+        ``exact`` (computed to a stated error, upper end used), ``certified``
+        (a proven upper bound) or ``heuristic`` (never a guarantee).
+    method : str
+        How the curve was obtained.
+    rdp_lower : array_like or None, default None
+        A proven lower bound on the worst-case RDP of the mechanism, when the
+        curve is only an upper bound (k > 1; THEORY.md §8).
+
+    Notes
+    -----
+    ``curve1 + curve2`` composes two mechanisms on the same data (RDP
+    composition; the orders must be equal). The kind of a sum is the weakest
+    of the two; its lower bound is the sum of lower bounds (an exact curve
+    serves as its own, up to its numerical error), which is valid when the
+    worst-case pairs of the summands coincide, as for repeated releases and
+    Gaussian mechanisms on the same data. ``T * curve`` is T-fold composition.
+    """
+
+    orders: NDArray[np.float64]
+    rdp: NDArray[np.float64]
+    kind: Kind
+    method: str
+    rdp_lower: NDArray[np.float64] | None = None
+
+    def __post_init__(self) -> None:
+        orders = _frozen(check_alpha(self.orders, "orders"))
+        rdp = _frozen(_check_rdp(self.rdp, orders))
+        object.__setattr__(self, "orders", orders)
+        object.__setattr__(self, "rdp", rdp)
+        object.__setattr__(self, "kind", Kind(self.kind))
+        if self.rdp_lower is not None:
+            lower = _frozen(self.rdp_lower)
+            if lower.shape != orders.shape or np.any(np.isnan(lower)) or np.any(lower < 0):
+                raise InputError("rdp_lower", "must have one value >= 0 per order")
+            object.__setattr__(self, "rdp_lower", lower)
+
+    def _lower_or_none(self) -> NDArray[np.float64] | None:
+        if self.rdp_lower is not None:
+            return self.rdp_lower
+        return self.rdp if self.kind is Kind.EXACT else None
+
+    def __add__(self, other: RdpCurve) -> RdpCurve:
+        if not isinstance(other, RdpCurve):
+            return NotImplemented
+        if self.orders.shape != other.orders.shape or not np.array_equal(self.orders, other.orders):
+            raise InputError("orders", "curves must share the same orders to compose")
+        method = self.method if self.method == other.method else f"{self.method} + {other.method}"
+        lower_a, lower_b = self._lower_or_none(), other._lower_or_none()
+        kind = _weakest(self.kind, other.kind)
+        lower = None
+        if lower_a is not None and lower_b is not None and kind is not Kind.EXACT:
+            lower = lower_a + lower_b
+        return RdpCurve(self.orders, self.rdp + other.rdp, kind, method, lower)
+
+    def __mul__(self, count: int) -> RdpCurve:
+        if isinstance(count, bool) or not isinstance(count, int | np.integer):
+            return NotImplemented
+        count = check_integer("releases", count, 1)
+        lower = None if self.rdp_lower is None else count * self.rdp_lower
+        return RdpCurve(self.orders, count * self.rdp, self.kind, self.method, lower)
+
+    __rmul__ = __mul__
+
+    def epsilon(self, delta: float) -> float:
+        """ε of the (ε, δ) guarantee given by this curve (:func:`rdp_to_epsilon`).
+
+        Raises
+        ------
+        InputError
+            For a heuristic curve: a heuristic never gives a guarantee.
+        """
+        if not self.kind.usable_in_guarantee:
+            raise InputError("curve", f"a {self.kind} curve ({self.method}) is never a guarantee")
+        delta = check_open_unit("delta", delta)
+        return _epsilon(self.orders, self.rdp, delta, warn=True, stacklevel=3)[0]
+
+
+# --------------------------------------------------------------------------- (ε, δ)
+
+
+def rdp_to_epsilon(
+    orders: ArrayLike, rdp: ArrayLike, delta: float, *, warn: bool = True
+) -> tuple[float, float]:
+    """Convert an RDP curve to (ε, δ)-DP (THEORY.md §12).
+
+    ε = min_α [ε(α) + log1p(−1/α) − log(δα)/(α − 1)] (Canonne, Kamath and
+    Steinke 2020, Prop. 12 of arXiv:2004.00010 v4; Balle et al. 2020), and
+    ε = 0 at an order where δ >= √(1 − e^{−ε(α)}) (the total variation is at
+    most √(1 − e^{−KL}) by the Bretagnolle–Huber inequality, and KL <= ε(α)). This is the
+    conversion of ``dp_accounting.rdp.compute_epsilon``, except that orders in
+    (1, 1.01] are used too (the formula holds for every α > 1; dp_accounting
+    skips them for stability near 1, where they are never optimal).
+
+    Parameters
+    ----------
+    orders : array_like
+        Rényi orders, each > 1.
+    rdp : array_like
+        ε(α) >= 0 for each order (``inf`` allowed).
+    delta : float
+        Target δ in (0, 1).
+    warn : bool, default True
+        Emit :class:`OrderGridWarning` when the optimum is at the first or last
+        order (a denser or wider grid may give a smaller ε).
+
+    Returns
+    -------
+    epsilon : float
+        The smallest ε over the orders (``inf`` if every ε(α) is infinite).
+    optimal_order : float
+        The order attaining it.
+    """
+    orders = check_alpha(orders, "orders")
+    rdp = _check_rdp(rdp, orders)
+    delta = check_open_unit("delta", delta)
+    return _epsilon(orders, rdp, delta, warn=warn, stacklevel=3)
+
+
+def _epsilon(
+    orders: NDArray[np.float64],
+    rdp: NDArray[np.float64],
+    delta: float,
+    *,
+    warn: bool,
+    stacklevel: int = 2,
+) -> tuple[float, float]:
+    """The kernel of :func:`rdp_to_epsilon`, for validated inputs.
+
+    ``stacklevel`` of the :class:`OrderGridWarning`, counted from this
+    function (2: the caller).
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        eps = rdp + np.log1p(-1.0 / orders) - np.log(delta * orders) / (orders - 1.0)
+        eps = np.where(delta * delta + np.expm1(-rdp) > 0, 0.0, eps)
+    eps = np.where(np.isinf(rdp), np.inf, eps)
+    index = int(np.argmin(eps))
+    epsilon = max(0.0, float(eps[index]))
+    if (
+        warn
+        and orders.size > 1
+        and 0 < epsilon < math.inf
+        and orders[index] in (orders.min(), orders.max())
+    ):
+        warnings.warn(
+            f"the optimal order {orders[index]:g} is at the edge of the grid "
+            f"[{orders.min():g}, {orders.max():g}]; more orders may give a smaller epsilon",
+            OrderGridWarning,
+            stacklevel=stacklevel,
+        )
+    return epsilon, float(orders[index])
