@@ -68,6 +68,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from synthamp import divergence
+from synthamp._budget import check_budget
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import check_alpha, check_dim, check_n_syn, check_positive
 from synthamp.accountant._releases import _frozen
@@ -142,6 +143,7 @@ class _EdgeEvaluator:
         if self.n_syn is None:
             result = self._plateau(alpha, self.dim, a, b, 1.0, full_output=True)
         else:
+            check_budget()  # the finite engine is the slow one: stop here once the budget is spent
             result = self._finite(alpha, self.dim, a, b, self.n_syn, 1.0, full_output=True)
         value = np.asarray(result.value, dtype=float).reshape(alpha.shape)
         error = np.asarray(result.error, dtype=float).reshape(alpha.shape)

@@ -13,7 +13,9 @@ from typing import Any
 
 import click
 
+from synthamp._budget import DEFAULT_TIME_BUDGET
 from synthamp.cli._common import FLOAT_LIST, echo_json
+from synthamp.cli._status import live_status, time_budget_option
 
 __all__ = ["account", "account_result", "calibrate", "calibrate_result"]
 
@@ -58,6 +60,7 @@ def _common_options(fn):
             help="exact: k = 1 worst case (k > 1: best certified bound); "
             "global: Theorem 5.2/5.4; post-processing: releasing the model.",
         ),
+        time_budget_option,
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
     ]
     for option in reversed(options):
@@ -86,6 +89,15 @@ def _notes(release) -> list[str]:
     return notes
 
 
+def _amplification(release) -> str | None:
+    """The outlook line of THEORY.md §16: does amplification pay at this (d, C, σ, k)?"""
+    from synthamp.amplification import amplification_outlook
+
+    return amplification_outlook(
+        release.dim, release.norm_bound, release.sigma, release.out_dim
+    ).message
+
+
 def _run_capturing_warnings(fn, *args, **kwargs) -> tuple[Any, list[str]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -110,6 +122,7 @@ def account_result(
     alpha: list[float] | None = None,
     delta: float = 1e-5,
     method: str = "exact",
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
 ) -> dict:
     """The JSON object of ``synthamp account``.
 
@@ -117,7 +130,9 @@ def account_result(
     None), ``epsilon``, ``delta``, ``optimal_alpha``, ``method``, ``kind``,
     ``post_processing`` ({``rdp``, ``epsilon``}), ``sensitivity``,
     ``effective_sensitivity``, ``release``, ``heuristic`` (labelled extras,
-    never a guarantee), ``notes`` and ``warnings``.
+    never a guarantee), ``fallback`` (set when finite-n_syn accounting stopped
+    at its time budget), ``amplification`` (THEORY.md §16), ``notes`` and
+    ``warnings``.
     """
     from synthamp._validation import check_alpha, check_open_unit
     from synthamp.accountant import SyntheticDataRelease, compute_epsilon
@@ -128,7 +143,7 @@ def account_result(
         dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn, releases=releases
     )
     result, caught = _run_capturing_warnings(
-        compute_epsilon, release, delta, orders=orders, method=method
+        compute_epsilon, release, delta, orders=orders, method=method, time_budget=time_budget
     )
     curve, post = result.curve, result.curve_post_processing
     heuristic = {
@@ -156,6 +171,8 @@ def account_result(
             "releases": release.releases,
         },
         "heuristic": heuristic,
+        "fallback": result.fallback,
+        "amplification": _amplification(release),
         "notes": _notes(release),
         "warnings": caught,
     }
@@ -172,6 +189,7 @@ def calibrate_result(
     releases: int = 1,
     alpha: list[float] | None = None,
     method: str = "exact",
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
 ) -> dict:
     """The JSON object of ``synthamp calibrate``.
 
@@ -179,7 +197,8 @@ def calibrate_result(
     ``noise_reduction`` (1 − sigma/sigma_post_processing), ``method``,
     ``target_epsilon``, ``delta``, ``optimal_alpha``, ``kind``,
     ``epsilon_post_processing``, ``sensitivity``, ``effective_sensitivity``,
-    ``notes`` and ``warnings``.
+    ``fallback`` (set when finite-n_syn refinement stopped at its time budget),
+    ``amplification`` (THEORY.md §16), ``notes`` and ``warnings``.
     """
     from synthamp._validation import check_alpha
     from synthamp.accountant import SyntheticDataRelease, calibrate_sigma
@@ -197,6 +216,7 @@ def calibrate_result(
         releases=releases,
         method=method,
         orders=orders,
+        time_budget=time_budget,
     )
     release = SyntheticDataRelease(
         dim, out_dim, norm_bound, sensitivity, cal.sigma, n_syn=n_syn, releases=releases
@@ -214,6 +234,8 @@ def calibrate_result(
         "epsilon_post_processing": cal.epsilon_post_processing,
         "sensitivity": release.sensitivity,
         "effective_sensitivity": release.effective_sensitivity,
+        "fallback": cal.fallback,
+        "amplification": _amplification(release),
         "notes": _notes(release),
         "warnings": caught,
     }
@@ -229,6 +251,9 @@ def _echo_warnings(result: dict) -> None:
 
 
 def _echo_notes(result: dict) -> None:
+    if result["fallback"]:
+        click.echo(f"note: {result['fallback']}")
+    click.echo(f"note: {result['amplification']}")
     for note in result["notes"]:
         click.echo(f"note: {note}")
     _echo_warnings(result)
@@ -239,7 +264,18 @@ def _echo_notes(result: dict) -> None:
 @click.option("--sigma", type=float, required=True, help="Noise scale σ.")
 @_common_options
 def account(
-    dim, out_dim, norm_bound, sensitivity, sigma, n_syn, releases, alpha, delta, method, as_json
+    dim,
+    out_dim,
+    norm_bound,
+    sensitivity,
+    sigma,
+    n_syn,
+    releases,
+    alpha,
+    delta,
+    method,
+    time_budget,
+    as_json,
 ) -> None:
     """(ε, δ) guarantee of a synthetic data release, with the RDP curve.
 
@@ -248,9 +284,20 @@ def account(
     a lower bound), or the method requested. The post-processing baseline
     (releasing the perturbed model) is shown alongside.
     """
-    result = account_result(
-        dim, out_dim, norm_bound, sensitivity, sigma, n_syn, releases, alpha, delta, method
-    )
+    with live_status("accounting"):
+        result = account_result(
+            dim,
+            out_dim,
+            norm_bound,
+            sensitivity,
+            sigma,
+            n_syn,
+            releases,
+            alpha,
+            delta,
+            method,
+            time_budget,
+        )
     if as_json:
         echo_json(result)
         _echo_warnings(result)
@@ -276,7 +323,18 @@ def account(
 @_release_options
 @_common_options
 def calibrate(
-    epsilon, dim, out_dim, norm_bound, sensitivity, n_syn, releases, alpha, delta, method, as_json
+    epsilon,
+    dim,
+    out_dim,
+    norm_bound,
+    sensitivity,
+    n_syn,
+    releases,
+    alpha,
+    delta,
+    method,
+    time_budget,
+    as_json,
 ) -> None:
     """Smallest noise σ whose synthetic data release meets a target (ε, δ).
 
@@ -284,9 +342,20 @@ def calibrate(
     the model), and the noise saved, 1 − σ/σ_post-processing. The achieved ε
     never exceeds the target.
     """
-    result = calibrate_result(
-        epsilon, delta, dim, out_dim, norm_bound, sensitivity, n_syn, releases, alpha, method
-    )
+    with live_status("calibrating σ"):
+        result = calibrate_result(
+            epsilon,
+            delta,
+            dim,
+            out_dim,
+            norm_bound,
+            sensitivity,
+            n_syn,
+            releases,
+            alpha,
+            method,
+            time_budget,
+        )
     if as_json:
         echo_json(result)
         _echo_warnings(result)

@@ -22,6 +22,7 @@ from synthamp._validation import (
     check_open_unit,
     check_positive,
 )
+from synthamp.cli._status import live_status, time_budget_option
 
 __all__ = ["demo", "release"]
 
@@ -186,6 +187,7 @@ def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: floa
     help="Account for an unlimited number of records (the n_syn → ∞ plateau; never smaller "
     "than the finite-n ε).",
 )
+@time_budget_option
 def release(
     data,
     targets,
@@ -204,6 +206,7 @@ def release(
     feature_scale,
     accounting,
     unlimited,
+    time_budget,
 ):
     """Fit a private linear generator on a table and write synthetic records and a privacy report.
 
@@ -276,18 +279,20 @@ def release(
 
     for note in _clipping_notes(x * feature_scale, y, label_bound):
         click.echo(note, err=True)
-    generator = PrivateLinearGenerator(
-        label_bound=label_bound,
-        ridge=ridge,
-        norm_bound=norm_bound,
-        sigma=sigma,
-        epsilon=epsilon,
-        delta=delta,
-        n_syn=None if unlimited else n_syn,
-        feature_scale=feature_scale,
-        accounting=accounting,
-        random_state=seed,
-    ).fit(x, y)
+    with live_status("fitting and accounting"):
+        generator = PrivateLinearGenerator(
+            label_bound=label_bound,
+            ridge=ridge,
+            norm_bound=norm_bound,
+            sigma=sigma,
+            epsilon=epsilon,
+            delta=delta,
+            n_syn=None if unlimited else n_syn,
+            feature_scale=feature_scale,
+            accounting=accounting,
+            time_budget=time_budget,
+            random_state=seed,
+        ).fit(x, y)
     del x, y
     privacy = generator.privacy_
     chunks = generator.iter_samples(n_syn, chunk_size=WRITE_CHUNK)
@@ -315,6 +320,9 @@ def _print_release_summary(privacy, rows: int, out_path: Path, json_path: Path, 
         console.print("[bold yellow]warning:[/] seeded run: the noise is not secret")
     for note in privacy.notes:
         console.print(f"[yellow]note:[/] {note}")
+    for line in (privacy.accounting_note, privacy.amplification):
+        if line:
+            console.print(f"note: {line}")
     console.print(f"report: {json_path}, {md_path}")
 
 
@@ -408,7 +416,8 @@ DEMO_REPEATS = 200
     help="Account for exactly N records instead of any number (slower, slightly less noise).",
 )
 @click.option("--force", is_flag=True, help="Overwrite the demo's files if they exist.")
-def demo(out_dir, epsilon, delta, n_syn, seed, finite, force):
+@time_budget_option
+def demo(out_dir, epsilon, delta, n_syn, seed, finite, force, time_budget):
     """Release synthetic data from scikit-learn's diabetes dataset (no download).
 
     Fits a private ridge generator (d = 65 public polynomial features of the 10
@@ -442,13 +451,14 @@ def demo(out_dir, epsilon, delta, n_syn, seed, finite, force):
     console = Console(highlight=False, soft_wrap=True)
     features, target, _ = demo_dataset()
     m, d = features.shape
-    with console.status("calibrating σ (exact accounting) and fitting"):
+    with live_status("calibrating σ (exact accounting) and fitting"):
         generator = PrivateLinearGenerator(
             label_bound=1.0,
             ridge=DEMO_RIDGE,
             epsilon=epsilon,
             delta=delta,
             n_syn=n_syn if finite else None,
+            time_budget=time_budget,
             random_state=seed,
         ).fit(features, target)
     privacy = generator.privacy_
@@ -489,6 +499,8 @@ def demo(out_dir, epsilon, delta, n_syn, seed, finite, force):
             f"  (errors above 1: at ε = {epsilon:g} the noise dominates a model fitted on "
             f"{m} records; see docs/release.md for what the data can be used for)"
         )
+    if privacy.accounting_note:
+        console.print(f"note: {privacy.accounting_note}")
     if not privacy.noise_secret:
         console.print("[bold yellow]warning:[/] seeded run: the noise is not secret")
     console.print(f"wrote {synthetic_path}, {json_path}, {md_path}")
