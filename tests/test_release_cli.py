@@ -124,6 +124,7 @@ def test_release_writes_records_and_report(workdir, capsys):
         "data.csv",
         "data.parquet",
         "syn.csv",
+        "syn.privacy.html",
         "syn.privacy.json",
         "syn.privacy.md",
     ]
@@ -216,6 +217,7 @@ def test_nothing_private_is_printed_or_written(workdir, capsys):
     )
     texts = out + err + (workdir / "syn.privacy.json").read_text()
     texts += (workdir / "syn.privacy.md").read_text()
+    texts += (workdir / "syn.privacy.html").read_text()
     for value in v.ravel():
         for fmt in ("{:.6g}", "{:.4f}", "{!r}"):
             assert fmt.format(float(value)) not in texts

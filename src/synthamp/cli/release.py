@@ -34,18 +34,25 @@ WRITE_CHUNK = 262_144
 
 #: Defaults of ``synthamp demo``.
 DEMO_DIR = "synthamp-demo"
-DEMO_FILES = ("synthetic.csv", "privacy-report.json", "privacy-report.md")
+DEMO_FILES = (
+    "synthetic.csv",
+    "privacy-report.json",
+    "privacy-report.md",
+    "privacy-report.html",
+)
 
 
-def _report_paths(out: Path, report: str | None) -> tuple[Path, Path]:
-    """JSON and Markdown report paths: ``--report X.json`` → X.json, X.md."""
+def _report_paths(out: Path, report: str | None) -> tuple[Path, Path, Path]:
+    """Report paths: ``--report X.json`` (or X.html) → X.json, X.md, X.html."""
     if report is None:
         stem = out.with_suffix("")
-        return Path(f"{stem}.privacy.json"), Path(f"{stem}.privacy.md")
+        return tuple(Path(f"{stem}.privacy{ext}") for ext in (".json", ".md", ".html"))
     path = Path(report)
-    if path.suffix.lower() != ".json":
-        raise InputError("report", f"must end in .json (the Markdown goes next to it), got {path}")
-    return path, path.with_suffix(".md")
+    if path.suffix.lower() not in (".json", ".html"):
+        raise InputError(
+            "report", f"must end in .json or .html (the other reports go next to it), got {path}"
+        )
+    return path.with_suffix(".json"), path.with_suffix(".md"), path.with_suffix(".html")
 
 
 def _check_distinct(paths: list[tuple[str, Path]]) -> None:
@@ -149,7 +156,8 @@ def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: floa
     "--report",
     default=None,
     metavar="FILE",
-    help="Privacy report (.json; Markdown next to it). Default: OUT stem + .privacy.json.",
+    help="Privacy report (.json or .html; the JSON, Markdown and HTML reports are written side "
+    "by side). Default: OUT stem + .privacy.json/.md/.html.",
 )
 @click.option(
     "--seed",
@@ -245,11 +253,11 @@ def release(
 
     # 2. Output paths, before any work.
     out_path = tabular.check_table_output(out, force=force, param="out")
-    json_path, md_path = _report_paths(out_path, report)
-    check_writable(json_path, force=force, param="report")
-    check_writable(md_path, force=force, param="report")
+    report_paths = _report_paths(out_path, report)
+    for path in report_paths:
+        check_writable(path, force=force, param="report")
     _check_distinct(
-        [("data", Path(data)), ("out", out_path), ("report", json_path), ("report", md_path)]
+        [("data", Path(data)), ("out", out_path), *(("report", p) for p in report_paths)]
     )
 
     # 3. The private table.
@@ -299,13 +307,22 @@ def release(
     rows = tabular.write_table(
         out_path, _with_progress(chunks, n_syn, "synthetic records"), target_cols
     )
-    atomic_write_text(json_path, privacy.to_json())
-    atomic_write_text(md_path, privacy.to_markdown())
-    _print_release_summary(privacy, rows, out_path, json_path, md_path)
+    _write_reports(privacy, report_paths, n_released=rows)
+    _print_release_summary(privacy, rows, out_path, report_paths)
     return 0
 
 
-def _print_release_summary(privacy, rows: int, out_path: Path, json_path: Path, md_path: Path):
+def _write_reports(privacy, paths: tuple[Path, Path, Path], *, n_released: int) -> None:
+    """The privacy report as JSON, Markdown and a self-contained HTML page."""
+    from synthamp.report_html import render_html
+
+    json_path, md_path, html_path = paths
+    atomic_write_text(json_path, privacy.to_json())
+    atomic_write_text(md_path, privacy.to_markdown())
+    atomic_write_text(html_path, render_html(privacy, n_released=n_released))
+
+
+def _print_release_summary(privacy, rows: int, out_path: Path, report_paths: tuple[Path, ...]):
     from rich.console import Console
 
     console = Console(highlight=False, soft_wrap=True)
@@ -323,7 +340,7 @@ def _print_release_summary(privacy, rows: int, out_path: Path, json_path: Path, 
     for line in (privacy.accounting_note, privacy.amplification):
         if line:
             console.print(f"note: {line}")
-    console.print(f"report: {json_path}, {md_path}")
+    console.print("report: " + ", ".join(str(p) for p in report_paths))
 
 
 # ---------------------------------------------------------------------------
@@ -466,12 +483,11 @@ def demo(out_dir, epsilon, delta, n_syn, seed, finite, force, time_budget):
         utility = _demo_utility(features, target, privacy, n_syn, seed)
 
     directory.mkdir(exist_ok=True)
-    synthetic_path, json_path, md_path = paths
+    synthetic_path, *report_paths = paths
     tabular.write_table(
         synthetic_path, generator.iter_samples(n_syn, chunk_size=WRITE_CHUNK), ["progression"]
     )
-    atomic_write_text(json_path, privacy.to_json())
-    atomic_write_text(md_path, privacy.to_markdown())
+    _write_reports(privacy, tuple(report_paths), n_released=n_syn)
 
     console.print(
         f"[bold]synthamp demo[/]: diabetes data, m = {m} patients, d = {d} features, k = 1"
@@ -503,7 +519,7 @@ def demo(out_dir, epsilon, delta, n_syn, seed, finite, force, time_budget):
         console.print(f"note: {privacy.accounting_note}")
     if not privacy.noise_secret:
         console.print("[bold yellow]warning:[/] seeded run: the noise is not secret")
-    console.print(f"wrote {synthetic_path}, {json_path}, {md_path}")
+    console.print("wrote " + ", ".join(str(p) for p in paths))
     return 0
 
 

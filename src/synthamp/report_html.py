@@ -1,0 +1,737 @@
+"""The privacy report as one self-contained HTML page, written for a privacy officer.
+
+:func:`render_html` turns a :class:`synthamp.report.PrivacyReport` into a page
+that opens offline in any browser: no script, no stylesheet, font or image
+fetched from anywhere (the plots are inline SVG, :mod:`synthamp._svg`). It
+opens with the guarantee in one plain sentence, then says what is released and
+what is not, plots ε against δ for every available accountant next to the
+post-processing line (releasing the model itself), the Rényi (RDP) curve, the
+noise saved, the utility (expected error of the Gram matrix the released
+records carry), the randomness source, the audit when one was run, and ends
+with a glossary of every technical term the page uses (each use links to its
+entry; :func:`render_html` fails on an undefined term).
+
+The curves are recomputed from the report's public parameters (d, k, C, Δ, σ,
+n_syn and the accounting method) by the same accountant that made the
+guarantee; nothing here sees the private data or the model.
+
+Accountants are pluggable: :data:`PROFILE_ACCOUNTANTS` maps a name to a
+function giving ε(δ) of the release and of post-processing on a grid of δ.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from synthamp._svg import Series, line_plot
+from synthamp.report import PrivacyReport
+
+__all__ = [
+    "GLOSSARY",
+    "PROFILE_ACCOUNTANTS",
+    "EpsilonDeltaCurve",
+    "epsilon_delta_curves",
+    "render_html",
+]
+
+#: δ grid of the ε-against-δ plot.
+DELTA_GRID = np.logspace(-12, -1, 45)
+
+
+@dataclass(frozen=True)
+class EpsilonDeltaCurve:
+    """ε as a function of δ for one accountant: the release and releasing the model.
+
+    Attributes
+    ----------
+    accountant : str
+        Name in :data:`PROFILE_ACCOUNTANTS` (``"rdp"``, …).
+    label : str
+        Plain-language name of the accountant.
+    kind : str
+        Kind of the release's curve (``"exact"`` or ``"certified"``).
+    delta : ndarray
+        The δ grid.
+    epsilon : ndarray
+        ε(δ) of the synthetic release.
+    epsilon_post_processing : ndarray
+        ε(δ) of releasing the noisy model V itself, by the same accountant.
+    """
+
+    accountant: str
+    label: str
+    kind: str
+    delta: np.ndarray
+    epsilon: np.ndarray
+    epsilon_post_processing: np.ndarray
+
+
+def _release(report: PrivacyReport):
+    """The release the guarantee was computed for (the plateau if finite accounting ran out)."""
+    from synthamp.accountant import SyntheticDataRelease
+
+    return SyntheticDataRelease(
+        report.dim,
+        report.out_dim,
+        report.norm_bound,
+        report.sensitivity,
+        report.sigma,
+        n_syn=None if report.accounting_note else report.n_syn,
+    )
+
+
+def _rdp_profile(report: PrivacyReport, deltas: np.ndarray) -> EpsilonDeltaCurve:
+    """ε(δ) through the RDP curve and its conversion (THEORY.md §12)."""
+    from synthamp.accountant import DEFAULT_ORDERS, rdp_curve, rdp_to_epsilon
+
+    release = _release(report)
+    curve = rdp_curve(release, DEFAULT_ORDERS, report.accounting_method, lower=False)
+    post = rdp_curve(release, DEFAULT_ORDERS, "post-processing")
+
+    def profile(rdp: np.ndarray) -> np.ndarray:
+        return np.array([rdp_to_epsilon(DEFAULT_ORDERS, rdp, d, warn=False)[0] for d in deltas])
+
+    return EpsilonDeltaCurve(
+        accountant="rdp",
+        label="Rényi accountant",
+        kind=str(curve.kind),
+        delta=deltas,
+        epsilon=profile(curve.rdp),
+        epsilon_post_processing=profile(post.rdp),
+    )
+
+
+#: Accountants that give ε(δ): name → function(report, δ grid) → EpsilonDeltaCurve.
+#: Another accountant (e.g. a privacy-loss-distribution accountant) plugs in by
+#: adding an entry; each entry is drawn as one pair of lines.
+PROFILE_ACCOUNTANTS: dict[str, Callable[[PrivacyReport, np.ndarray], EpsilonDeltaCurve]] = {
+    "rdp": _rdp_profile,
+}
+
+
+def epsilon_delta_curves(
+    report: PrivacyReport,
+    deltas: Sequence[float] | None = None,
+    accountants: Sequence[str] | None = None,
+) -> list[EpsilonDeltaCurve]:
+    """ε against δ of the release and of post-processing, for each accountant.
+
+    Parameters
+    ----------
+    report : PrivacyReport
+        The release (only its public parameters are used).
+    deltas : sequence of float, optional
+        δ values in (0, 1); default :data:`DELTA_GRID` plus the report's δ.
+    accountants : sequence of str, optional
+        Names in :data:`PROFILE_ACCOUNTANTS`; default all.
+
+    Returns
+    -------
+    list of EpsilonDeltaCurve
+    """
+    from synthamp._validation import InputError
+
+    if deltas is None:
+        deltas = np.unique(np.append(DELTA_GRID, report.delta))
+    grid = np.asarray(deltas, dtype=float)
+    if not (np.all(grid > 0) and np.all(grid < 1)):
+        raise InputError("deltas", "every δ must be in (0, 1)")
+    names = list(PROFILE_ACCOUNTANTS) if accountants is None else list(accountants)
+    for name in names:
+        if name not in PROFILE_ACCOUNTANTS:
+            raise InputError("accountants", f"unknown accountant {name!r}")
+    return [PROFILE_ACCOUNTANTS[name](report, grid) for name in names]
+
+
+# --------------------------------------------------------------------------- glossary
+
+#: Every technical term the page may use: anchor → (term, plain definition).
+GLOSSARY: dict[str, tuple[str, str]] = {
+    "dp": (
+        "differential privacy",
+        "A promise about a data release: whether or not any one person's record is in the "
+        "private data changes the probability of every possible result only a little. The "
+        "size of 'a little' is set by ε and δ.",
+    ),
+    "epsilon": (
+        "ε (epsilon)",
+        "The privacy loss. Any result of the release becomes at most e^ε times more (or less) "
+        "likely when one record is replaced. Smaller is more private; ε = 1 means a factor of "
+        "at most 2.72.",
+    ),
+    "delta": (
+        "δ (delta)",
+        "A small additive slack on that promise: the factor e^ε may be exceeded by a total "
+        "probability of at most δ. It should be far below 1/m, one over the number of people.",
+    ),
+    "adjacency": (
+        "replace-one adjacency",
+        "Two datasets are neighbours if they have the same number of records and differ in one "
+        "record. The guarantee compares every pair of neighbours.",
+    ),
+    "synthetic": (
+        "synthetic records",
+        "Artificial rows made by the generator: each is the hidden model applied to fresh "
+        "random seeds. They carry no private row, only what the noisy model says about the "
+        "data as a whole.",
+    ),
+    "model": (
+        "model v, noisy model V",
+        "v is the linear model fitted to the private data (ridge regression). V = v + σN is "
+        "v plus Gaussian noise N. Neither is published.",
+    ),
+    "seeds": (
+        "hidden seeds Z",
+        "Random Gaussian inputs of the generator, one row per synthetic record, drawn and "
+        "discarded. Not publishing them is what makes the synthetic records more private "
+        "than the model.",
+    ),
+    "sigma": (
+        "noise σ",
+        "The standard deviation of the Gaussian noise added to every entry of the model. "
+        "More noise means more privacy and less accuracy.",
+    ),
+    "sigma-z": (
+        "σ_z (seed scale)",
+        "The standard deviation of the hidden seeds Z. It only rescales the synthetic records "
+        "and does not affect the guarantee.",
+    ),
+    "sensitivity": (
+        "sensitivity Δ",
+        "How far the fitted model can move (in Frobenius norm) when one record is replaced. "
+        "It is proven from the declared bounds, not measured on the data.",
+    ),
+    "norm-bound": (
+        "norm bound C",
+        "A proven upper bound on the size (Frobenius norm) of the fitted model. The saving "
+        "of noise depends on it: without such a bound there is none.",
+    ),
+    "frobenius": (
+        "Frobenius norm",
+        "The size of a matrix: the square root of the sum of its squared entries (the "
+        "ordinary length of the matrix seen as one long vector).",
+    ),
+    "gram": (
+        "Gram matrix",
+        "The k × k matrix VᵀV of inner products between the columns of the noisy model. The "
+        "synthetic records reveal exactly this matrix when there are infinitely many of them, "
+        "and nothing more about V.",
+    ),
+    "ridge": (
+        "ridge penalty λ",
+        "The strength of the penalty λ‖W‖² in the fitted objective. A larger λ gives a "
+        "smaller, less sensitive model.",
+    ),
+    "label-bound": (
+        "label bound B",
+        "Declared bound on the length of a target row; longer rows are shrunk to it "
+        "(clipped) before fitting.",
+    ),
+    "dims": (
+        "d, k, m, n_syn",
+        "d: number of features (model width); k: number of targets (dimension of a synthetic "
+        "record); m: number of private records; n_syn: number of synthetic records.",
+    ),
+    "rdp": (
+        "Rényi differential privacy (RDP)",
+        "Another way to measure privacy loss, used to compute the guarantee: for each Rényi "
+        "order α, a number ε_α (the Rényi divergence between the outputs on neighbouring "
+        "datasets). It converts to (ε, δ) and adds up over repeated releases.",
+    ),
+    "renyi-order": (
+        "Rényi order α",
+        "The parameter α > 1 of Rényi differential privacy. Each α gives one ε_α; the (ε, δ) "
+        "guarantee uses the α that gives the smallest ε.",
+    ),
+    "post-processing": (
+        "post-processing accounting",
+        "The standard analysis: anything computed from the noisy model V is as private as V "
+        "itself. It is what releasing V would cost, and the baseline this release improves on.",
+    ),
+    "amplification": (
+        "amplification",
+        "The extra privacy obtained because only synthetic records are published, not the "
+        "model or the seeds (Pierquin et al. 2026). It lets the same ε be reached with less "
+        "noise.",
+    ),
+    "noise-saved": (
+        "noise saved",
+        "1 − σ/σ_post: the share of the noise that post-processing accounting would need and "
+        "this release does not. Never negative: the release is never accounted as worse than "
+        "releasing the model.",
+    ),
+    "kinds": (
+        "exact, certified",
+        "Exact: computed numerically with a controlled error, as good as a proof once the "
+        "error is added. Certified: a proven upper bound. (A heuristic number, an "
+        "approximation without proof, never enters a guarantee.)",
+    ),
+    "profile": (
+        "ε against δ",
+        "The same release satisfies (ε, δ)-differential privacy for many pairs: a smaller δ "
+        "needs a larger ε. The curve shows all of them; the guarantee quoted is one point.",
+    ),
+    "entropy": (
+        "operating-system entropy",
+        "Unpredictable randomness from the operating system, used to seed the generator. "
+        "The seed is neither stored nor shown, so nobody can recompute the noise.",
+    ),
+    "user-seed": (
+        "user seed",
+        "A number given by the user to make a run reproducible. Anyone who knows it can "
+        "recompute the noise, so it is for reproducible research only, never for a real "
+        "release.",
+    ),
+    "audit": (
+        "privacy audit",
+        "An attack run many times on two neighbouring datasets to measure from below how "
+        "much the release leaks. A lower bound above the guaranteed ε would reveal a bug.",
+    ),
+    "confidence": (
+        "confidence level",
+        "The audit's lower bound is wrong with probability at most one minus this level "
+        "(Clopper–Pearson intervals on the attack's error rates).",
+    ),
+    "utility": (
+        "expected error of the Gram matrix",
+        "How far, on average (root mean square, in Frobenius norm), the Gram matrix estimated "
+        "from the synthetic records is from the one of the private model. It is a proven "
+        "upper bound computed from public numbers only.",
+    ),
+}
+
+
+class _Terms:
+    """Links to glossary entries; remembers which were used."""
+
+    def __init__(self) -> None:
+        self.used: list[str] = []
+
+    def __call__(self, anchor: str, text: str | None = None) -> str:
+        if anchor not in GLOSSARY:
+            raise KeyError(f"glossary has no entry {anchor!r}")
+        if anchor not in self.used:
+            self.used.append(anchor)
+        shown = html.escape(GLOSSARY[anchor][0] if text is None else text)
+        return f'<a class="term" href="#g-{anchor}">{shown}</a>'
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+def _num(value: float | None, digits: int = 4) -> str:
+    if value is None:
+        return "—"
+    value = float(value)
+    if math.isinf(value):
+        return "∞"
+    if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e6):
+        mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+        mantissa = mantissa.rstrip("0").rstrip(".")
+        return f"{mantissa}×10<sup>{int(exponent)}</sup>"
+    return f"{value:.{digits}g}"
+
+
+def _plain(value: float) -> str:
+    """A number for a sentence (HTML): 4 significant digits, powers of ten as 10<sup>n</sup>."""
+    return _num(value)
+
+
+_STYLE = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:52rem;margin:2rem auto;
+padding:0 1rem;color:#1b1b1b;line-height:1.5}
+h1{font-size:1.8rem;margin-bottom:.2rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd}
+.guarantee{font-size:1.2rem;background:#eef6ee;border-left:6px solid #2e7d32;padding:.8rem 1rem}
+.caveat{background:#fff4e5;border-left:6px solid #e65100;padding:.6rem 1rem}
+table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.25rem .6rem;
+text-align:left;vertical-align:top;overflow-wrap:anywhere}th{background:#f3f3f3}
+.num{font-variant-numeric:tabular-nums}
+a.term{color:inherit;text-decoration:underline dotted}
+figure{margin:1rem 0}figcaption{font-size:.9rem;color:#555}
+svg.plot{max-width:100%;height:auto;background:#fff}
+svg .frame{fill:none;stroke:#888}svg .grid{stroke:#e5e5e5}
+svg .tick{font-size:11px;fill:#444}svg .axis{font-size:13px;fill:#222}
+svg .legend{font-size:12px;fill:#222}svg .legend-box{fill:#fff;fill-opacity:.9;stroke:#bbb}
+dt{font-weight:600;margin-top:.6rem}dd{margin-left:1.2rem}
+footer{margin-top:3rem;font-size:.85rem;color:#666}
+"""
+
+#: Line colours: release (per accountant), post-processing, markers.
+_COLORS = ("#1565c0", "#2e7d32", "#6a1b9a")
+_POST_COLOR = "#e65100"
+_MARK_COLOR = "#c62828"
+
+
+# --------------------------------------------------------------------------- page
+
+
+def render_html(
+    report: PrivacyReport,
+    *,
+    audit: Any | None = None,
+    n_released: int | None = None,
+    accountants: Sequence[str] | None = None,
+) -> str:
+    """The privacy report as one self-contained HTML page.
+
+    Parameters
+    ----------
+    report : PrivacyReport
+        The release's report (public quantities only).
+    audit : synthamp.audit.AuditResult, optional
+        An empirical audit of the release (``epsilon_lower``, ``epsilon_upper``,
+        ``epsilon_pair``, ``confidence``, ``trials``, ``consistent``); shown
+        when given.
+    n_released : int, optional
+        Number of synthetic records actually written (default: the number the
+        guarantee covers; needed for the utility when that is unlimited).
+    accountants : sequence of str, optional
+        Accountants drawn in the ε-against-δ plot (default: all of
+        :data:`PROFILE_ACCOUNTANTS`).
+
+    Returns
+    -------
+    str
+        An HTML5 document with no external resource.
+    """
+    term = _Terms()
+    esc = html.escape
+    curves = epsilon_delta_curves(report, accountants=accountants)
+    n_records = n_released if n_released is not None else report.n_syn
+    body: list[str] = []
+
+    # 1. The guarantee, in one plain sentence.
+    covered = (
+        "any number of synthetic records"
+        if report.n_syn is None
+        else f"up to {report.n_syn:,} synthetic records"
+    )
+    published = f"the noisy model and {covered}" if report.model_released else covered
+    proviso = (
+        ""
+        if report.noise_secret
+        else f", provided the {term('user-seed')} of this run stays secret"
+    )
+    sentence = (
+        f"<strong>Whatever anyone concludes from the published {published}, that conclusion "
+        f"would have been almost as likely had any one person's record been different: at most "
+        f"{_plain(math.exp(report.epsilon))} times as likely, plus a probability of at most "
+        f"{_plain(report.delta)}{proviso}.</strong> In technical terms, this release is "
+        f"({term('epsilon', 'ε')} = {_plain(report.epsilon)}, {term('delta', 'δ')} = "
+        f"{_plain(report.delta)})-{term('dp', 'differentially private')} under "
+        f"{term('adjacency')}; a factor of {_plain(math.exp(report.epsilon))} is e<sup>ε</sup>."
+    )
+    body.append('<h1>Privacy report</h1><p class="guarantee" id="guarantee">' + sentence + "</p>")
+    if not report.noise_secret:
+        body.append(
+            f'<p class="caveat"><strong>For reproducible research only.</strong> This run used a '
+            f"{term('user-seed')}: {esc(report.seed_policy)}</p>"
+        )
+    for note in report.notes:
+        body.append(f'<p class="caveat"><strong>Note.</strong> {esc(note)}</p>')
+    for title, line in (
+        ("Accounting.", report.accounting_note),
+        ("Amplification.", report.amplification),
+    ):
+        if line:
+            body.append(f"<p><strong>{title}</strong> {esc(line)}</p>")
+
+    # 2. What is and is not released.
+    body.append("<h2>What is released, and what is not</h2>")
+    body.append(
+        f"<p>The private data were used once, to fit a linear {term('model', 'model')} "
+        f"(ridge regression). Only {term('synthetic')} made from it with "
+        f"{term('seeds')} are published.</p>"
+    )
+    body.append('<table id="released"><tr><th>Released</th><th>Not released</th></tr><tr><td><ul>')
+    body += [f"<li>{esc(item)}</li>" for item in report.released]
+    body.append("</ul></td><td><ul>")
+    body += [f"<li>{esc(item)}</li>" for item in report.not_released]
+    body.append("</ul></td></tr></table>")
+
+    # 3. ε against δ.
+    body.append(_epsilon_delta_section(report, curves, term))
+
+    # 4. The Rényi curve.
+    body.append(_rdp_section(report, term))
+
+    # 5. Noise saved.
+    body.append(_noise_section(report, term))
+
+    # 6. Utility.
+    body.append(_utility_section(report, n_records, term))
+
+    # 7. Randomness.
+    source = term("entropy") if report.noise_secret else term("user-seed")
+    body.append(
+        f'<h2>Randomness</h2><p id="randomness">Source of the noise and the seeds: {source}. '
+        f"{esc(report.seed_policy)}</p>"
+    )
+
+    # 8. Audit.
+    if audit is not None:
+        body.append(_audit_section(report, audit, term))
+
+    # 9. All parameters.
+    body.append(_parameters_section(report, term))
+
+    # 10. Glossary of every term used above.
+    body.append('<h2 id="glossary">Glossary</h2><dl>')
+    for anchor in sorted(term.used, key=lambda a: GLOSSARY[a][0].lower()):
+        name, definition = GLOSSARY[anchor]
+        body.append(f'<dt id="g-{anchor}">{esc(name)}</dt><dd>{esc(definition)}</dd>')
+    body.append("</dl>")
+    body.append(
+        f"<footer>synthamp {esc(report.synthamp_version)}, report schema {report.schema}. "
+        "This page loads nothing from the network; its plots are drawn in the page.</footer>"
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        # Forbid every fetch: the page is self-contained by construction and by policy.
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'; img-src data:\">"
+        f"<title>Privacy report: ({report.epsilon:.4g}, {report.delta:.3g})-DP</title>"
+        f"<style>{_STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )
+
+
+def _epsilon_delta_section(report: PrivacyReport, curves, term: _Terms) -> str:
+    series = []
+    for i, curve in enumerate(curves):
+        series.append(
+            Series(
+                f"synthetic records ({curve.label}, {curve.kind})",
+                curve.delta,
+                curve.epsilon,
+                _COLORS[i % len(_COLORS)],
+            )
+        )
+    if curves:
+        first = curves[0]
+        series.append(
+            Series(
+                f"releasing the model instead (post-processing, {first.label})",
+                first.delta,
+                first.epsilon_post_processing,
+                _POST_COLOR,
+                dash="7 5",
+            )
+        )
+    series.append(
+        Series(
+            "this release's guarantee",
+            [report.delta],
+            [report.epsilon],
+            _MARK_COLOR,
+            marker_only=True,
+        )
+    )
+    plot = line_plot(
+        series,
+        title="ε against δ: the privacy of this release for every δ",
+        x_label="δ (log scale)",
+        y_label="ε",
+        log_x=True,
+        plot_id="plot-epsilon-delta",
+        legend="lower left",
+    )
+    rows = "".join(
+        f"<tr><td>{term('kinds', c.kind)}</td><td>{html.escape(c.label)}</td>"
+        f'<td class="num">{_num(_at(c.delta, c.epsilon, report.delta))}</td>'
+        f'<td class="num">{_num(_at(c.delta, c.epsilon_post_processing, report.delta))}</td></tr>'
+        for c in curves
+    )
+    return (
+        f"<h2>How strong is the guarantee: {term('profile')}</h2>"
+        f"<p>Each point of a curve is a valid guarantee. The solid line is this release; the "
+        f"dashed line is what publishing the noisy model V itself would give "
+        f"({term('post-processing')}). The gap between them is the {term('amplification')} "
+        f"that publishing only synthetic records buys.</p>{plot}"
+        f'<table id="accountants"><tr><th>kind</th><th>accountant</th>'
+        f"<th>ε at δ = {_plain(report.delta)}</th><th>ε if the model were released</th></tr>"
+        f"{rows}</table>"
+    )
+
+
+def _at(grid: np.ndarray, values: np.ndarray, x: float) -> float:
+    index = int(np.argmin(np.abs(np.log(grid) - math.log(x))))
+    return float(values[index])
+
+
+def _rdp_section(report: PrivacyReport, term: _Terms) -> str:
+    from synthamp.accountant import DEFAULT_ORDERS, rdp_curve
+
+    release = _release(report)
+    curve = rdp_curve(release, DEFAULT_ORDERS, report.accounting_method)
+    post = rdp_curve(release, DEFAULT_ORDERS, "post-processing")
+    series = [
+        Series(f"synthetic records ({curve.kind})", curve.orders, curve.rdp, _COLORS[0]),
+        Series(
+            "releasing the model (post-processing)", post.orders, post.rdp, _POST_COLOR, dash="7 5"
+        ),
+    ]
+    if curve.rdp_lower is not None:
+        series.append(
+            Series(
+                "lower bound (exact value for one target)",
+                curve.orders,
+                curve.rdp_lower,
+                _COLORS[2],
+                dash="2 4",
+            )
+        )
+    if report.optimal_order is not None:
+        index = int(np.argmin(np.abs(curve.orders - report.optimal_order)))
+        series.append(
+            Series(
+                "order used for the guarantee",
+                [curve.orders[index]],
+                [curve.rdp[index]],
+                _MARK_COLOR,
+                marker_only=True,
+            )
+        )
+    plot = line_plot(
+        series,
+        title="Rényi curve: privacy loss ε_α at each Rényi order α",
+        x_label="Rényi order α (log scale)",
+        y_label="ε_α (log scale)",
+        log_x=True,
+        log_y=True,
+        plot_id="plot-rdp",
+    )
+    order = "—" if report.optimal_order is None else _num(report.optimal_order)
+    lower = (
+        "<p>With more than one target the exact curve is not known; the solid line is a "
+        "proven upper bound (the smaller of the paper's Theorem 5.4 and post-processing) and "
+        "the dotted line a lower bound.</p>"
+        if curve.rdp_lower is not None
+        else ""
+    )
+    return (
+        f"<h2>The Rényi curve</h2><p>The guarantee is computed through "
+        f"{term('rdp')}: one privacy loss ε_α per {term('renyi-order')}; the (ε, δ) above "
+        f"uses α = {order}.</p>{plot}{lower}"
+    )
+
+
+def _noise_section(report: PrivacyReport, term: _Terms) -> str:
+    saved = report.noise_saved
+    sigma, sigma_pp = report.sigma, report.sigma_post_processing
+    if saved > 0:
+        verdict = (
+            f"This release uses <strong>{100 * saved:.1f}% less noise</strong> than "
+            f"{term('post-processing')} would need for the same guarantee."
+        )
+    else:
+        verdict = (
+            f"No noise is saved here: at these settings {term('amplification')} does not reduce "
+            f"the noise below what {term('post-processing')} needs (it would need a wider "
+            f"model, i.e. more features, or a smaller {term('norm-bound')} relative to σ)."
+        )
+    width = 420
+    top = max(sigma, sigma_pp)
+    bars = []
+    for i, (label, value, color) in enumerate(
+        (("this release", sigma, _COLORS[0]), ("post-processing", sigma_pp, _POST_COLOR))
+    ):
+        w = 0.0 if top <= 0 else width * value / top
+        y = 10 + 34 * i
+        bars.append(
+            f'<text x="0" y="{y + 17}" class="legend">{label}</text>'
+            f'<rect x="130" y="{y}" width="{w:.1f}" height="24" fill="{color}" class="bar"/>'
+            f'<text x="{136 + w:.1f}" y="{y + 17}" class="legend">σ = {_plain(value)}</text>'
+        )
+    svg = (
+        f'<figure id="plot-noise"><svg class="plot" viewBox="0 0 640 80" width="640" height="80" '
+        f'role="img" aria-label="noise of this release and of post-processing">'
+        f"<title>noise σ of this release and of post-processing</title>{''.join(bars)}</svg>"
+        f"<figcaption>{term('sigma')} of this release and of post-processing at the same "
+        f"guarantee</figcaption></figure>"
+    )
+    shown = max(saved, 0.0)
+    return (
+        f'<h2>Noise saved</h2><p id="noise">{verdict} '
+        f"{term('sigma', 'Noise')}: σ = {_plain(sigma)} against σ = {_plain(sigma_pp)} "
+        f"({term('noise-saved')}: {100 * shown:.1f}%).</p>{svg}"
+    )
+
+
+def _utility_section(report: PrivacyReport, n_records: int | None, term: _Terms) -> str:
+    from synthamp.generator import gram_error_bound
+
+    def bound(sigma: float) -> float:
+        return gram_error_bound(
+            sigma=sigma,
+            dim=report.dim,
+            out_dim=report.out_dim,
+            norm_bound=report.norm_bound,
+            n_syn=n_records,
+        )
+
+    error, error_pp = bound(report.sigma), bound(report.sigma_post_processing)
+    largest = report.norm_bound**2
+    records = "unlimited" if n_records is None else f"{n_records:,}"
+    return (
+        f'<h2>Utility</h2><p id="utility">What the synthetic records carry about the private '
+        f"data is the {term('gram')} of the model (and nothing else). From {records} records, "
+        f"its {term('utility')} is at most <strong>{_num(error)}</strong> "
+        f"({term('frobenius')}), against {_num(error_pp)} at the noise post-processing would "
+        f"need. For scale: the Gram matrix itself has norm at most C² = {_num(largest)}.</p>"
+        f'<table id="utility-table"><tr><th></th><th>noise σ</th><th>expected error</th></tr>'
+        f'<tr><td>this release</td><td class="num">{_num(report.sigma)}</td>'
+        f'<td class="num">{_num(error)}</td></tr>'
+        f'<tr><td>post-processing</td><td class="num">{_num(report.sigma_post_processing)}</td>'
+        f'<td class="num">{_num(error_pp)}</td></tr></table>'
+    )
+
+
+def _audit_section(report: PrivacyReport, audit: Any, term: _Terms) -> str:
+    verdict = (
+        "consistent: the attack's lower bound does not exceed the guarantee"
+        if audit.consistent
+        else "INCONSISTENT: the attack's lower bound exceeds the guarantee (a bug)"
+    )
+    return (
+        f'<h2>Audit</h2><p id="audit">A {term("audit")} ran {audit.trials:,} simulated '
+        f"releases from each of two neighbouring datasets. It shows, at "
+        f"{term('confidence')} {100 * audit.confidence:g}%, that ε is at least "
+        f"<strong>{_num(audit.epsilon_lower)}</strong>; the accountant guarantees "
+        f"{_num(audit.epsilon_upper)}, and the exact ε of the audited pair is "
+        f"{_num(audit.epsilon_pair)}. Verdict: {verdict}.</p>"
+    )
+
+
+def _parameters_section(report: PrivacyReport, term: _Terms) -> str:
+    n_syn = "unlimited" if report.n_syn is None else f"{report.n_syn:,}"
+    rows = [
+        (term("epsilon", "ε"), _num(report.epsilon)),
+        (term("delta", "δ"), _num(report.delta)),
+        (term("renyi-order"), _num(report.optimal_order)),
+        (term("sigma"), _num(report.sigma)),
+        (term("sensitivity"), _num(report.sensitivity)),
+        (term("norm-bound"), _num(report.norm_bound)),
+        (term("dims", "d (features)"), str(report.dim)),
+        (term("dims", "k (targets)"), str(report.out_dim)),
+        (term("dims", "m (private records)"), f"{report.n_records:,}"),
+        (term("dims", "n_syn (records covered)"), n_syn),
+        (term("ridge"), _num(report.ridge)),
+        (term("label-bound"), _num(report.label_bound)),
+        (term("sigma-z"), _num(report.seed_scale)),
+        (
+            "accounting",
+            f"{html.escape(report.accounting_method)} ({term('kinds', report.accounting_kind)})",
+        ),
+        (term("adjacency"), html.escape(report.adjacency)),
+        ("objective", html.escape(report.objective)),
+        ("feature scaling", html.escape(report.feature_scaling)),
+    ]
+    cells = "".join(f'<tr><th>{name}</th><td class="num">{value}</td></tr>' for name, value in rows)
+    return f'<h2>All parameters</h2><table id="parameters">{cells}</table>'

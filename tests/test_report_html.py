@@ -1,0 +1,302 @@
+"""Tests of the HTML privacy report (:mod:`synthamp.report_html`), in Python and in a browser.
+
+The browser test loads the page written by ``synthamp release`` into headless
+Chromium (Debian package ``chromium``) through a small harness page that
+measures, after layout, every plot (size of each SVG, bounding box and length
+of each curve) and reads the rendered text; Chromium's network log proves that
+the page fetched nothing over the network. A control page that does fetch
+shows that the network check can fail. CI installs Chromium (``.ci/run``); the
+test is skipped only outside CI, when Chromium is missing, and says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthamp.cli import main
+from synthamp.report_html import GLOSSARY, epsilon_delta_curves, render_html
+
+# --------------------------------------------------------------------------- fixtures
+
+
+def _table(m: int = 400, d: int = 12, k: int = 1, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(m, d))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    y = np.tanh(x @ rng.normal(size=(d, k)))
+    cols = {f"x{i}": x[:, i] for i in range(d)}
+    cols.update({f"y{j}": y[:, j] for j in range(k)})
+    return pd.DataFrame(cols)
+
+
+def _release(tmp: Path, *extra: str, k: int = 1) -> tuple[Path, dict]:
+    """Run ``synthamp release`` on a small table; return the HTML path and the JSON report."""
+    _table(k=k).to_csv(tmp / "data.csv", index=False)
+    targets = ",".join(f"y{j}" for j in range(k))
+    args = [
+        "release", "--data", str(tmp / "data.csv"), "--targets", targets, "--label-bound", "1",
+        "--ridge", "0.1", "--n-syn", "500", "--out", str(tmp / "syn.csv"), *extra,
+    ]  # fmt: skip
+    assert main(args) == 0
+    report = json.loads((tmp / "syn.privacy.json").read_text())
+    return tmp / "syn.privacy.html", report
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory) -> tuple[Path, dict]:
+    tmp = tmp_path_factory.mktemp("html")
+    return _release(tmp, "--epsilon", "1", "--delta", "1e-5", "--unlimited")
+
+
+class _Anchors(HTMLParser):
+    """Collects ids, internal links and the text of the first paragraph."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+        self.sources: list[str] = []
+        self.first_paragraph = ""
+        self._in_first = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        if tag == "a" and attrs.get("href", "").startswith("#"):
+            self.links.append(attrs["href"][1:])
+        for key in ("src", "href", "xlink:href", "data", "poster", "srcset", "action"):
+            if key in attrs and not attrs[key].startswith("#"):
+                self.sources.append(attrs[key])
+        if tag == "p" and self._in_first is None:
+            self._in_first = True
+
+    def handle_endtag(self, tag):
+        if tag == "p" and self._in_first:
+            self._in_first = False
+
+    def handle_data(self, data):
+        if self._in_first:
+            self.first_paragraph += data
+
+
+def _parse(page: str) -> _Anchors:
+    parser = _Anchors()
+    parser.feed(page)
+    return parser
+
+
+# --------------------------------------------------------------------------- the page, in Python
+
+
+def test_page_is_self_contained_and_every_term_is_in_the_glossary(released):
+    page = released[0].read_text()
+    parsed = _parse(page)
+    assert parsed.sources == []  # no src/href to anything outside the page
+    assert not re.search(r"https?://|url\(|@import|<script", page, flags=re.IGNORECASE)
+    assert parsed.links, "the page links its terms to the glossary"
+    for anchor in parsed.links:
+        assert anchor in parsed.ids, f"link #{anchor} has no target"
+    glossary = {name for name, _ in GLOSSARY.values()}
+    for jargon in ("Rényi order α", "σ_z (seed scale)", "Frobenius norm", "Gram matrix"):
+        assert jargon in glossary
+        anchor = next(a for a, (name, _) in GLOSSARY.items() if name == jargon)
+        assert f'id="g-{anchor}"' in page, f"{jargon} is used but not in the page's glossary"
+
+
+def test_first_sentence_states_the_guarantee_plainly(released):
+    path, report = released
+    first = _parse(path.read_text()).first_paragraph
+    assert "only" not in first.split(".")[0]
+    assert first.startswith("Whatever anyone concludes from the published")
+    assert f"{math.exp(report['epsilon']):.4g} times as likely" in first
+    assert f"ε = {report['epsilon']:.4g}" in first and "differentially private" in first
+
+
+def test_profile_at_the_reports_delta_is_the_reports_epsilon(released):
+    from synthamp.report import PrivacyReport
+
+    report = PrivacyReport.from_dict(released[1])
+    (rdp,) = epsilon_delta_curves(report, deltas=[report.delta, 1e-8, 1e-3])
+    assert rdp.epsilon[0] == pytest.approx(report.epsilon, rel=1e-9)
+    assert rdp.epsilon_post_processing[0] == pytest.approx(report.epsilon_post_processing, rel=1e-9)
+    # ε decreases with δ, and the release is never accounted above post-processing.
+    assert rdp.epsilon[1] > rdp.epsilon[0] > rdp.epsilon[2]
+    assert np.all(rdp.epsilon <= rdp.epsilon_post_processing * (1 + 1e-12))
+
+
+def test_no_negative_noise_saved_and_caveats_for_a_seeded_multi_target_release(tmp_path):
+    from synthamp.report import PrivacyReport
+
+    _, raw = _release(tmp_path, "--sigma", "0.5", "--seed", "3", "--unlimited", k=2)
+    report = PrivacyReport.from_dict(raw)
+    worse = dataclasses.replace(report, sigma_post_processing=0.8 * report.sigma)
+    assert worse.noise_saved < 0
+    page = render_html(worse, n_released=500)
+    assert (
+        "No noise is saved here" in page
+        and "-" not in re.findall(r"noise saved</a>: (\S+)%", page)[0]
+    )
+    assert "noise saved</a>: 0.0%" in page
+    assert "provided the" in page and "For reproducible research only" in page
+    assert "lower bound" in page  # k = 2: the RDP plot shows the exact k = 1 lower bound
+
+
+def test_audit_section_when_an_audit_was_run(released):
+    from synthamp.accountant import SyntheticDataRelease
+    from synthamp.audit import audit_release
+    from synthamp.report import PrivacyReport
+
+    report = PrivacyReport.from_dict(released[1])
+    release = SyntheticDataRelease(
+        report.dim, report.out_dim, report.norm_bound, report.sensitivity, report.sigma
+    )
+    audit = audit_release(
+        release, report.delta, trials=2000, random_state=1, epsilon_upper=report.epsilon
+    )
+    page = render_html(report, audit=audit)
+    assert 'id="audit"' in page and "2,000 simulated" in page and "consistent" in page
+    assert 'id="g-audit"' in page and 'id="audit"' not in render_html(report)
+
+
+# --------------------------------------------------------------------------- in a browser
+
+CHROMIUM_FLAGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--allow-file-access-from-files",
+)  # fmt: skip
+
+#: Loads the page in an iframe and records, after layout, what the browser drew.
+HARNESS = """<!DOCTYPE html><html><body><pre id="out">pending</pre>
+<iframe id="frame" src="PAGE" width="1000" height="4000"></iframe>
+<script>
+document.getElementById("frame").onload = function () {
+  var doc = this.contentDocument, out = {figures: []};
+  doc.querySelectorAll("figure").forEach(function (fig) {
+    var svg = fig.querySelector("svg"), box = svg.getBoundingClientRect();
+    out.figures.push({id: fig.id, width: box.width, height: box.height,
+      curves: Array.from(svg.querySelectorAll("polyline.curve")).map(function (p) {
+        var b = p.getBBox();
+        return {series: p.dataset.series, width: b.width, height: b.height,
+                length: p.getTotalLength()};
+      }),
+      markers: svg.querySelectorAll("circle.marker").length,
+      bars: Array.from(svg.querySelectorAll("rect.bar")).map(function (b) {
+        return b.getBBox().width; })});
+  });
+  out.text = doc.body.innerText;
+  document.getElementById("out").textContent = JSON.stringify(out);
+};
+</script></body></html>
+"""
+
+
+def _chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    if os.environ.get("CI"):
+        pytest.fail("Chromium is required in CI (.ci/run installs the Debian package chromium)")
+    pytest.skip("Chromium is not installed (apt-get install chromium); CI runs this test")
+
+
+def _page_fetches(netlog: Path) -> list[str]:
+    """URLs the page (not the browser's own services) requested over the network."""
+    log = json.loads(netlog.read_text())
+    names = {code: name for name, code in log["constants"]["logEventTypes"].items()}
+    urls = []
+    for event in log["events"]:
+        if names.get(event["type"]) != "URL_REQUEST_START_JOB":
+            continue
+        params = event.get("params", {})
+        if "url" not in params:  # the end of a job
+            continue
+        # Chromium's own background requests have no initiating document.
+        if params.get("initiator") == "not an origin" and "file://" not in params.get(
+            "network_isolation_key", ""
+        ):
+            continue
+        urls.append(params["url"])
+    return urls
+
+
+def _load(page: Path) -> tuple[dict, list[str]]:
+    """Load ``page`` in headless Chromium; return the harness's measurements and page fetches."""
+    browser = _chromium()
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        harness = page.parent / "harness.html"
+        harness.write_text(HARNESS.replace("PAGE", page.name))
+        netlog = tmp / "net.json"
+        run = subprocess.run(
+            [
+                browser,
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={tmp / 'profile'}",
+                f"--log-net-log={netlog}",
+                "--dump-dom",
+                harness.as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert run.returncode == 0, run.stderr[-2000:]
+        match = re.search(r'<pre id="out">(.*?)</pre>', run.stdout, flags=re.DOTALL)
+        assert match, run.stdout[:2000]
+        import html
+
+        text = html.unescape(match.group(1))
+        measured = json.loads(text) if text != "pending" else {}
+        return measured, _page_fetches(netlog)
+
+
+def test_browser_renders_plots_and_numbers_and_fetches_nothing(released):
+    path, report = released
+    measured, fetches = _load(path)
+    assert fetches == []
+    figures = {f["id"]: f for f in measured["figures"]}
+    assert set(figures) == {"plot-epsilon-delta", "plot-rdp", "plot-noise"}
+    for fid in ("plot-epsilon-delta", "plot-rdp"):
+        fig = figures[fid]
+        assert fig["width"] > 300 and fig["height"] > 150
+        assert len(fig["curves"]) >= 2 and fig["markers"] == 1
+        for curve in fig["curves"]:  # drawn across most of the plot, not collapsed to a point
+            assert curve["width"] > 200 and curve["length"] > 250, curve
+    series = [c["series"] for c in figures["plot-epsilon-delta"]["curves"]]
+    assert any("post-processing" in s for s in series) and any("synthetic" in s for s in series)
+    bars = figures["plot-noise"]["bars"]
+    assert bars[0] / bars[1] == pytest.approx(
+        report["sigma"] / report["sigma_post_processing"], rel=0.01
+    )
+    text = measured["text"]
+    assert text.startswith("Privacy report\n")
+    for number in (report["epsilon"], report["sigma"], report["sigma_post_processing"]):
+        assert f"{number:.4g}" in text
+    assert f"{100 * report['noise_saved']:.1f}% less noise" in text
+    assert "Glossary" in text and "Rényi order α" in text
+
+
+def test_browser_network_check_detects_a_fetch(tmp_path):
+    control = tmp_path / "control.html"
+    control.write_text(
+        '<!DOCTYPE html><html><body><figure id="c"><svg width="10" height="10"></svg></figure>'
+        '<img src="http://127.0.0.1:9/pixel.png"></body></html>'
+    )
+    _, fetches = _load(control)
+    assert fetches == ["http://127.0.0.1:9/pixel.png"]
