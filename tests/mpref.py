@@ -1,6 +1,8 @@
-"""Independent high-precision references (mpmath) for the tests.
+"""The independent mpmath reference of the tests: high-precision values for the engine.
 
-Nothing here imports synthamp. The references use representations different
+Every numerical routine of synthamp is checked against this module. It is
+independent of synthamp: nothing here imports synthamp (``tests/test_mpref.py``
+checks it), and the references use representations different
 from the library's (which uses Debye's expansion, Amos' ``ive`` and a
 trapezoidal rule in t = r + log r, in double precision):
 

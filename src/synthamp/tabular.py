@@ -26,6 +26,7 @@ __all__ = [
     "TABLE_FORMATS",
     "check_table_output",
     "parse_columns",
+    "read_shape",
     "read_table",
     "select_numeric",
     "table_format",
@@ -74,7 +75,7 @@ def read_table(path: str | os.PathLike, *, param: str = "data"):
         If the extension is unknown, the file is missing or unreadable, or its
         contents cannot be parsed. The message never quotes cell values.
     """
-    import pandas as pd
+    import pandas as pd  # pandas is heavy: loaded only to read a table
 
     path = Path(path)
     fmt = table_format(path, param=param)
@@ -118,7 +119,7 @@ def select_numeric(frame, columns: Sequence[str], *, param: str) -> np.ndarray:
         (the message gives the column and the first offending row, counted
         from 1 over data rows, never the value).
     """
-    import pandas as pd
+    import pandas as pd  # pandas is heavy: loaded only to read a table
 
     missing = [name for name in columns if name not in frame.columns]
     if missing:
@@ -162,6 +163,7 @@ def write_table(
     int
         Number of rows written. If anything fails, ``path`` is left untouched.
     """
+    # pyarrow is heavy: loaded only to write a table
     import pyarrow as pa
     import pyarrow.csv as pa_csv
     import pyarrow.parquet as pq
@@ -188,3 +190,78 @@ def write_table(
         finally:
             writer.close()
     return rows
+
+
+def read_shape(
+    path: str | os.PathLike,
+    targets: Sequence[str],
+    features: Sequence[str] | None = None,
+    *,
+    param: str = "data",
+) -> tuple[int, int, int]:
+    """The shape (m records, d features, k targets) of a table, without reading its values.
+
+    Parquet: the file's metadata (row count and schema). CSV: the header line,
+    and a count of the non-blank lines after it (a numeric table has no quoted
+    line breaks); no cell is parsed. Features default to every column that is
+    not a target.
+
+    Returns
+    -------
+    m, d, k : int
+
+    Raises
+    ------
+    InputError
+        If the file is missing or unreadable, a column is missing, a feature is
+        also a target, or the table has fewer than 2 records or d < k.
+    """
+    path = Path(path)
+    fmt = table_format(path, param=param)
+    if not path.is_file():
+        raise InputError(param, f"{path} does not exist or is not a file")
+    try:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            meta = pq.ParquetFile(path)
+            columns = list(meta.schema_arrow.names)
+            records = int(meta.metadata.num_rows)
+        else:
+            import pandas as pd
+
+            columns = [str(c) for c in pd.read_csv(path, nrows=0).columns]
+            records = _count_csv_records(path)
+    except InputError:
+        raise
+    except Exception as exc:
+        raise InputError(param, f"cannot read {path}: {_first_line(exc)}") from None
+    targets = list(targets)
+    for name in targets:
+        if name not in columns:
+            raise InputError("targets", f"column {name!r} is not in {path.name}")
+    if features is None:
+        features = [c for c in columns if c not in targets]
+    for name in features:
+        if name not in columns:
+            raise InputError("features", f"column {name!r} is not in {path.name}")
+        if name in targets:
+            raise InputError("features", f"column {name!r} is also a target")
+    if records < 2:
+        raise InputError(param, f"needs at least 2 records, got {records}")
+    if len(targets) > len(features):
+        raise InputError(
+            "targets", f"k = {len(targets)} targets exceed d = {len(features)} features; need d ≥ k"
+        )
+    return records, len(features), len(targets)
+
+
+def _count_csv_records(path: Path) -> int:
+    """Non-blank lines after the header (lines are counted, cells are not parsed)."""
+    count = 0
+    with open(path, "rb") as handle:
+        handle.readline()
+        for line in handle:
+            if line.strip():
+                count += 1
+    return count

@@ -67,11 +67,12 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from synthamp import divergence
 from synthamp._budget import check_budget
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import check_alpha, check_dim, check_n_syn, check_positive
 from synthamp.accountant._releases import _frozen
+from synthamp.divergence._finite import finite_scaled
+from synthamp.divergence._plateau import plateau_scaled
 
 __all__ = ["FALLBACK_SCAN_POINTS", "SCAN_POINTS", "WorstCase", "worst_case_rdp"]
 
@@ -122,14 +123,15 @@ class WorstCase:
 class _EdgeEvaluator:
     """D_α at points of the two edges of the constraint set, in scaled units."""
 
-    def __init__(self, alpha: NDArray[np.float64], dim: int, gap: float, n_syn: int | None):
+    def __init__(self, alpha: NDArray[np.float64], dim: int, gap: float, n_syn: int | None) -> None:
         self.alpha = alpha
         self.dim = dim
         self.gap = gap
         self.n_syn = n_syn
         self.calls = 0
-        self._plateau = divergence.renyi_plateau
-        self._finite = divergence.renyi_finite
+        # the engine's scaled kernels (validated inputs, a = ‖v‖/σ, b = ‖w‖/σ)
+        self._plateau = plateau_scaled
+        self._finite = finite_scaled
 
     def pair(self, t: float, forward: bool) -> tuple[float, float]:
         return (t + self.gap, t) if forward else (t, t + self.gap)
@@ -141,12 +143,12 @@ class _EdgeEvaluator:
         alpha = self.alpha if alpha is None else alpha
         self.calls += 1
         if self.n_syn is None:
-            result = self._plateau(alpha, self.dim, a, b, 1.0, full_output=True)
+            value, error = self._plateau(alpha, self.dim, a, b)
         else:
             check_budget()  # the finite engine is the slow one: stop here once the budget is spent
-            result = self._finite(alpha, self.dim, a, b, self.n_syn, 1.0, full_output=True)
-        value = np.asarray(result.value, dtype=float).reshape(alpha.shape)
-        error = np.asarray(result.error, dtype=float).reshape(alpha.shape)
+            value, error = self._finite(alpha, self.dim, self.n_syn, a, b)
+        value = np.asarray(value, dtype=float).reshape(alpha.shape)
+        error = np.asarray(error, dtype=float).reshape(alpha.shape)
         return value, np.abs(error)
 
 

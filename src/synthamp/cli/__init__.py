@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "divergence": "divergence:divergence",
     "figures": "figures:figures",
     "fisher": "divergence:fisher",
+    "plan": "plan:plan",
     "release": "release:release",
 }
 

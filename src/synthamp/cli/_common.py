@@ -9,7 +9,10 @@ from typing import Any
 import click
 import numpy as np
 
-__all__ = ["FLOAT_LIST", "FloatList", "echo_json", "json_ready"]
+__all__ = ["FLOAT_LIST", "JSON_SCHEMA_VERSION", "FloatList", "echo_json", "envelope", "json_ready"]
+
+#: Version of the JSON printed by ``--json`` (docs/json.md); bump when a key changes meaning.
+JSON_SCHEMA_VERSION = 1
 
 
 class FloatList(click.ParamType):
@@ -56,3 +59,8 @@ def json_ready(obj: Any) -> Any:
 def echo_json(obj: Any) -> None:
     """Print one JSON object on stdout."""
     click.echo(json.dumps(json_ready(obj), indent=2))
+
+
+def envelope(command: str, **fields: Any) -> dict[str, Any]:
+    """One command's JSON object: ``schema_version`` and ``command`` first, then ``fields``."""
+    return {"schema_version": JSON_SCHEMA_VERSION, "command": command, **fields}

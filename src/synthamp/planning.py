@@ -1,0 +1,235 @@
+"""Plan a release before touching the data: will amplification pay, and at which λ and width?
+
+A data holder knows the shape of the table (m records, d features, k targets),
+the label bound B and the target (ε, δ) before any private value is read. That
+fixes everything the accountant needs for each ridge penalty λ: the norm bound
+C = B/(2√λ), the sensitivity Δ = B(1 + 2√λ)/(mλ^{3/2}) (THEORY.md §13), and so
+the noise σ of the amplification-aware accountant and of post-processing, the
+noise saved, and the proven bound on the expected error of the Gram matrix the
+synthetic records carry (:func:`synthamp.generator.gram_error_bound`).
+:func:`plan_release` tabulates them over λ (and over generator widths, for a
+generator wider than the table, e.g. random features) and marks the best row.
+
+THEORY.md §16: amplification needs a width d ≳ 2c² with c = C/σ; on an ordinary
+table (5,000 × 20, λ = 1) it saves almost nothing. The plan says so before
+the release, with the width from which the local ratio 2c²/(2c² + d) (a
+heuristic, Theorem 5.1) drops below one half.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
+
+__all__ = ["DEFAULT_RIDGES", "Plan", "PlanRow", "plan_release"]
+
+#: Ridge penalties tried by default.
+DEFAULT_RIDGES = (0.01, 0.1, 1.0, 10.0)
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    """The release at one ridge penalty λ and one generator width d.
+
+    Attributes
+    ----------
+    ridge : float
+        λ.
+    width : int
+        d, the generator's width (the table's feature count unless widened).
+    norm_bound, sensitivity : float
+        C and Δ (certified, THEORY.md §13).
+    sigma : float
+        Noise calibrated by the amplification-aware accountant (``method``).
+    sigma_post_processing : float
+        Noise that releasing the model itself would need.
+    noise_saved : float
+        max(0, 1 − σ/σ_post-processing).
+    epsilon : float
+        ε achieved at σ (≤ the target).
+    kind : str
+        Kind of the accountant's number (exact or certified).
+    gram_error, gram_error_post_processing : float
+        Proven bounds on the root-mean-square error of the Gram matrix
+        estimated from the synthetic records, at σ and at σ_post-processing.
+    relative_gram_error : float
+        gram_error / C², the error relative to the largest possible Gram matrix.
+    width_for_amplification : float
+        2c² with c = C/σ: the width from which the local amplification ratio
+        2c²/(2c² + d) falls below one half (a heuristic guide, Theorem 5.1).
+    """
+
+    ridge: float
+    width: int
+    norm_bound: float
+    sensitivity: float
+    sigma: float
+    sigma_post_processing: float
+    noise_saved: float
+    epsilon: float
+    kind: str
+    gram_error: float
+    gram_error_post_processing: float
+    relative_gram_error: float
+    width_for_amplification: float
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Result of :func:`plan_release`.
+
+    Attributes
+    ----------
+    n_records, n_features, n_targets : int
+        m, the table's d and k.
+    label_bound, epsilon, delta : float
+        B and the target (ε, δ).
+    n_syn : int or None
+        Records accounted (None: any number).
+    method : str
+        The amplification-aware accounting method.
+    rows : tuple of PlanRow
+        One row per (λ, width), λ varying fastest.
+    best : int
+        Index of the row with the smallest ``relative_gram_error``.
+    criterion : str
+        What "best" means, in words.
+    """
+
+    n_records: int
+    n_features: int
+    n_targets: int
+    label_bound: float
+    epsilon: float
+    delta: float
+    n_syn: int | None
+    method: str
+    rows: tuple[PlanRow, ...]
+    best: int
+    criterion: str
+
+
+def plan_release(
+    *,
+    n_records: int,
+    n_features: int,
+    n_targets: int = 1,
+    label_bound: float,
+    epsilon: float,
+    delta: float,
+    ridges: Sequence[float] = DEFAULT_RIDGES,
+    widths: Sequence[int] | None = None,
+    n_syn: int | None = None,
+    method: str = "exact",
+) -> Plan:
+    """Tabulate C, Δ, σ, the noise saved and the utility over ridge penalties and widths.
+
+    Uses only public numbers (the table's shape, B, ε, δ): no data.
+
+    Parameters
+    ----------
+    n_records : int
+        m ≥ 2.
+    n_features, n_targets : int
+        d ≥ k ≥ 1 of the table.
+    label_bound : float
+        B > 0.
+    epsilon, delta : float
+        The target guarantee.
+    ridges : sequence of float, default (0.01, 0.1, 1, 10)
+        λ values (> 0).
+    widths : sequence of int, optional
+        Generator widths to compare (each ≥ k); default the table's d.
+    n_syn : int, optional
+        Records to account for; default any number (the plateau, which covers
+        every number).
+    method : {"exact", "global"}, default "exact"
+        The amplification-aware accounting method (see
+        :func:`synthamp.accountant.rdp_curve`).
+
+    Returns
+    -------
+    Plan
+    """
+    from synthamp.accountant import calibrate_sigma
+    from synthamp.generator import gram_error_bound, ridge_norm_bound, ridge_sensitivity
+
+    m = check_integer("n_records", n_records, 2)
+    d = check_integer("n_features", n_features, 1)
+    k = check_integer("n_targets", n_targets, 1)
+    if k > d:
+        raise InputError("n_targets", f"k = {k} exceeds d = {d}; need d ≥ k")
+    label_bound = check_positive("label_bound", label_bound)
+    epsilon = check_positive("epsilon", epsilon)
+    delta = check_open_unit("delta", delta)
+    if method not in ("exact", "global"):
+        raise InputError("method", f"must be 'exact' or 'global', got {method!r}")
+    ridges = [check_positive("ridge", r) for r in ridges]
+    if not ridges:
+        raise InputError("ridge", "give at least one value")
+    widths = [d] if widths is None else [check_integer("width", w, k) for w in widths]
+    if not widths:
+        raise InputError("width", "give at least one value")
+    if n_syn is not None:
+        n_syn = check_integer("n_syn", n_syn, 1)
+
+    rows = []
+    for width in widths:
+        for ridge in ridges:
+            norm_bound = ridge_norm_bound(label_bound, ridge)
+            sensitivity = ridge_sensitivity(label_bound, ridge, m)
+            cal = calibrate_sigma(
+                epsilon,
+                delta,
+                dim=width,
+                out_dim=k,
+                norm_bound=norm_bound,
+                sensitivity=sensitivity,
+                n_syn=n_syn,
+                method=method,
+            )
+            sigma, sigma_pp = float(cal.sigma), float(cal.sigma_post_processing)
+
+            def error(s: float, width=width, norm_bound=norm_bound) -> float:
+                return gram_error_bound(
+                    sigma=s, dim=width, out_dim=k, norm_bound=norm_bound, n_syn=n_syn
+                )
+
+            gram = error(sigma)
+            rows.append(
+                PlanRow(
+                    ridge=ridge,
+                    width=width,
+                    norm_bound=norm_bound,
+                    sensitivity=sensitivity,
+                    sigma=sigma,
+                    sigma_post_processing=sigma_pp,
+                    noise_saved=max(0.0, 1.0 - sigma / sigma_pp),
+                    epsilon=float(cal.epsilon),
+                    kind=str(cal.kind),
+                    gram_error=gram,
+                    gram_error_post_processing=error(sigma_pp),
+                    relative_gram_error=gram / norm_bound**2,
+                    width_for_amplification=2.0 * (norm_bound / sigma) ** 2,
+                )
+            )
+    best = min(range(len(rows)), key=lambda i: rows[i].relative_gram_error)
+    return Plan(
+        n_records=m,
+        n_features=d,
+        n_targets=k,
+        label_bound=label_bound,
+        epsilon=epsilon,
+        delta=delta,
+        n_syn=n_syn,
+        method=method,
+        rows=tuple(rows),
+        best=best,
+        criterion=(
+            "smallest expected Gram-matrix error relative to C² (the largest Gram matrix a "
+            "model within the norm bound can have); a larger λ also shrinks the fitted model, "
+            "a bias the plan cannot see without the data"
+        ),
+    )
