@@ -30,7 +30,10 @@ from typing import Any
 import numpy as np
 
 from synthamp._svg import Series, line_plot
+from synthamp._validation import InputError
+from synthamp.accountant import DEFAULT_ORDERS, SyntheticDataRelease, rdp_curve, rdp_to_epsilon
 from synthamp.report import PrivacyReport
+from synthamp.ridge import gram_error_bound
 
 __all__ = [
     "GLOSSARY",
@@ -74,8 +77,6 @@ class EpsilonDeltaCurve:
 
 def _release(report: PrivacyReport):
     """The release the guarantee was computed for (the plateau if finite accounting ran out)."""
-    from synthamp.accountant import SyntheticDataRelease
-
     return SyntheticDataRelease(
         report.dim,
         report.out_dim,
@@ -88,8 +89,6 @@ def _release(report: PrivacyReport):
 
 def _rdp_profile(report: PrivacyReport, deltas: np.ndarray) -> EpsilonDeltaCurve:
     """ε(δ) through the RDP curve and its conversion (THEORY.md §12)."""
-    from synthamp.accountant import DEFAULT_ORDERS, rdp_curve, rdp_to_epsilon
-
     release = _release(report)
     curve = rdp_curve(release, DEFAULT_ORDERS, report.accounting_method, lower=False)
     post = rdp_curve(release, DEFAULT_ORDERS, "post-processing")
@@ -107,11 +106,46 @@ def _rdp_profile(report: PrivacyReport, deltas: np.ndarray) -> EpsilonDeltaCurve
     )
 
 
+def _pld_profile(report: PrivacyReport, deltas: np.ndarray) -> EpsilonDeltaCurve:
+    """ε(δ) from the exact privacy profile (THEORY.md §14); post-processing: Gaussian, exact.
+
+    k = 1: the worst-case profile of the report's release; for a finite n_syn
+    the plateau profile (valid for every n_syn, slightly pessimistic, fast).
+    k > 1: the Gaussian profile with Δ_eff (certified), equal to post-processing.
+    """
+    from dataclasses import replace
+
+    from synthamp._wip_profile import profile_epsilons
+    from synthamp.audit import gaussian_epsilon
+
+    release = _release(report)
+    post = np.array(
+        [gaussian_epsilon(d, release.effective_sensitivity, release.sigma) for d in deltas]
+    )
+    if release.out_dim > 1:
+        epsilon, kind = post, "certified"
+    else:
+        epsilon, _ = profile_epsilons(replace(release, n_syn=None), deltas)
+        kind = "exact"
+    label = "exact privacy profile (PLD accountant)"
+    if release.n_syn is not None and release.out_dim == 1:
+        label += ", unlimited-release profile (covers every n_syn)"
+    return EpsilonDeltaCurve(
+        accountant="pld",
+        label=label,
+        kind=kind,
+        delta=deltas,
+        epsilon=epsilon,
+        epsilon_post_processing=post,
+    )
+
+
 #: Accountants that give ε(δ): name → function(report, δ grid) → EpsilonDeltaCurve.
 #: Another accountant (e.g. a privacy-loss-distribution accountant) plugs in by
 #: adding an entry; each entry is drawn as one pair of lines.
 PROFILE_ACCOUNTANTS: dict[str, Callable[[PrivacyReport, np.ndarray], EpsilonDeltaCurve]] = {
     "rdp": _rdp_profile,
+    "pld": _pld_profile,
 }
 
 
@@ -135,8 +169,6 @@ def epsilon_delta_curves(
     -------
     list of EpsilonDeltaCurve
     """
-    from synthamp._validation import InputError
-
     if deltas is None:
         deltas = np.unique(np.append(DELTA_GRID, report.delta))
     grid = np.asarray(deltas, dtype=float)
@@ -566,8 +598,6 @@ def _at(grid: np.ndarray, values: np.ndarray, x: float) -> float:
 
 
 def _rdp_section(report: PrivacyReport, term: _Terms) -> str:
-    from synthamp.accountant import DEFAULT_ORDERS, rdp_curve
-
     release = _release(report)
     curve = rdp_curve(release, DEFAULT_ORDERS, report.accounting_method)
     post = rdp_curve(release, DEFAULT_ORDERS, "post-processing")
@@ -665,8 +695,6 @@ def _noise_section(report: PrivacyReport, term: _Terms) -> str:
 
 
 def _utility_section(report: PrivacyReport, n_records: int | None, term: _Terms) -> str:
-    from synthamp.generator import gram_error_bound
-
     def bound(sigma: float) -> float:
         return gram_error_bound(
             sigma=sigma,

@@ -41,12 +41,13 @@ time_budget_option = click.option(
 @contextmanager
 def live_status(message: str) -> Iterator[None]:
     """Show ``message``, then the accountant's status messages, with elapsed time (terminal)."""
-    from rich.console import Console
+    from rich.console import Console  # heavy: rich, only for the status line
 
     console = Console(stderr=True)
     if not console.is_terminal:
         yield
         return
+    # heavy: rich, only on a terminal
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     progress = Progress(

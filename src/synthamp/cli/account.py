@@ -14,12 +14,14 @@ from typing import Any
 import click
 
 from synthamp._budget import DEFAULT_TIME_BUDGET
+from synthamp._validation import check_alpha, check_open_unit, check_positive
 from synthamp.cli._common import FLOAT_LIST, echo_json
 from synthamp.cli._status import live_status, time_budget_option
 
 __all__ = ["account", "account_result", "calibrate", "calibrate_result"]
 
 _METHODS = ("exact", "global", "post-processing")
+_ACCOUNTANTS = ("pld", "rdp")
 
 
 def _release_options(fn):
@@ -61,11 +63,57 @@ def _common_options(fn):
             "global: Theorem 5.2/5.4; post-processing: releasing the model.",
         ),
         time_budget_option,
+        click.option(
+            "--accountant",
+            type=click.Choice(_ACCOUNTANTS),
+            default=None,
+            help="pld: exact privacy profile and PLD composition (tight); rdp: RDP curve "
+            "converted (default: pld for k = 1 unlimited, rdp otherwise).",
+        ),
+        click.option(
+            "--discretization",
+            type=float,
+            default=1e-4,
+            show_default=True,
+            help="PLD discretisation interval h of the privacy loss (> 0).",
+        ),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
     ]
     for option in reversed(options):
         fn = option(fn)
     return fn
+
+
+def _choose_accountant(accountant: str | None, out_dim: int, n_syn: int | None) -> tuple[str, str]:
+    """The accountant of the guarantee and why (the default rule of ``--accountant``)."""
+    if accountant is not None:
+        return accountant, "requested"
+    if out_dim > 1:
+        return "rdp", "k > 1: no exact profile; the certified RDP bound (Theorem 5.4) is used"
+    if n_syn is not None:
+        return "rdp", (
+            "finite n_syn: the exact PLD is slow there (ask --accountant pld); RDP is used"
+        )
+    return "pld", "k = 1: the exact privacy profile composed by PLD (tighter than RDP)"
+
+
+def _pld_epsilons(release, deltas, discretization: float) -> tuple[list, list]:
+    """ε and its lower bound by the PLD accountant, one per δ (one PLD for all)."""
+    # the PLD accountant loads scipy: heavy, on use only
+    from synthamp._wip_pld import compute_epsilon_pld, privacy_loss_distribution
+    from synthamp._wip_profile import profile_epsilon
+
+    h = check_positive("discretization", discretization)
+    if release.releases == 1 and (release.out_dim == 1 or len(deltas) == 1):
+        results = [profile_epsilon(release, d) for d in deltas]
+        return [r.epsilon for r in results], [r.epsilon_lower for r in results]
+    if len(deltas) == 1:
+        r = compute_epsilon_pld(release, deltas[0], discretization=h)
+        return [r.epsilon], [r.epsilon_lower]
+    pld = privacy_loss_distribution(release, discretization=h)
+    upper = [pld.epsilon(d) for d in deltas]
+    lower = [max(pld.lower_bound.epsilon(d) - pld.shift, 0.0) for d in deltas]
+    return upper, [min(lo, up) for lo, up in zip(lower, upper, strict=True)]
 
 
 def _notes(release) -> list[str]:
@@ -91,7 +139,7 @@ def _notes(release) -> list[str]:
 
 def _amplification(release) -> str | None:
     """The outlook line of THEORY.md §16: does amplification pay at this (d, C, σ, k)?"""
-    from synthamp.amplification import amplification_outlook
+    from synthamp.amplification import amplification_outlook  # loads scipy: heavy
 
     return amplification_outlook(
         release.dim, release.norm_bound, release.sigma, release.out_dim
@@ -120,46 +168,85 @@ def account_result(
     n_syn: int | None = None,
     releases: int = 1,
     alpha: list[float] | None = None,
-    delta: float = 1e-5,
+    delta: float | list[float] = 1e-5,
     method: str = "exact",
+    accountant: str | None = None,
+    discretization: float = 1e-4,
     time_budget: float | None = DEFAULT_TIME_BUDGET,
 ) -> dict:
     """The JSON object of ``synthamp account``.
 
     Keys: ``alpha``, ``rdp`` (the curve used), ``rdp_lower`` (k > 1, else
-    None), ``epsilon``, ``delta``, ``optimal_alpha``, ``method``, ``kind``,
+    None), ``epsilon`` (of the guarantee: by ``accountant``), ``delta``,
+    ``accountant`` (``pld`` or ``rdp``) and ``accountant_reason``,
+    ``epsilon_rdp``, ``epsilon_pld`` and ``epsilon_pld_lower`` (the exact
+    value lies between; for k > 1 the PLD is of post-processing, certified),
+    ``discretization``, ``optimal_alpha``, ``method``, ``kind``,
     ``post_processing`` ({``rdp``, ``epsilon``}), ``sensitivity``,
     ``effective_sensitivity``, ``release``, ``heuristic`` (labelled extras,
     never a guarantee), ``fallback`` (set when finite-n_syn accounting stopped
     at its time budget), ``amplification`` (THEORY.md §16), ``notes`` and
-    ``warnings``.
+    ``warnings``. With a list of δ (``--delta-grid``), ``delta`` and every ε
+    are lists, one entry per δ.
     """
-    from synthamp._validation import check_alpha, check_open_unit
-    from synthamp.accountant import SyntheticDataRelease, compute_epsilon
+    from synthamp.accountant import SyntheticDataRelease, compute_epsilon  # loads scipy: heavy
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
-    delta = check_open_unit("delta", delta)
+    grid = isinstance(delta, list | tuple)
+    deltas = [
+        check_open_unit("delta_grid" if grid else "delta", d) for d in (delta if grid else [delta])
+    ]
+    discretization = check_positive("discretization", discretization)
     release = SyntheticDataRelease(
         dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn, releases=releases
     )
-    result, caught = _run_capturing_warnings(
-        compute_epsilon, release, delta, orders=orders, method=method, time_budget=time_budget
-    )
+    chosen, reason = _choose_accountant(accountant, out_dim, n_syn)
+    results, caught = [], []
+    for d in deltas:
+        result, warned = _run_capturing_warnings(
+            compute_epsilon,
+            release,
+            d,
+            orders=orders,
+            method=method,
+            time_budget=time_budget,
+        )
+        results.append(result)
+        caught += [w for w in warned if w not in caught]
+    result = results[0]
+    eps_rdp = [r.epsilon for r in results]
+    eps_pld, eps_pld_lower = (None, None)
+    if chosen == "pld" or (out_dim == 1 and n_syn is None):
+        eps_pld, eps_pld_lower = _pld_epsilons(release, deltas, discretization)
+    epsilon = eps_pld if chosen == "pld" else eps_rdp
     curve, post = result.curve, result.curve_post_processing
     heuristic = {
         name: {"kind": str(h.kind), "method": h.method, "rdp": h.rdp}
         for name, h in result.heuristics.items()
     }
+
+    def one(values):
+        return values if grid or values is None else values[0]
+
     return {
         "alpha": curve.orders,
         "rdp": curve.rdp,
         "rdp_lower": curve.rdp_lower,
-        "epsilon": result.epsilon,
-        "delta": result.delta,
-        "optimal_alpha": result.optimal_order,
+        "epsilon": one(epsilon),
+        "delta": one(deltas),
+        "accountant": chosen,
+        "accountant_reason": reason,
+        "epsilon_rdp": one(eps_rdp),
+        "epsilon_pld": one(eps_pld),
+        "epsilon_pld_lower": one(eps_pld_lower),
+        "discretization": discretization,
+        "optimal_alpha": one([r.optimal_order for r in results]),
         "method": result.method,
-        "kind": str(result.kind),
-        "post_processing": {"rdp": post.rdp, "epsilon": result.epsilon_post_processing},
+        "kind": str(result.kind) if chosen == "rdp" or out_dim == 1 else "certified",
+        "post_processing": {
+            "rdp": post.rdp,
+            "epsilon": one([r.epsilon_post_processing for r in results]),
+        },
         "sensitivity": release.sensitivity,
         "effective_sensitivity": release.effective_sensitivity,
         "release": {
@@ -189,6 +276,8 @@ def calibrate_result(
     releases: int = 1,
     alpha: list[float] | None = None,
     method: str = "exact",
+    accountant: str | None = None,
+    discretization: float = 1e-4,
     time_budget: float | None = DEFAULT_TIME_BUDGET,
 ) -> dict:
     """The JSON object of ``synthamp calibrate``.
@@ -197,11 +286,14 @@ def calibrate_result(
     ``noise_reduction`` (1 − sigma/sigma_post_processing), ``method``,
     ``target_epsilon``, ``delta``, ``optimal_alpha``, ``kind``,
     ``epsilon_post_processing``, ``sensitivity``, ``effective_sensitivity``,
-    ``fallback`` (set when finite-n_syn refinement stopped at its time budget),
-    ``amplification`` (THEORY.md §16), ``notes`` and ``warnings``.
+    ``accountant`` and ``accountant_reason``, ``sigma_rdp`` (the RDP
+    calibration) and ``sigma_pld`` (by PLD, None when not run),
+    ``discretization``, ``fallback`` (set when finite-n_syn refinement stopped
+    at its time budget), ``amplification`` (THEORY.md §16), ``notes`` and
+    ``warnings``. ``sigma`` and ``epsilon`` are those of the chosen accountant;
+    the noise reduction is against post-processing accounted by RDP.
     """
-    from synthamp._validation import check_alpha
-    from synthamp.accountant import SyntheticDataRelease, calibrate_sigma
+    from synthamp.accountant import SyntheticDataRelease, calibrate_sigma  # loads scipy: heavy
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
     cal, caught = _run_capturing_warnings(
@@ -218,14 +310,37 @@ def calibrate_result(
         orders=orders,
         time_budget=time_budget,
     )
+    discretization = check_positive("discretization", discretization)
+    chosen, reason = _choose_accountant(accountant, out_dim, n_syn)
+    sigma, eps, sigma_pld = cal.sigma, cal.epsilon, None
+    if chosen == "pld":
+        from synthamp._wip_pld import calibrate_sigma_pld  # loads scipy: heavy
+
+        pld = calibrate_sigma_pld(
+            epsilon,
+            delta,
+            dim=dim,
+            out_dim=out_dim,
+            norm_bound=norm_bound,
+            sensitivity=sensitivity,
+            n_syn=n_syn,
+            releases=releases,
+            discretization=discretization,
+        )
+        sigma, eps, sigma_pld = pld.sigma, pld.epsilon, pld.sigma
     release = SyntheticDataRelease(
-        dim, out_dim, norm_bound, sensitivity, cal.sigma, n_syn=n_syn, releases=releases
+        dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn, releases=releases
     )
     return {
-        "sigma": cal.sigma,
-        "epsilon": cal.epsilon,
+        "sigma": sigma,
+        "epsilon": eps,
+        "accountant": chosen,
+        "accountant_reason": reason,
+        "sigma_rdp": cal.sigma,
+        "sigma_pld": sigma_pld,
+        "discretization": discretization,
         "sigma_post_processing": cal.sigma_post_processing,
-        "noise_reduction": cal.noise_reduction,
+        "noise_reduction": 1.0 - sigma / cal.sigma_post_processing,
         "method": cal.method,
         "target_epsilon": cal.target_epsilon,
         "delta": cal.delta,
@@ -263,6 +378,12 @@ def _echo_notes(result: dict) -> None:
 @_release_options
 @click.option("--sigma", type=float, required=True, help="Noise scale σ.")
 @_common_options
+@click.option(
+    "--delta-grid",
+    type=FLOAT_LIST,
+    default=None,
+    help="Several δ, comma-separated (e.g. 1e-3,1e-5,1e-8): ε for each (JSON: arrays).",
+)
 def account(
     dim,
     out_dim,
@@ -275,14 +396,19 @@ def account(
     delta,
     method,
     time_budget,
+    accountant,
+    discretization,
     as_json,
+    delta_grid,
 ) -> None:
-    """(ε, δ) guarantee of a synthetic data release, with the RDP curve.
+    """(ε, δ) guarantee of a synthetic data release, by PLD or RDP.
 
-    The curve is the exact worst case over adjacent pairs for k = 1 (default
-    method), the best certified bound for k > 1 (with the exact k = 1 value as
-    a lower bound), or the method requested. The post-processing baseline
-    (releasing the perturbed model) is shown alongside.
+    pld (default for k = 1, unlimited release): the exact privacy profile,
+    worst case over adjacent pairs, composed by privacy loss distributions;
+    rdp: the exact worst-case RDP curve for k = 1 (default method), the best
+    certified bound for k > 1 (with the exact k = 1 value as a lower bound),
+    or the method requested, converted to (ε, δ). Both numbers are shown; the
+    post-processing baseline (releasing the perturbed model) alongside.
     """
     with live_status("accounting"):
         result = account_result(
@@ -294,22 +420,41 @@ def account(
             n_syn,
             releases,
             alpha,
-            delta,
+            delta if delta_grid is None else list(delta_grid),
             method,
+            accountant,
+            discretization,
             time_budget,
         )
     if as_json:
         echo_json(result)
         _echo_warnings(result)
         return
-    pp = result["post_processing"]
-    click.echo(
-        f"epsilon = {_fmt(result['epsilon'])} at delta = {result['delta']:g} "
-        f"(optimal alpha {_fmt(result['optimal_alpha'])}; method {result['method']}, "
-        f"{result['kind']})"
-    )
-    click.echo(f"post-processing (releasing the model): epsilon = {_fmt(pp['epsilon'])}")
-    if result["rdp_lower"] is not None:
+    grid = delta_grid is not None
+
+    def at(key, i):
+        value = result[key] if key != "post_processing" else result[key]["epsilon"]
+        return value[i] if grid and value is not None else value
+
+    for i in range(len(delta_grid) if grid else 1):
+        click.echo(
+            f"epsilon = {_fmt(at('epsilon', i))} at delta = {at('delta', i):g} "
+            f"(accountant {result['accountant']}, {result['kind']})"
+        )
+        if result["epsilon_pld"] is not None:
+            click.echo(
+                f"  pld: epsilon = {_fmt(at('epsilon_pld', i))} (exact value >= "
+                f"{_fmt(at('epsilon_pld_lower', i))}; discretisation {result['discretization']:g})"
+            )
+        click.echo(
+            f"  rdp: epsilon = {_fmt(at('epsilon_rdp', i))} (optimal alpha "
+            f"{_fmt(at('optimal_alpha', i))}; method {result['method']})"
+        )
+        click.echo(
+            f"  post-processing (releasing the model): epsilon = {_fmt(at('post_processing', i))}"
+        )
+    click.echo(f"accountant: {result['accountant']} ({result['accountant_reason']})")
+    if result["rdp_lower"] is not None and not grid:
         i = list(result["alpha"]).index(result["optimal_alpha"])
         click.echo(
             f"at alpha {_fmt(result['optimal_alpha'])}: RDP in "
@@ -334,13 +479,16 @@ def calibrate(
     delta,
     method,
     time_budget,
+    accountant,
+    discretization,
     as_json,
 ) -> None:
     """Smallest noise σ whose synthetic data release meets a target (ε, δ).
 
-    Reports σ for the requested accountant and for post-processing (releasing
-    the model), and the noise saved, 1 − σ/σ_post-processing. The achieved ε
-    never exceeds the target.
+    Reports σ for the chosen accountant (pld by default for k = 1 unlimited,
+    else rdp), the RDP calibration and post-processing (releasing the model),
+    and the noise saved, 1 − σ/σ_post-processing. The achieved ε never
+    exceeds the target.
     """
     with live_status("calibrating σ"):
         result = calibrate_result(
@@ -354,6 +502,8 @@ def calibrate(
             releases,
             alpha,
             method,
+            accountant,
+            discretization,
             time_budget,
         )
     if as_json:
@@ -363,10 +513,13 @@ def calibrate(
     click.echo(
         f"sigma = {_fmt(result['sigma'])} (epsilon = {_fmt(result['epsilon'])} <= "
         f"{_fmt(result['target_epsilon'])} at delta = {result['delta']:g}; "
-        f"method {result['method']}, {result['kind']})"
+        f"accountant {result['accountant']}, {result['kind']})"
     )
+    if result["accountant"] == "pld":
+        click.echo(f"  rdp: sigma = {_fmt(result['sigma_rdp'])} (method {result['method']})")
     click.echo(
         f"post-processing: sigma = {_fmt(result['sigma_post_processing'])}; "
         f"noise reduction {100 * result['noise_reduction']:.2f}%"
     )
+    click.echo(f"accountant: {result['accountant']} ({result['accountant_reason']})")
     _echo_notes(result)
