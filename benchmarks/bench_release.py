@@ -85,7 +85,10 @@ def main() -> None:
                 runs = [run_release(table, names, out, unlimited) for _ in range(args.repeats)]
                 wall = statistics.median(r[0] for r in runs)
                 report = runs[-1][1]
-                scope = report.get("accounting_scope", "finite" if not unlimited else "unlimited")
+                if report.get("accounting_note"):
+                    scope = "plateau (finite stopped at the time budget)"
+                else:
+                    scope = "unlimited" if unlimited else f"finite, {report['accounting_kind']}"
                 rows.append(
                     [
                         f"k = {targets}, {'--unlimited' if unlimited else f'n_syn = {N_SYN:,}'}",
