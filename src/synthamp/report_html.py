@@ -658,7 +658,7 @@ def _noise_section(report: PrivacyReport, term: _Terms) -> str:
 
 
 def _utility_section(report: PrivacyReport, n_records: int | None, term: _Terms) -> str:
-    from synthamp.generator import gram_error_bound
+    from synthamp.ridge import gram_error_bound
 
     def bound(sigma: float) -> float:
         return gram_error_bound(
