@@ -57,6 +57,15 @@ The generator (:mod:`synthamp.generator`, loaded on first use)
 
    PrivateLinearGenerator -- scikit-learn estimator: fit, perturb, sample synthetic records
 
+Planning and reporting (:mod:`synthamp.planning`, :mod:`synthamp.report_html`)
+------------------------------------------------------------------------------
+
+.. autosummary::
+   :toctree: generated/
+
+   plan_release         -- before the data: σ, noise saved and utility for each λ and width
+   render_html          -- the privacy report as one self-contained HTML page
+
 Conventions
 -----------
 
@@ -102,6 +111,8 @@ from synthamp.divergence import (
     renyi_finite,
     renyi_plateau,
 )
+from synthamp.planning import plan_release
+from synthamp.report_html import render_html
 
 if TYPE_CHECKING:  # loaded lazily at run time (scikit-learn), see __getattr__
     from synthamp.generator import PrivateLinearGenerator
@@ -125,9 +136,11 @@ __all__ = [
     "log_likelihood_ratio",
     "log_likelihood_ratio_finite",
     "ncx2_logpdf",
+    "plan_release",
     "privacy_quantity",
     "rdp_curve",
     "rdp_to_epsilon",
+    "render_html",
     "renyi_finite",
     "renyi_plateau",
     "worst_case_rdp",

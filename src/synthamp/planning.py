@@ -95,7 +95,9 @@ class Plan:
     best : int
         Index of the row with the smallest ``relative_gram_error``.
     criterion : str
-        What "best" means, in words.
+        What "best" means, in words: the smallest ``relative_gram_error``, the
+        error relative to C², the largest Gram matrix a model within the norm
+        bound can have.
     """
 
     n_records: int
@@ -228,8 +230,7 @@ def plan_release(
         rows=tuple(rows),
         best=best,
         criterion=(
-            "smallest expected Gram-matrix error relative to C² (the largest Gram matrix a "
-            "model within the norm bound can have); a larger λ also shrinks the fitted model, "
+            "smallest Gram error relative to C²; a larger λ also shrinks the fitted model, "
             "a bias the plan cannot see without the data"
         ),
     )

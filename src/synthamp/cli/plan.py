@@ -146,16 +146,17 @@ def _print_plan(result, data) -> None:
             f"{row.relative_gram_error:>8.3g}"
         )
     best = result.rows[result.best]
-    click.echo(f"* best: λ = {best.ridge:g}, width {best.width} ({result.criterion})")
+    click.echo(f"* best: λ = {best.ridge:g}, width {best.width}: {result.criterion}")
     for width in dict.fromkeys(row.width for row in result.rows):
         rows = [row for row in result.rows if row.width == width]
         most = max(row.noise_saved for row in rows)
         if most < 0.05:
-            need = min(row.width_for_amplification for row in rows)
+            need = min(rows, key=lambda row: row.width_for_amplification)
             click.echo(
                 f"width {width}: amplification barely pays (at most {100 * most:.1f}% noise "
-                f"saved); it needs a width d ≳ 2(C/σ)² ≈ {need:,.0f} (Theorem 5.1, a heuristic "
-                "guide), e.g. a wide random-feature generator, or a smaller λ"
+                f"saved); it needs a width d ≳ 2(C/σ)² ≈ {need.width_for_amplification:,.0f} "
+                f"at λ = {need.ridge:g} (Theorem 5.1, a heuristic guide), e.g. a wide "
+                "random-feature generator, or a smaller λ"
             )
     click.echo(
         "Gram error: proven bound on the root-mean-square error (Frobenius) of the Gram matrix "
