@@ -41,10 +41,6 @@ from synthamp.accountant import (
     compute_epsilon,
 )
 from synthamp.audit import (
-    _ChiSquareLaw,
-    _GaussianLaw,
-    _ProductLaw,
-    _threshold_epsilon,
     adjacent_datasets,
     audit_generator,
     audit_release,
@@ -56,7 +52,11 @@ from synthamp.audit import (
     pair_epsilon,
     sample_statistic,
 )
+from synthamp.audit._release import threshold_epsilon as _threshold_epsilon
 from synthamp.cli import main
+from synthamp.divergence._laws import GaussianLaw as _GaussianLaw
+from synthamp.divergence._laws import NoncentralChiSquare as _ChiSquareLaw
+from synthamp.divergence._laws import ProductLaw as _ProductLaw
 
 # --------------------------------------------------------------------------- Clopper–Pearson
 

@@ -801,7 +801,7 @@ def test_finite_likelihood_ratio_far_left_against_mpmath(dim, n, a, b, s):
 def test_finite_over_budget_orders_fall_back_on_a_sound_interval(monkeypatch):
     """Orders whose grid exceeds the work budget get [lower end of a smaller order,
     plateau + its error], which must contain the value computed within budget."""
-    import synthamp._finite as finite_module
+    import synthamp.divergence._finite as finite_module
 
     alphas = [1.01, 2.0, 16.0, 64.0]
     args = (alphas, 2, 2.0, 1.0, 1)

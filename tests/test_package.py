@@ -99,3 +99,46 @@ def test_public_functions_have_docstrings():
         obj = getattr(synthamp, name)
         if inspect.isfunction(obj) or inspect.isclass(obj):
             assert obj.__doc__, name
+
+
+def _modules_loaded_by(statement: str) -> set[str]:
+    code = f"import sys; {statement}; print(' '.join(sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(out.stdout.split())
+
+
+def test_package_face_loads_no_scipy_and_ridge_no_scikit_learn():
+    # import synthamp (and so `synthamp --help`) costs numpy only; the engine loads on first use
+    loaded = _modules_loaded_by("import synthamp")
+    assert not {"scipy", "scipy.special", "scipy.optimize"} & loaded
+    assert "synthamp.accountant" not in loaded and "synthamp.divergence" not in loaded
+    # the ridge mathematics is free of scikit-learn; the estimator is not
+    assert "sklearn" not in _modules_loaded_by("import synthamp.ridge")
+    assert "sklearn" in _modules_loaded_by("import synthamp.generator")
+
+
+def test_lazy_names_are_listed_and_resolve_to_their_modules():
+    import synthamp.accountant as accountant
+    import synthamp.divergence as divergence
+
+    listed = dir(synthamp)
+    for name in synthamp.__all__:
+        assert name in listed
+    for name in ("WorstCase", "EpsilonResult", "Calibration", "compute_epsilon"):
+        assert getattr(synthamp, name) is getattr(accountant, name)
+    assert synthamp.renyi_plateau is divergence.renyi_plateau
+    assert synthamp.bounds.post_processing_rdp.kind is Kind.CERTIFIED
+
+
+def test_generator_does_not_shadow_scikit_learn_validate_params():
+    from sklearn.base import BaseEstimator
+
+    from synthamp.generator import PrivateLinearGenerator
+
+    assert PrivateLinearGenerator._validate_params is BaseEstimator._validate_params
+
+
+def test_version_has_one_home():
+    from synthamp._version import __version__
+
+    assert synthamp.__version__ is __version__

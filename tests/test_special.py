@@ -1,4 +1,4 @@
-"""Log-space Bessel functions (synthamp._special) against mpmath.
+"""Log-space Bessel functions (synthamp.divergence._special) against mpmath.
 
 References are computed here, at 40 digits, by tests/mpref.py (the ₀F₁ power
 series, Poisson's integral by the trapezoidal rule, mpmath's ``besseli``),
@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mpref
-from synthamp import _special
+from synthamp.divergence import _special
 
 #: Orders ν = d/2 − 1 for d = 1, 2, 3, 4, 11, 26, 61, 62, 64, 101, 202, 10^3, 10^4, 10^5, 10^6,
 #: across the branch boundaries (series / ive below ν = 30 / Debye from ν = 30).

@@ -7,8 +7,9 @@ or with certified bounds (k > 1), following Pierquin, Bellet, Tommasi and
 Boussard, *Privacy Amplification Persists under Unlimited Synthetic Data
 Release* (2026, arXiv:2602.04895).
 
-The core import is light (numpy, scipy.special); the generator, figures and
-the command line load pandas, matplotlib and scikit-learn only when used.
+``import synthamp`` is light (numpy only): the names below are loaded on first
+use, the engine and the accountant with scipy.special, the generator with
+scikit-learn, the figures with matplotlib and pandas.
 
 Every function that returns a privacy quantity says what kind of number it is
 (``fn.kind``): *exact* (numerical, with an error bound), *certified* (a proven
@@ -49,8 +50,8 @@ The exact engine, k = 1 (:mod:`synthamp.divergence`)
    log_likelihood_ratio -- log-likelihood ratio of an unlimited release
    log_likelihood_ratio_finite -- log-likelihood ratio of a finite release
 
-The generator (:mod:`synthamp.generator`, loaded on first use)
---------------------------------------------------------------
+The generator (:mod:`synthamp.generator`)
+-----------------------------------------
 
 .. autosummary::
    :toctree: generated/
@@ -83,39 +84,40 @@ mathematics in :mod:`synthamp.ridge`, empirical audits in
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError
 from synthamp._version import __version__
-from synthamp.accountant import (
-    DEFAULT_ORDERS,
-    Calibration,
-    EpsilonResult,
-    GaussianRelease,
-    RdpCurve,
-    SyntheticDataRelease,
-    WorstCase,
-    calibrate_sigma,
-    compute_epsilon,
-    rdp_curve,
-    rdp_to_epsilon,
-    worst_case_rdp,
-)
-from synthamp.divergence import (
-    DivergenceResult,
-    fisher_information,
-    log_likelihood_ratio,
-    log_likelihood_ratio_finite,
-    ncx2_logpdf,
-    renyi_finite,
-    renyi_plateau,
-)
-from synthamp.planning import plan_release
-from synthamp.report_html import render_html
 
-if TYPE_CHECKING:  # loaded lazily at run time (scikit-learn), see __getattr__
+if TYPE_CHECKING:  # the names below are loaded on first use, see __getattr__
+    from synthamp.accountant import (
+        DEFAULT_ORDERS,
+        Calibration,
+        EpsilonResult,
+        GaussianRelease,
+        RdpCurve,
+        SyntheticDataRelease,
+        WorstCase,
+        calibrate_sigma,
+        compute_epsilon,
+        rdp_curve,
+        rdp_to_epsilon,
+        worst_case_rdp,
+    )
+    from synthamp.divergence import (
+        DivergenceResult,
+        fisher_information,
+        log_likelihood_ratio,
+        log_likelihood_ratio_finite,
+        ncx2_logpdf,
+        renyi_finite,
+        renyi_plateau,
+    )
     from synthamp.generator import PrivateLinearGenerator
+    from synthamp.planning import plan_release
+    from synthamp.report_html import render_html
 
 __all__ = [
     "DEFAULT_ORDERS",
@@ -146,16 +148,71 @@ __all__ = [
     "worst_case_rdp",
 ]
 
+# Loaded on first use (PEP 562), so that `import synthamp` and `synthamp --help`
+# cost little more than numpy: the engine and the accountant need scipy.special
+# (~0.3 s at import), the generator scikit-learn (~0.5 s).
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(
+        [
+            "DEFAULT_ORDERS",
+            "Calibration",
+            "EpsilonResult",
+            "GaussianRelease",
+            "RdpCurve",
+            "SyntheticDataRelease",
+            "WorstCase",
+            "calibrate_sigma",
+            "compute_epsilon",
+            "rdp_curve",
+            "rdp_to_epsilon",
+            "worst_case_rdp",
+        ],
+        "synthamp.accountant",
+    ),
+    **dict.fromkeys(
+        [
+            "DivergenceResult",
+            "fisher_information",
+            "log_likelihood_ratio",
+            "log_likelihood_ratio_finite",
+            "ncx2_logpdf",
+            "renyi_finite",
+            "renyi_plateau",
+        ],
+        "synthamp.divergence",
+    ),
+    "PrivateLinearGenerator": "synthamp.generator",
+    "plan_release": "synthamp.planning",
+    "render_html": "synthamp.report_html",
+}
+
+#: Public submodules, reachable as attributes (``synthamp.bounds``) without an import.
+_SUBMODULES = (
+    "accountant",
+    "audit",
+    "bounds",
+    "cli",
+    "divergence",
+    "figures",
+    "generator",
+    "planning",
+    "report",
+    "report_html",
+    "ridge",
+    "tabular",
+)
+
 
 def __getattr__(name: str) -> Any:
-    if name == "PrivateLinearGenerator":
-        # heavy: scikit-learn (the generator's base class), imported on first use only
-        from synthamp.generator import PrivateLinearGenerator
-
-        return PrivateLinearGenerator
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value  # later lookups find it directly
+        return value
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'synthamp' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    # the lazy PrivateLinearGenerator is listed although it is not loaded yet
-    return sorted(set(globals()) | set(__all__))
+    # the lazy names are listed although they are not loaded yet
+    return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))

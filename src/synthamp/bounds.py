@@ -19,7 +19,10 @@ Each privacy quantity carries its kind (:mod:`synthamp._kinds`):
     does not follow from Proposition 3.2).
 ``exact``
     Computed by the exact engine (:mod:`synthamp.divergence`): the divergence
-    without a norm bound of Proposition 4.3.
+    without a norm bound of Proposition 4.3. Only two functions here call the
+    engine, :func:`no_norm_bound_divergence` and :func:`no_norm_bound_ratio`
+    (through the former); they validate their input and call its plateau
+    kernel. Everything else is closed form.
 
 The global bounds bound the plateau D_α(VᵀV‖WᵀW), the n_syn → ∞ limit; since
 D_α(ZV‖ZW) is non-decreasing in n_syn (Proposition 4.2), they bound the
@@ -49,6 +52,7 @@ from synthamp._validation import (
     check_nonnegative,
     check_positive,
 )
+from synthamp.divergence._plateau import plateau_scaled
 
 __all__ = [
     "BOUND_KINDS",
@@ -847,11 +851,13 @@ def no_norm_bound_divergence(
     ndarray
         The exact plateau for each order (nats).
     """
-    from synthamp.divergence import renyi_plateau
-
     t = check_nonnegative("t", t)
     sensitivity = check_nonnegative("sensitivity", sensitivity)
-    return np.asarray(renyi_plateau(alpha, dim, t, t + sensitivity, sigma), dtype=float)
+    alpha = check_alpha(alpha)
+    dim = check_dim(dim)
+    sigma = check_positive("sigma", sigma)
+    value, _ = plateau_scaled(alpha, dim, t / sigma, (t + sensitivity) / sigma)
+    return value
 
 
 @privacy_quantity("exact")

@@ -50,8 +50,10 @@ import numbers
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
@@ -191,7 +193,7 @@ def _account(
 # ---------------------------------------------------------------------------
 
 
-def _check_matrix(param: str, values, *, allow_1d: bool) -> np.ndarray:
+def _check_matrix(param: str, values: ArrayLike, *, allow_1d: bool) -> np.ndarray:
     try:
         array = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
@@ -312,7 +314,7 @@ class PrivateLinearGenerator(BaseEstimator):
         accounting: str = "exact",
         sampler: str = "gram",
         random_state: int | None = None,
-    ):
+    ) -> None:
         self.label_bound = label_bound
         self.ridge = ridge
         self.norm_bound = norm_bound
@@ -403,7 +405,7 @@ class PrivateLinearGenerator(BaseEstimator):
 
     # -- fit ----------------------------------------------------------------
 
-    def fit(self, X, Y) -> PrivateLinearGenerator:
+    def fit(self, X: ArrayLike, Y: ArrayLike) -> PrivateLinearGenerator:
         """Fit the private generator on features ``X`` (m, d) and targets ``Y`` (m, k).
 
         Returns
@@ -479,7 +481,17 @@ class PrivateLinearGenerator(BaseEstimator):
         self.privacy_ = self._report(accounting, params, scaling_text, scaling_note, d, k, m, n_syn)
         return self
 
-    def _report(self, accounting, params, scaling_text, scaling_note, d, k, m, n_syn):
+    def _report(
+        self,
+        accounting: _Accounting,
+        params: dict,
+        scaling_text: str,
+        scaling_note: str | None,
+        d: int,
+        k: int,
+        m: int,
+        n_syn: int | None,
+    ) -> PrivacyReport:
         seeded = self.random_state is not None
         if seeded:
             seed_policy = (
@@ -563,7 +575,7 @@ class PrivateLinearGenerator(BaseEstimator):
             )
         return self._state("model").copy()
 
-    def _state(self, name: str):
+    def _state(self, name: str) -> Any:
         return self.__dict__.get(f"_PrivateLinearGenerator__{name}")
 
     # -- sampling -----------------------------------------------------------
@@ -668,7 +680,7 @@ class PrivateLinearGenerator(BaseEstimator):
             yield self._draw(rows)
             produced += rows
 
-    def gram_estimate(self, synthetic: np.ndarray) -> np.ndarray:
+    def gram_estimate(self, synthetic: ArrayLike) -> np.ndarray:
         """Debiased estimate of vᵀv from this generator's synthetic records.
 
         See :func:`debiased_gram`.
@@ -681,7 +693,7 @@ class PrivateLinearGenerator(BaseEstimator):
 
     # -- persistence --------------------------------------------------------
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         state = dict(super().__getstate__())  # a copy: never clobber the live object
         private = [key for key in state if key.startswith("_PrivateLinearGenerator__")]
         covered = bool(self.release_model) or (

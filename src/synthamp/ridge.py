@@ -42,6 +42,7 @@ import math
 
 import numpy as np
 import scipy.linalg
+from numpy.typing import ArrayLike
 
 from synthamp._kinds import privacy_quantity
 from synthamp._validation import InputError, check_integer, check_positive
@@ -128,7 +129,7 @@ def ridge_sensitivity(label_bound: float, ridge: float, n_records: int) -> float
     return label_bound * (1.0 + 2.0 * math.sqrt(ridge)) / (n_records * ridge**1.5)
 
 
-def clip_rows(values: np.ndarray, bound: float) -> np.ndarray:
+def clip_rows(values: ArrayLike, bound: float) -> np.ndarray:
     """Scale each row with Euclidean norm above ``bound`` down to norm ``bound``.
 
     A per-record map, so it preserves replace-one adjacency.
@@ -159,7 +160,7 @@ def project_frobenius(model: np.ndarray, radius: float) -> np.ndarray:
     return out
 
 
-def ridge_fit(features: np.ndarray, targets: np.ndarray, ridge: float) -> np.ndarray:
+def ridge_fit(features: ArrayLike, targets: ArrayLike, ridge: float) -> np.ndarray:
     """Non-private minimiser of (1/m) Σ ‖Wᵀx_i − y_i‖² + λ‖W‖_F².
 
     Solves (XᵀX + mλI)W = XᵀY by Cholesky (or the dual system
@@ -195,9 +196,7 @@ def ridge_fit(features: np.ndarray, targets: np.ndarray, ridge: float) -> np.nda
 # ---------------------------------------------------------------------------
 
 
-def debiased_gram(
-    synthetic: np.ndarray, *, sigma: float, dim: int, seed_scale: float
-) -> np.ndarray:
+def debiased_gram(synthetic: ArrayLike, *, sigma: float, dim: int, seed_scale: float) -> np.ndarray:
     """Unbiased estimate of the non-private Gram matrix vᵀv from synthetic data.
 
     With S = (ZV)ᵀ(ZV)/(n σ_z²), E[S | V] = VᵀV (rows of ZV are iid
@@ -280,7 +279,7 @@ def gram_error_bound(
 
 
 def gram_estimate_errors(
-    model: np.ndarray,
+    model: ArrayLike,
     *,
     sigma: float,
     n_syn: int,

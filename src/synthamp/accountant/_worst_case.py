@@ -121,7 +121,7 @@ class WorstCase:
 class _EdgeEvaluator:
     """D_α at points of the two edges of the constraint set, in scaled units."""
 
-    def __init__(self, alpha: NDArray[np.float64], dim: int, gap: float, n_syn: int | None):
+    def __init__(self, alpha: NDArray[np.float64], dim: int, gap: float, n_syn: int | None) -> None:
         self.alpha = alpha
         self.dim = dim
         self.gap = gap

@@ -1,0 +1,149 @@
+"""Export a release to other accountants: dp_accounting's PLD and prv_accountant's PRV.
+
+Users compose a synthetic data release with other mechanisms (DP-SGD,
+Gaussian queries) in the accountant they already use. Both exports carry
+the same dominating pair as synthamp's PLD accountant (THEORY.md §14;
+:mod:`synthamp._wip_pld`):
+
+* :func:`to_dp_accounting_pld` builds a ``dp_accounting.pld.PrivacyLossDistribution``
+  from the worst-case profile on the grid ε_i = i·h by dp_accounting's own
+  ``pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap`` (pessimistic,
+  symmetric), composed over the release's T; it composes with
+  ``from_gaussian_mechanism(...)`` of the same ``value_discretization_interval``.
+* :func:`to_prv` returns a ``prv_accountant.PrivacyRandomVariable`` whose cdf is
+  the privacy loss of the symmetric dominating pair (module docstring of
+  :class:`SyntheticReleasePRV`).
+
+Both need optional packages: ``pip install 'synthamp[export]'``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from synthamp._validation import InputError
+from synthamp._wip_pld import (
+    DEFAULT_DISCRETIZATION,
+    SubsampledGaussianRelease,
+    _grid_profile,
+)
+from synthamp._wip_profile import DEFAULT_TAIL, _WorstCase
+from synthamp.accountant import GaussianRelease, SyntheticDataRelease
+
+__all__ = ["MissingExtraError", "to_dp_accounting_pld", "to_prv"]
+
+
+class MissingExtraError(ImportError):
+    """An optional dependency is missing; the message names the extra to install."""
+
+
+def _require(module: str, package: str):
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingExtraError(
+            f"{package} is not installed: pip install 'synthamp[export]' (or pip install {package})"
+        ) from None
+
+
+def to_dp_accounting_pld(
+    release: SyntheticDataRelease | GaussianRelease | SubsampledGaussianRelease,
+    *,
+    discretization: float = DEFAULT_DISCRETIZATION,
+    tail: float = DEFAULT_TAIL,
+):
+    """The release as a ``dp_accounting.pld.PrivacyLossDistribution`` (pessimistic).
+
+    Parameters
+    ----------
+    release : SyntheticDataRelease, GaussianRelease or SubsampledGaussianRelease
+        Composed over its ``releases`` (dp_accounting's ``self_compose``).
+    discretization : float, default 1e-4
+        dp_accounting's ``value_discretization_interval``; compose only with
+        PLDs of the same value.
+
+    Returns
+    -------
+    dp_accounting.pld.PrivacyLossDistribution
+    """
+    from synthamp._validation import check_positive
+
+    pld_module = _require("dp_accounting.pld.privacy_loss_distribution", "dp-accounting")
+    pld_pmf = _require("dp_accounting.pld.pld_pmf", "dp-accounting")
+    h = check_positive("discretization", discretization)
+    lo, upper, _, _ = _grid_profile(release, h, tail)
+    pmf = pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap(h, lo, lo + upper.size - 1, upper)
+    pld = pld_module.PrivacyLossDistribution(pmf)
+    return pld.self_compose(release.releases) if release.releases > 1 else pld
+
+
+def to_prv(release: SyntheticDataRelease | GaussianRelease | SubsampledGaussianRelease):
+    """The release (one run) as a ``prv_accountant.PrivacyRandomVariable``.
+
+    Gaussian mechanisms and k > 1 releases (post-processing with Δ_eff) map
+    to prv_accountant's own classes; a k = 1 synthetic data release to
+    :class:`SyntheticReleasePRV`. Compose T runs in prv_accountant
+    (``max_self_compositions``).
+    """
+    prv = _require("prv_accountant", "prv-accountant")
+    if isinstance(release, SubsampledGaussianRelease):
+        return prv.PoissonSubsampledGaussianMechanism(
+            release.sampling_probability, release.sigma / release.sensitivity
+        )
+    if isinstance(release, GaussianRelease):
+        return prv.GaussianMechanism(release.sigma / release.sensitivity)
+    if not isinstance(release, SyntheticDataRelease):
+        raise InputError("release", f"must be a release or Gaussian mechanism, got {release!r}")
+    if release.out_dim > 1:
+        return prv.GaussianMechanism(release.sigma / release.effective_sensitivity)
+    return _synthetic_prv_class(prv)(release)
+
+
+def _synthetic_prv_class(prv):
+    class SyntheticReleasePRV(prv.PrivacyRandomVariable):
+        """Privacy loss of the symmetric dominating pair of a k = 1 release.
+
+        With the worst pair (P_hi, P_lo) (the forward endpoint; guarded as in
+        :func:`synthamp._wip_profile.privacy_profile`) and x_ℓ the threshold
+        where L = log p_hi/p_lo equals ℓ, the symmetrised profile is the
+        forward curve for ε >= 0 and the reverse one for ε < 0, so the loss L*
+        of the dominating pair has P*(L* > ε) = P_hi(T > x_ε) for ε >= 0 and
+        P_lo(T <= x_{−ε}) for ε < 0 (an atom at 0 between the two). The cdf is
+        interpolated (linearly in log-probability) between thresholds resolved
+        to 1e-7 in ε. ``rdp`` is the post-processing bound αΔ_eff²/(2σ²), an
+        upper bound that prv_accountant uses to size its domain.
+        """
+
+        def __init__(self, release: SyntheticDataRelease):
+            self.release = release
+            worst = _WorstCase(release, 1e-7, DEFAULT_TAIL)
+            worst.bracket(np.linspace(0.0, 10.0, 2001))  # the guard on a grid of ε
+            if worst.fallback:
+                raise NotImplementedError(
+                    "a guard fired: the worst case is not the endpoint pair; use the PLD export"
+                )
+            v = worst.endpoint.values
+            order = np.argsort(v["loss"], kind="stable")
+            loss = v["loss"][order]
+            keep = np.concatenate([[True], np.diff(loss) > 0])
+            self._loss = loss[keep]
+            self._log_up_hi = v["up_hi"][order][keep]  # log P_hi(T > x)
+            self._log_low_lo = v["low_lo"][order][keep]  # log P_lo(T <= x)
+
+        def _log_survival(self, t):
+            """log P*(L* > t)."""
+            t = np.asarray(t, dtype=float)
+            pos = np.interp(t, self._loss, self._log_up_hi, left=0.0, right=-np.inf)
+            neg = np.interp(-t, self._loss, self._log_low_lo, left=-np.inf, right=0.0)
+            return np.where(t >= 0, pos, neg)
+
+        def cdf(self, t):
+            return -np.expm1(self._log_survival(t))
+
+        def rdp(self, alpha: float) -> float:
+            s = self.release.effective_sensitivity / self.release.sigma
+            return float(alpha * s * s / 2.0)
+
+    return SyntheticReleasePRV

@@ -1,0 +1,259 @@
+"""The exact k = 2 plateau engine (synthamp._wip_wishart), against independent references.
+
+* ₀F₁ of a 2 × 2 argument: the Koev–Edelman series of zonal polynomials (mpmath,
+  written here from the definitions: Jack polynomials of parameter 2 in two
+  variables) for moderate arguments, and mpmath quadrature of the §8 integral in
+  θ for large ones;
+* the divergence: the exact k = 1 engine on rank-one aligned pairs (THEORY.md §8
+  reduction), a second coordinate system (the coordinates of R² swapped, or
+  rotated: a different Bartlett lattice for the same laws), grid refinement,
+  and the identities ∫q = 1, E_q[L] = 1.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+from synthamp import InputError, renyi_plateau
+from synthamp._wip_wishart import log_hyp0f1_2x2, renyi_plateau_gram
+
+# ---------------------------------------------------------------------------
+# Koev–Edelman series for ₀F₁(b; diag(x1, x2)), Jack parameter α = 2
+# ---------------------------------------------------------------------------
+
+JACK = 2
+
+
+def _hooks(kappa):
+    """(c_κ = Π lower hooks, j_κ = Π upper·lower hooks) for a partition of ≤ 2 parts."""
+    conj = [sum(1 for part in kappa if part > j) for j in range(kappa[0])] if kappa[0] else []
+    lower = upper = mp.mpf(1)
+    for i, part in enumerate(kappa):
+        for j in range(part):
+            arm = part - j - 1
+            leg = conj[j] - i - 1
+            lower *= leg + 1 + JACK * arm
+            upper *= leg + JACK * (arm + 1)
+    return lower, lower * upper
+
+
+def _zonal(kappa, x1, x2):
+    """C_κ(x1, x2), normalised so that Σ_{|κ|=k} C_κ = (x1 + x2)^k."""
+    k1, k2 = kappa
+    m = k1 - k2
+    # one-row Jack J_(m) = α^m m! [t^m] (1 − x1 t)^{−1/α}(1 − x2 t)^{−1/α}
+    g = mp.fsum(
+        mp.rf(mp.mpf(1) / JACK, j)
+        / mp.factorial(j)
+        * mp.rf(mp.mpf(1) / JACK, m - j)
+        / mp.factorial(m - j)
+        * x1**j
+        * x2 ** (m - j)
+        for j in range(m + 1)
+    )
+    c_row = mp.fprod(JACK * i + 1 for i in range(m)) if m else mp.mpf(1)
+    p_row = JACK**m * mp.factorial(m) * g / c_row  # monic P_(m)
+    p_kappa = (x1 * x2) ** k2 * p_row  # P_{κ + (1,1)} = x1 x2 P_κ
+    c_kappa, j_kappa = _hooks(kappa)
+    return JACK ** (k1 + k2) * mp.factorial(k1 + k2) / j_kappa * c_kappa * p_kappa
+
+
+def koev_edelman_log_hyp0f1(b, x1, x2, terms=120):
+    """log ₀F₁(b; diag(x1, x2)) = log Σ_κ C_κ(X)/([b]_κ |κ|!) (Koev & Edelman 2006)."""
+    with mp.workdps(40):
+        b, x1, x2 = mp.mpf(b), mp.mpf(x1), mp.mpf(x2)
+        total = mp.mpf(0)
+        for k in range(terms):
+            layer = mp.mpf(0)
+            for k2 in range(k // 2 + 1):
+                kappa = (k - k2, k2)
+                poch = mp.rf(b, kappa[0]) * mp.rf(b - mp.mpf(1) / JACK, kappa[1])
+                layer += _zonal(kappa, x1, x2) / (poch * mp.factorial(k))
+            total += layer
+            if k > 10 and abs(layer) < mp.mpf(10) ** -38 * total:
+                break
+        return float(mp.log(total))
+
+
+def test_zonal_normalisation():
+    with mp.workdps(40):
+        x1, x2 = mp.mpf("0.7"), mp.mpf("1.9")
+        for k in range(1, 7):
+            total = mp.fsum(_zonal((k - k2, k2), x1, x2) for k2 in range(k // 2 + 1))
+            assert abs(total - (x1 + x2) ** k) < mp.mpf(10) ** -30
+        assert abs(_zonal((5, 0), x1, 0) - x1**5) < mp.mpf(10) ** -30
+
+
+@pytest.mark.parametrize(
+    "dim,x1,x2",
+    [
+        (3, 0.5, 0.1),
+        (4, 20.0, 19.5),
+        (7, 30.0, 0.0),
+        (30, 5.0, 2.0),
+        (100, 1e-3, 1e-4),
+        (100, 20.0, 19.5),
+        pytest.param(3, 20.0, 19.5, marks=pytest.mark.slow),
+        pytest.param(100, 0.5, 0.1, marks=pytest.mark.slow),
+        pytest.param(30, 30.0, 0.0, marks=pytest.mark.slow),
+    ],
+)
+def test_hyp0f1_2x2_matches_koev_edelman(dim, x1, x2):
+    ref = koev_edelman_log_hyp0f1(dim / 2, x1, x2)
+    value, error = log_hyp0f1_2x2(dim, np.array([x1]), np.array([x2]))
+    assert abs(value[0] - ref) <= 1e-13 * abs(ref) + 2e-14
+    assert abs(value[0] - ref) <= error[0] + 1e-16
+
+
+def _mp_integral_log_hyp0f1(dim, x1, x2):
+    """The §8 integral in θ (u = sin θ) by mpmath quadrature, split around the peak."""
+    with mp.workdps(30):
+        nu1 = mp.mpf(dim - 1) / 2
+
+        def f(theta):
+            c2 = mp.cos(theta) ** 2
+            return mp.cos(theta) ** (dim - 2) * mp.hyp0f1(nu1, x1 * c2) * mp.hyp0f1(nu1, x2 * c2)
+
+        width = 1 / mp.sqrt(dim + 2 * mp.sqrt(x1) + 2 * mp.sqrt(x2))
+        pts = [0] + [width * k for k in (1, 2, 4, 8, 16, 32) if width * k < mp.pi / 2] + [mp.pi / 2]
+        integral = 2 * mp.quad(f, pts)
+        norm = mp.gamma(mp.mpf(dim) / 2) / (mp.sqrt(mp.pi) * mp.gamma(nu1))
+        return float(mp.log(integral * norm))
+
+
+@pytest.mark.parametrize(
+    "dim,x1,x2",
+    [
+        (3, 1e3, 10.0),
+        (300, 1e7, 1.0),
+        pytest.param(10, 1e5, 5e4, marks=pytest.mark.slow),
+        pytest.param(300, 1e3, 10.0, marks=pytest.mark.slow),
+    ],
+)
+def test_hyp0f1_2x2_large_arguments(dim, x1, x2):
+    ref = _mp_integral_log_hyp0f1(dim, x1, x2)
+    value, error = log_hyp0f1_2x2(dim, np.array([x1]), np.array([x2]))
+    assert abs(value[0] - ref) <= 1e-14 * abs(ref)
+    assert abs(value[0] - ref) <= error[0]
+
+
+def test_hyp0f1_2x2_reduces_to_scalar():
+    from synthamp._special import log_bessel_i_normalized
+
+    x = np.geomspace(1e-6, 1e6, 200)
+    for dim in (3, 4, 10, 30, 39, 100, 1000):
+        value, error = log_hyp0f1_2x2(dim, x, np.zeros_like(x))
+        ref = log_bessel_i_normalized(dim / 2 - 1, 2 * np.sqrt(x))
+        assert np.all(np.abs(value - ref) <= 1e-14 * np.abs(ref) + 2e-14)
+        assert np.all(np.abs(value - ref) <= error)
+
+
+# ---------------------------------------------------------------------------
+# The divergence
+# ---------------------------------------------------------------------------
+
+ORDERS = [1.01, 2.0, 8.0, 64.0]
+
+
+def test_k1_is_renyi_plateau():
+    got = renyi_plateau_gram(ORDERS, 20, 4.0, 2.25)
+    assert np.array_equal(got, renyi_plateau(ORDERS, 20, 2.0, 1.5))
+
+
+def _aligned(a, b, u):
+    u = np.asarray(u, dtype=float) / np.linalg.norm(u)
+    return a * a * np.outer(u, u), b * b * np.outer(u, u)
+
+
+@pytest.mark.parametrize(
+    "dim,a,b,u",
+    [
+        (4, 2.0, 1.5, (0.8, -0.6)),
+        (10, 2.0, 2.5, (0.28, 0.96)),
+        (100, 2.0, 1.0, (1.0, 0.0)),
+        pytest.param(3, 1.0, 0.3, (0.6, 0.8), marks=pytest.mark.slow),
+        pytest.param(1000, 100.0, 99.5, (0.28, 0.96), marks=pytest.mark.slow),
+        pytest.param(10_000, 100.0, 99.0, (0.0, 1.0), marks=pytest.mark.slow),
+        pytest.param(7, 0.3, 0.0, (0.5, 0.5), marks=pytest.mark.slow),
+    ],
+)
+def test_rank_one_aligned_is_the_k1_value(dim, a, b, u):
+    """THEORY.md §8: the aligned rank-one pair has the exact k = 1 value with the full d."""
+    gram_v, gram_w = _aligned(a, b, u)
+    ref = renyi_plateau(ORDERS, dim, a, b, full_output=True)
+    got = renyi_plateau_gram(ORDERS, dim, gram_v, gram_w, full_output=True)
+    err = np.abs(got.value - ref.value)
+    assert np.all(err <= 1e-10 * ref.value)
+    assert np.all(err <= got.error + ref.error)
+    assert abs(got.mass - 1) < 1e-10 and abs(got.mean_ratio - 1) < 1e-10
+
+
+GENERAL = [
+    (4, [[3.0, 0.5], [0.5, 0.9]], [[2.5, 0.2], [0.2, 1.2]]),
+    (10, [[3.0, 0.5], [0.5, 0.9]], [[2.5, 0.2], [0.2, 1.2]]),
+    (30, [[1.0, 0.0], [0.0, 3.0]], [[2.2, 0.4], [0.4, 1.6]]),
+    (100, [[4.0, 0.0], [0.0, 0.0]], [[2.0, 1.0], [1.0, 1.0]]),
+]
+
+
+@pytest.mark.parametrize("dim,gram_v,gram_w", GENERAL)
+def test_general_pair_second_coordinate_system(dim, gram_v, gram_w):
+    """Swapping the coordinates of R² (P Ω P) and rotating them (R Ω Rᵀ) leave the laws'
+    divergence unchanged but give different Bartlett lattices and integrands."""
+    gram_v, gram_w = np.array(gram_v), np.array(gram_w)
+    orders = [2.0, 8.0, 32.0]
+    base = renyi_plateau_gram(orders, dim, gram_v, gram_w, full_output=True)
+    swap = np.array([[0.0, 1.0], [1.0, 0.0]])
+    c, s = math.cos(0.7), math.sin(0.7)
+    rot = np.array([[c, -s], [s, c]])
+    assert np.all(base.error <= 1e-8 * base.value)
+    assert abs(base.mass - 1) < 1e-10 and abs(base.mean_ratio - 1) < 1e-10
+    for m in (swap, rot):
+        gv, gw = m @ gram_v @ m.T, m @ gram_w @ m.T
+        gv, gw = (gv + gv.T) / 2, (gw + gw.T) / 2
+        other = renyi_plateau_gram(orders, dim, gv, gw, full_output=True)
+        diff = np.abs(other.value - base.value)
+        assert np.all(diff <= base.error + other.error)
+        assert np.all(diff <= 1e-8 * base.value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dim,gram_v,gram_w", GENERAL[:2])
+def test_general_pair_refinement(dim, gram_v, gram_w):
+    orders = [1.01, 2.0, 64.0]
+    base = renyi_plateau_gram(orders, dim, gram_v, gram_w, full_output=True)
+    fine = renyi_plateau_gram(orders, dim, gram_v, gram_w, full_output=True, _step_scale=0.75)
+    assert np.all(np.abs(fine.value - base.value) <= base.error + fine.error)
+
+
+def test_equal_pairs_and_kind():
+    g = [[1.0, 0.2], [0.2, 0.5]]
+    assert np.array_equal(renyi_plateau_gram([2, 8], 5, g, g), [0.0, 0.0])
+    assert renyi_plateau_gram.kind.value == "exact"
+
+
+def test_sigma_scales_the_grams():
+    gv, gw = np.array([[3.0, 0.5], [0.5, 0.9]]), np.array([[2.5, 0.2], [0.2, 1.2]])
+    a = renyi_plateau_gram([2.0], 30, gv, gw)
+    b = renyi_plateau_gram([2.0], 30, 4 * gv, 4 * gw, sigma=2.0)
+    assert np.allclose(a, b, rtol=1e-14)
+
+
+@pytest.mark.parametrize(
+    "gram,dim,rule",
+    [
+        ([[1.0, 0.5], [0.4, 1.0]], 5, "symmetric"),
+        ([[1.0, 2.0], [2.0, 1.0]], 5, "positive semi-definite"),
+        ([1.0, 2.0], 5, "3 entries"),
+        ([[1.0, 0.0], [0.0, 1.0]], 1, "exceeds dim"),
+        ([[1.0, 0.0], [0.0, 1.0]], 2, "must be >= 3"),
+        ([[2e4, 0.0], [0.0, 1.0]], 5, "<= 10000"),
+    ],
+)
+def test_bad_input(gram, dim, rule):
+    with pytest.raises(InputError, match=rule):
+        renyi_plateau_gram([2.0], dim, gram, [[1.0, 0.0], [0.0, 1.0]])
