@@ -88,6 +88,8 @@ class Plan:
         B and the target (ε, δ).
     n_syn : int or None
         Records accounted (None: any number).
+    releases : int
+        Releases of the same data accounted (T).
     method : str
         The amplification-aware accounting method.
     rows : tuple of PlanRow
@@ -107,6 +109,7 @@ class Plan:
     epsilon: float
     delta: float
     n_syn: int | None
+    releases: int
     method: str
     rows: tuple[PlanRow, ...]
     best: int
@@ -124,6 +127,7 @@ def plan_release(
     ridges: Sequence[float] = DEFAULT_RIDGES,
     widths: Sequence[int] | None = None,
     n_syn: int | None = None,
+    releases: int = 1,
     method: str = "exact",
 ) -> Plan:
     """Tabulate C, Δ, σ, the noise saved and the utility over ridge penalties and widths.
@@ -147,6 +151,8 @@ def plan_release(
     n_syn : int, optional
         Records to account for; default any number (the plateau, which covers
         every number).
+    releases : int, default 1
+        T releases of the same data (RDP composition).
     method : {"exact", "global"}, default "exact"
         The amplification-aware accounting method (see
         :func:`synthamp.accountant.rdp_curve`).
@@ -176,6 +182,7 @@ def plan_release(
         raise InputError("width", "give at least one value")
     if n_syn is not None:
         n_syn = check_integer("n_syn", n_syn, 1)
+    releases = check_integer("releases", releases, 1)
 
     rows = []
     for width in widths:
@@ -190,6 +197,7 @@ def plan_release(
                 norm_bound=norm_bound,
                 sensitivity=sensitivity,
                 n_syn=n_syn,
+                releases=releases,
                 method=method,
             )
             sigma, sigma_pp = float(cal.sigma), float(cal.sigma_post_processing)
@@ -226,6 +234,7 @@ def plan_release(
         epsilon=epsilon,
         delta=delta,
         n_syn=n_syn,
+        releases=releases,
         method=method,
         rows=tuple(rows),
         best=best,

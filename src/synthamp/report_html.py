@@ -406,23 +406,9 @@ def render_html(
     body: list[str] = []
 
     # 1. The guarantee, in one plain sentence.
-    covered = (
-        "any number of synthetic records"
-        if report.n_syn is None
-        else f"up to {report.n_syn:,} synthetic records"
-    )
-    published = f"the noisy model and {covered}" if report.model_released else covered
-    proviso = (
-        ""
-        if report.noise_secret
-        else f", provided the {term('user-seed')} of this run stays secret"
-    )
     sentence = (
-        f"<strong>Whatever anyone concludes from the published {published}, that conclusion "
-        f"would have been almost as likely had any one person's record been different: at most "
-        f"{_plain(math.exp(report.epsilon))} times as likely, plus a probability of at most "
-        f"{_plain(report.delta)}{proviso}.</strong> In technical terms, this release is "
-        f"({term('epsilon', 'ε')} = {_plain(report.epsilon)}, {term('delta', 'δ')} = "
+        f"<strong>{report.guarantee_sentence(_plain)}</strong> In technical terms, this release "
+        f"is ({term('epsilon', 'ε')} = {_plain(report.epsilon)}, {term('delta', 'δ')} = "
         f"{_plain(report.delta)})-{term('dp', 'differentially private')} under "
         f"{term('adjacency')}; a factor of {_plain(math.exp(report.epsilon))} is e<sup>ε</sup>."
     )

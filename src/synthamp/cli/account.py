@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from synthamp.cli._common import FLOAT_LIST, echo_json
+from synthamp.cli._common import FLOAT_LIST, deprecated_alias, echo_json
 
 __all__ = ["account", "account_result", "calibrate", "calibrate_result"]
 
@@ -51,13 +51,15 @@ def _common_options(fn):
         ),
         click.option("--delta", type=float, default=1e-5, show_default=True, help="δ in (0, 1)."),
         click.option(
-            "--method",
+            "--accounting",
+            "method",
             type=click.Choice(_METHODS),
             default="exact",
             show_default=True,
-            help="exact: k = 1 worst case (k > 1: best certified bound); "
-            "global: Theorem 5.2/5.4; post-processing: releasing the model.",
+            help="exact: k = 1 worst case (k > 1: min of Theorem 5.4 and post-processing); "
+            "global: Theorem 5.2/5.4 alone; post-processing: releasing the model.",
         ),
+        click.option("--method", "method_alias", type=click.Choice(_METHODS), hidden=True),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
     ]
     for option in reversed(options):
@@ -65,7 +67,7 @@ def _common_options(fn):
     return fn
 
 
-def _notes(release) -> list[str]:
+def _notes(release, method: str) -> list[str]:
     notes = []
     if release.sensitivity > 2.0 * release.norm_bound:
         notes.append(
@@ -78,10 +80,16 @@ def _notes(release) -> list[str]:
             f"for k = 1 the worst case depends on the norms only: "
             f"|‖v‖ − ‖w‖| <= min(Δ, C) = {release.amplitude_gap:g}"
         )
-    if release.out_dim > 1:
+    if release.out_dim > 1 and method != "post-processing":
+        curve = (
+            "the smaller of Theorem 5.4 and post-processing"
+            if method == "exact"
+            else "Theorem 5.4 alone (it can exceed post-processing; --accounting exact takes "
+            "the smaller of the two)"
+        )
         notes.append(
-            "k > 1: the curve is a certified upper bound (min of Theorem 5.4 and "
-            "post-processing); rdp_lower is the exact k = 1 worst case with the same d"
+            f"k > 1: the curve is a certified upper bound, {curve}; rdp_lower is the exact "
+            "k = 1 worst case with the same d"
         )
     return notes
 
@@ -114,7 +122,7 @@ def account_result(
     """The JSON object of ``synthamp account``.
 
     Keys: ``alpha``, ``rdp`` (the curve used), ``rdp_lower`` (k > 1, else
-    None), ``epsilon``, ``delta``, ``optimal_alpha``, ``method``, ``kind``,
+    None), ``epsilon``, ``delta``, ``optimal_order``, ``accounting``, ``kind``,
     ``post_processing`` ({``rdp``, ``epsilon``}), ``sensitivity``,
     ``effective_sensitivity``, ``release``, ``heuristic`` (labelled extras,
     never a guarantee), ``notes`` and ``warnings``.
@@ -141,8 +149,8 @@ def account_result(
         "rdp_lower": curve.rdp_lower,
         "epsilon": result.epsilon,
         "delta": result.delta,
-        "optimal_alpha": result.optimal_order,
-        "method": result.method,
+        "optimal_order": result.optimal_order,
+        "accounting": result.method,
         "kind": str(result.kind),
         "post_processing": {"rdp": post.rdp, "epsilon": result.epsilon_post_processing},
         "sensitivity": release.sensitivity,
@@ -156,7 +164,7 @@ def account_result(
             "releases": release.releases,
         },
         "heuristic": heuristic,
-        "notes": _notes(release),
+        "notes": _notes(release, method),
         "warnings": caught,
     }
 
@@ -176,8 +184,8 @@ def calibrate_result(
     """The JSON object of ``synthamp calibrate``.
 
     Keys: ``sigma``, ``epsilon`` (achieved, <= target), ``sigma_post_processing``,
-    ``noise_reduction`` (1 − sigma/sigma_post_processing), ``method``,
-    ``target_epsilon``, ``delta``, ``optimal_alpha``, ``kind``,
+    ``noise_saved`` (max(0, 1 − sigma/sigma_post_processing)), ``accounting``,
+    ``target_epsilon``, ``delta``, ``optimal_order``, ``kind``,
     ``epsilon_post_processing``, ``sensitivity``, ``effective_sensitivity``,
     ``notes`` and ``warnings``.
     """
@@ -205,16 +213,16 @@ def calibrate_result(
         "sigma": cal.sigma,
         "epsilon": cal.epsilon,
         "sigma_post_processing": cal.sigma_post_processing,
-        "noise_reduction": cal.noise_reduction,
-        "method": cal.method,
+        "noise_saved": max(0.0, cal.noise_reduction),
+        "accounting": cal.method,
         "target_epsilon": cal.target_epsilon,
         "delta": cal.delta,
-        "optimal_alpha": cal.optimal_order,
+        "optimal_order": cal.optimal_order,
         "kind": str(cal.kind),
         "epsilon_post_processing": cal.epsilon_post_processing,
         "sensitivity": release.sensitivity,
         "effective_sensitivity": release.effective_sensitivity,
-        "notes": _notes(release),
+        "notes": _notes(release, method),
         "warnings": caught,
     }
 
@@ -239,7 +247,18 @@ def _echo_notes(result: dict) -> None:
 @click.option("--sigma", type=float, required=True, help="Noise scale σ.")
 @_common_options
 def account(
-    dim, out_dim, norm_bound, sensitivity, sigma, n_syn, releases, alpha, delta, method, as_json
+    dim,
+    out_dim,
+    norm_bound,
+    sensitivity,
+    sigma,
+    n_syn,
+    releases,
+    alpha,
+    delta,
+    method,
+    method_alias,
+    as_json,
 ) -> None:
     """(ε, δ) guarantee of a synthetic data release, with the RDP curve.
 
@@ -248,6 +267,7 @@ def account(
     a lower bound), or the method requested. The post-processing baseline
     (releasing the perturbed model) is shown alongside.
     """
+    method = deprecated_alias(method, method_alias, old="--method", new="--accounting")
     result = account_result(
         dim, out_dim, norm_bound, sensitivity, sigma, n_syn, releases, alpha, delta, method
     )
@@ -258,14 +278,14 @@ def account(
     pp = result["post_processing"]
     click.echo(
         f"epsilon = {_fmt(result['epsilon'])} at delta = {result['delta']:g} "
-        f"(optimal alpha {_fmt(result['optimal_alpha'])}; method {result['method']}, "
+        f"(optimal alpha {_fmt(result['optimal_order'])}; method {result['accounting']}, "
         f"{result['kind']})"
     )
     click.echo(f"post-processing (releasing the model): epsilon = {_fmt(pp['epsilon'])}")
     if result["rdp_lower"] is not None:
-        i = list(result["alpha"]).index(result["optimal_alpha"])
+        i = list(result["alpha"]).index(result["optimal_order"])
         click.echo(
-            f"at alpha {_fmt(result['optimal_alpha'])}: RDP in "
+            f"at alpha {_fmt(result['optimal_order'])}: RDP in "
             f"[{_fmt(result['rdp_lower'][i])}, {_fmt(result['rdp'][i])}] (lower: exact k = 1)"
         )
     _echo_notes(result)
@@ -276,7 +296,18 @@ def account(
 @_release_options
 @_common_options
 def calibrate(
-    epsilon, dim, out_dim, norm_bound, sensitivity, n_syn, releases, alpha, delta, method, as_json
+    epsilon,
+    dim,
+    out_dim,
+    norm_bound,
+    sensitivity,
+    n_syn,
+    releases,
+    alpha,
+    delta,
+    method,
+    method_alias,
+    as_json,
 ) -> None:
     """Smallest noise σ whose synthetic data release meets a target (ε, δ).
 
@@ -284,6 +315,7 @@ def calibrate(
     the model), and the noise saved, 1 − σ/σ_post-processing. The achieved ε
     never exceeds the target.
     """
+    method = deprecated_alias(method, method_alias, old="--method", new="--accounting")
     result = calibrate_result(
         epsilon, delta, dim, out_dim, norm_bound, sensitivity, n_syn, releases, alpha, method
     )
@@ -294,10 +326,14 @@ def calibrate(
     click.echo(
         f"sigma = {_fmt(result['sigma'])} (epsilon = {_fmt(result['epsilon'])} <= "
         f"{_fmt(result['target_epsilon'])} at delta = {result['delta']:g}; "
-        f"method {result['method']}, {result['kind']})"
+        f"method {result['accounting']}, {result['kind']})"
     )
-    click.echo(
-        f"post-processing: sigma = {_fmt(result['sigma_post_processing'])}; "
-        f"noise reduction {100 * result['noise_reduction']:.2f}%"
-    )
+    if result["sigma"] > result["sigma_post_processing"]:
+        saved = (
+            f"no noise saved: {result['accounting']} accounting needs more noise than "
+            "post-processing here (--accounting exact takes the smaller)"
+        )
+    else:
+        saved = f"noise saved {100 * result['noise_saved']:.2f}%"
+    click.echo(f"post-processing: sigma = {_fmt(result['sigma_post_processing'])}; {saved}")
     _echo_notes(result)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from synthamp.cli._common import FLOAT_LIST, echo_json, envelope
+from synthamp.cli._common import FLOAT_LIST, echo_json
 
 __all__ = ["plan"]
 
@@ -45,15 +45,36 @@ __all__ = ["plan"]
     help="Records to account for (default: any number).",
 )
 @click.option(
+    "--releases",
+    type=int,
+    default=1,
+    show_default=True,
+    metavar="T",
+    help="Releases of the same data (composed).",
+)
+@click.option(
     "--accounting",
     type=click.Choice(["exact", "global"]),
     default="exact",
     show_default=True,
     help="Amplification-aware accounting method.",
 )
+@click.option("--no-progress", is_flag=True, help="No status line on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def plan(
-    data, targets, features, label_bound, epsilon, delta, ridge, width, n_syn, accounting, as_json
+    data,
+    targets,
+    features,
+    label_bound,
+    epsilon,
+    delta,
+    ridge,
+    width,
+    n_syn,
+    releases,
+    accounting,
+    no_progress,
+    as_json,
 ):
     """Plan a release: C, Δ, σ, noise saved and utility for each λ (and width).
 
@@ -79,7 +100,7 @@ def plan(
         widths = [int(w) for w in width]
     from rich.console import Console
 
-    with Console(stderr=True).status("calibrating σ for each choice"):
+    with Console(stderr=True, quiet=no_progress).status("calibrating σ for each choice"):
         result = plan_release(
             n_records=m,
             n_features=d,
@@ -90,6 +111,7 @@ def plan(
             ridges=ridge,
             widths=widths,
             n_syn=n_syn,
+            releases=releases,
             method=accounting,
         )
     if as_json:
@@ -100,11 +122,10 @@ def plan(
 
 
 def plan_json(result, data) -> dict:
-    """The plan as one JSON object (schema of docs/json.md)."""
+    """The plan as one JSON object (docs/json.md; ``echo_json`` adds the version)."""
     import dataclasses
 
-    return envelope(
-        "plan",
+    return dict(
         data={
             "path": str(data),
             "n_records": result.n_records,
@@ -112,8 +133,13 @@ def plan_json(result, data) -> dict:
             "n_targets": result.n_targets,
             "values_read": False,
         },
-        target={"epsilon": result.epsilon, "delta": result.delta, "n_syn": result.n_syn},
-        accounting_method=result.method,
+        target={
+            "epsilon": result.epsilon,
+            "delta": result.delta,
+            "n_syn": result.n_syn,
+            "releases": result.releases,
+        },
+        accounting=result.method,
         label_bound=result.label_bound,
         rows=[dataclasses.asdict(row) for row in result.rows],
         best=result.best,
@@ -123,6 +149,8 @@ def plan_json(result, data) -> dict:
 
 def _print_plan(result, data) -> None:
     records = "any number of" if result.n_syn is None else f"{result.n_syn:,}"
+    if result.releases > 1:
+        records = f"{result.releases} releases of {records}"
     targets = "target" if result.n_targets == 1 else "targets"
     click.echo(
         f"{data}: m = {result.n_records:,} records, d = {result.n_features} features, "

@@ -22,6 +22,7 @@ from synthamp._validation import (
     check_open_unit,
     check_positive,
 )
+from synthamp.cli._common import deprecated_alias, echo_json
 
 __all__ = ["demo", "release"]
 
@@ -194,6 +195,10 @@ def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: floa
     help="Account for an unlimited number of records (the n_syn → ∞ plateau; never smaller "
     "than the finite-n ε).",
 )
+@click.option("--no-progress", is_flag=True, help="No progress bar on stderr.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON object describing what was written."
+)
 def release(
     data,
     targets,
@@ -212,6 +217,8 @@ def release(
     feature_scale,
     accounting,
     unlimited,
+    no_progress,
+    as_json,
 ):
     """Fit a private linear generator on a table and write synthetic records and a privacy report.
 
@@ -299,12 +306,45 @@ def release(
     del x, y
     privacy = generator.privacy_
     chunks = generator.iter_samples(n_syn, chunk_size=WRITE_CHUNK)
-    rows = tabular.write_table(
-        out_path, _with_progress(chunks, n_syn, "synthetic records"), target_cols
-    )
+    if not no_progress:
+        chunks = _with_progress(chunks, n_syn, "synthetic records")
+    rows = tabular.write_table(out_path, chunks, target_cols)
     _write_reports(privacy, report_paths, n_released=rows)
-    _print_release_summary(privacy, rows, out_path, report_paths)
+    if as_json:
+        echo_json(_written_json(privacy, rows, out_path, report_paths))
+    else:
+        _print_release_summary(privacy, rows, out_path, report_paths)
     return 0
+
+
+def _written_json(privacy, rows: int, out_path: Path, report_paths, **extra) -> dict:
+    """What release and demo print with --json: the files written and the report."""
+    json_path, md_path, html_path = report_paths
+    return {
+        "written": {
+            "synthetic": str(out_path),
+            "report_json": str(json_path),
+            "report_markdown": str(md_path),
+            "report_html": str(html_path),
+        },
+        "records": rows,
+        "privacy": privacy.to_dict(),
+        **extra,
+    }
+
+
+def _noise_text(privacy) -> str:
+    """The noise comparison, never a negative saving."""
+    if privacy.sigma > privacy.sigma_post_processing:
+        return (
+            f"σ = {privacy.sigma:.4g} vs {privacy.sigma_post_processing:.4g} for post-processing "
+            f"(no noise saved: {privacy.accounting_method} accounting needs more noise here; "
+            "--accounting exact takes the smaller)"
+        )
+    return (
+        f"σ = {privacy.sigma:.4g} vs {privacy.sigma_post_processing:.4g} for post-processing "
+        f"({100 * privacy.noise_saved:.1f}% noise saved)"
+    )
 
 
 def _write_reports(privacy, paths: tuple[Path, Path, Path], *, n_released: int) -> None:
@@ -325,8 +365,7 @@ def _print_release_summary(privacy, rows: int, out_path: Path, report_paths: tup
     console.print(
         f"guarantee: ({privacy.epsilon:.4g}, {privacy.delta:.3g})-DP, "
         f"{privacy.accounting_method} accounting ({privacy.accounting_kind}); "
-        f"σ = {privacy.sigma:.4g} vs {privacy.sigma_post_processing:.4g} for post-processing "
-        f"({100 * privacy.noise_saved:.1f}% noise saved)"
+        + _noise_text(privacy)
     )
     if not privacy.noise_secret:
         console.print("[bold yellow]warning:[/] seeded run: the noise is not secret")
@@ -402,12 +441,14 @@ DEMO_REPEATS = 200
 
 @click.command("demo")
 @click.option(
-    "--out-dir",
+    "--out",
+    "out_dir",
     default=DEMO_DIR,
     show_default=True,
     metavar="DIR",
     help="Output directory (created if missing).",
 )
+@click.option("--out-dir", "out_dir_alias", default=None, hidden=True)
 @click.option("--epsilon", type=float, default=1.0, show_default=True, help="Target ε.")
 @click.option("--delta", type=float, default=1e-5, show_default=True, help="Target δ.")
 @click.option(
@@ -420,22 +461,54 @@ DEMO_REPEATS = 200
     help="Seed for a reproducible demo (the noise is then NOT secret).",
 )
 @click.option(
-    "--finite",
-    is_flag=True,
-    help="Account for exactly N records instead of any number (slower, slightly less noise).",
+    "--accounting",
+    type=click.Choice(["exact", "global", "post-processing"]),
+    default="exact",
+    show_default=True,
+    help="Accounting method.",
 )
+@click.option(
+    "--unlimited",
+    is_flag=True,
+    help="Account for an unlimited number of records (the n_syn → ∞ plateau; faster, "
+    "slightly more noise) instead of exactly N.",
+)
+@click.option("--finite", "finite_alias", is_flag=True, hidden=True)
 @click.option("--force", is_flag=True, help="Overwrite the demo's files if they exist.")
-def demo(out_dir, epsilon, delta, n_syn, seed, finite, force):
+@click.option("--no-progress", is_flag=True, help="No status line on stderr.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON object describing what was written."
+)
+def demo(
+    out_dir,
+    out_dir_alias,
+    epsilon,
+    delta,
+    n_syn,
+    seed,
+    accounting,
+    unlimited,
+    finite_alias,
+    force,
+    no_progress,
+    as_json,
+):
     """Release synthetic data from scikit-learn's diabetes dataset (no download).
 
     Fits a private ridge generator (d = 65 public polynomial features of the 10
     baseline variables, k = 1 target: disease progression), calibrates σ to
-    (ε, δ) with amplification-aware accounting for any number of synthetic
-    records (the n_syn → ∞ plateau, which covers the N released; --finite
-    accounts for exactly N), writes N records and the privacy report into
-    DIR, and compares the utility with post-processing calibration at the
-    same ε.
+    (ε, δ) with amplification-aware accounting for exactly the N records
+    released (as release does; --unlimited accounts for any number), writes
+    them and the privacy report (JSON, Markdown, HTML) into DIR, and compares
+    the utility with post-processing calibration at the same ε.
     """
+    out_dir = deprecated_alias(out_dir, out_dir_alias, old="--out-dir", new="--out")
+    if finite_alias:  # the old opt-in is now the default
+        click.echo(
+            "synthamp: warning: --finite is deprecated; demo accounts for exactly N records "
+            "by default (--unlimited for any number)",
+            err=True,
+        )
     epsilon = check_positive("epsilon", epsilon)
     delta = check_open_unit("delta", delta)
     n_syn = check_n_syn(n_syn)
@@ -443,13 +516,13 @@ def demo(out_dir, epsilon, delta, n_syn, seed, finite, force):
         check_integer("seed", seed, 0)
     directory = Path(out_dir)
     if directory.exists() and not directory.is_dir():
-        raise InputError("out_dir", f"{directory} exists and is not a directory")
+        raise InputError("out", f"{directory} exists and is not a directory")
     paths = [directory / name for name in DEMO_FILES]
     if directory.is_dir():
         for path in paths:
-            check_writable(path, force=force, param="out_dir")
+            check_writable(path, force=force, param="out")
     elif not directory.parent.is_dir() and str(directory.parent):
-        raise InputError("out_dir", f"directory {directory.parent} does not exist")
+        raise InputError("out", f"directory {directory.parent} does not exist")
 
     from rich.console import Console
 
@@ -457,19 +530,21 @@ def demo(out_dir, epsilon, delta, n_syn, seed, finite, force):
     from synthamp.generator import PrivateLinearGenerator
 
     console = Console(highlight=False, soft_wrap=True)
+    status = Console(stderr=True, quiet=no_progress)
     features, target, _ = demo_dataset()
     m, d = features.shape
-    with console.status("calibrating σ (exact accounting) and fitting"):
+    with status.status(f"calibrating σ ({accounting} accounting) and fitting"):
         generator = PrivateLinearGenerator(
             label_bound=1.0,
             ridge=DEMO_RIDGE,
             epsilon=epsilon,
             delta=delta,
-            n_syn=n_syn if finite else None,
+            n_syn=None if unlimited else n_syn,
+            accounting=accounting,
             random_state=seed,
         ).fit(features, target)
     privacy = generator.privacy_
-    with console.status("evaluating utility"):
+    with status.status("evaluating utility"):
         utility = _demo_utility(features, target, privacy, n_syn, seed)
 
     directory.mkdir(exist_ok=True)
@@ -477,21 +552,29 @@ def demo(out_dir, epsilon, delta, n_syn, seed, finite, force):
     tabular.write_table(
         synthetic_path, generator.iter_samples(n_syn, chunk_size=WRITE_CHUNK), ["progression"]
     )
-    _write_reports(privacy, tuple(report_paths), n_released=n_syn)
+    with status.status("writing the privacy report"):
+        _write_reports(privacy, tuple(report_paths), n_released=n_syn)
+    if as_json:
+        utility = {**utility, "repeats": DEMO_REPEATS}
+        echo_json(_written_json(privacy, n_syn, synthetic_path, report_paths, utility=utility))
+        return 0
 
     console.print(
         f"[bold]synthamp demo[/]: diabetes data, m = {m} patients, d = {d} features, k = 1"
     )
-    covered = f"{n_syn:,}" if finite else "any number of"
+    covered = "any number of" if unlimited else f"{n_syn:,}"
     console.print(
         f"guarantee: ({privacy.epsilon:.3g}, {privacy.delta:.3g})-DP for {covered} synthetic "
         f"records ({privacy.accounting_method} accounting, {privacy.accounting_kind}); "
         f"released {n_syn:,}"
     )
+    if privacy.sigma > privacy.sigma_post_processing:
+        saving = "no noise saved"
+    else:
+        saving = f"[bold]{100 * privacy.noise_saved:.0f}% less noise[/]"
     console.print(
-        f"noise: σ = {privacy.sigma:.4g} with amplification-aware accounting vs "
-        f"σ = {privacy.sigma_post_processing:.4g} with post-processing accounting: "
-        f"[bold]{100 * privacy.noise_saved:.0f}% less noise[/]"
+        f"noise: σ = {privacy.sigma:.4g} with {privacy.accounting_method} accounting vs "
+        f"σ = {privacy.sigma_post_processing:.4g} with post-processing accounting: {saving}"
     )
     amplified, post = utility["amplified"], utility["post_processing"]
     console.print(
