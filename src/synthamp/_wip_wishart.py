@@ -31,7 +31,7 @@ semi-definite). The method is THEORY.md §15:
    log-densities is within 36 of its maximum, plus the boundary layer. ℓ and
    log q are computed once on the nodes and shared by all orders (the
    α-independent work).
-4. **Values and errors** by the k = 1 engine's node rule (`_renyi_on_nodes`):
+4. **Values and errors** by the k = 1 engine's node rule (`renyi_on_nodes`):
    H − 1 = E_q[φ_α(ℓ)] without cancellation where H is small, log H by a
    log-sum-exp otherwise; the error estimate adds the difference to the rule
    on every other node of each axis (the lattice of step 2h), the mass on the
@@ -54,9 +54,10 @@ import numpy as np
 from scipy import special
 
 from synthamp._kinds import Kind, privacy_quantity
-from synthamp._special import log_bessel_i_normalized
 from synthamp._validation import InputError, check_alpha, check_integer, check_positive
-from synthamp.divergence import DivergenceResult, _radius_nodes, _renyi_on_nodes, renyi_plateau
+from synthamp.divergence import DivergenceResult, renyi_plateau
+from synthamp.divergence._kernel import radius_nodes, renyi_on_nodes
+from synthamp.divergence._special import log_bessel_i_normalized
 
 __all__ = ["WishartResult", "log_hyp0f1_2x2", "renyi_plateau_gram"]
 
@@ -263,8 +264,8 @@ def _log_chi_radial(dof: float, r: np.ndarray, log_r: np.ndarray) -> np.ndarray:
 def _evaluate(dim: int, gram_v: _Gram, gram_w: _Gram, y: np.ndarray):
     """log q, ℓ = log p/q and the error of ℓ at the points ``y`` (n × 3: u₁, t, u₂,
     u_i = r_i + log r_i)."""
-    r1, log_r1 = _radius_nodes(y[:, 0])
-    r2, log_r2 = _radius_nodes(y[:, 2])
+    r1, log_r1 = radius_nodes(y[:, 0])
+    r2, log_r2 = radius_nodes(y[:, 2])
     t = y[:, 1]
     s11 = r1 * r1
     s12 = r1 * t
@@ -599,7 +600,7 @@ def _plateau_2x2(alpha, dim, omega_v, omega_w, step_sigmas=_STEP_SIGMAS, drop=_D
     coarse = (nodes.index % 2 == 0).all(axis=1)
     edge = ~nodes.alive
     scale_terms = math.sqrt(dim) + math.sqrt(np.trace(omega_v)) + math.sqrt(np.trace(omega_w))
-    value, error = _renyi_on_nodes(
+    value, error = renyi_on_nodes(
         alpha,
         nodes.llr[None, :],
         nodes.log_q[None, :],
