@@ -82,14 +82,16 @@ def test_plan_and_release_json_and_the_report_validate(tmp_path, table, capsys, 
     out = tmp_path / "syn.csv"
     argv = ["release", "--data", str(table), "--targets", "y", "--label-bound", "1", "--ridge",
             "1", "--epsilon", "1", "--delta", "1e-5", "--n-syn", "50", "--out", str(out),
-            "--unlimited", "--no-progress"]  # fmt: skip
+            "--unlimited", "--no-progress", "--audit", "300"]  # fmt: skip
     release = _json(capsys, argv)
     validator.validate(release)
     assert release["written"]["synthetic"] == str(out) and release["records"] == 50
     report = json.loads(Path(release["written"]["report_json"]).read_text())
     validator.validate(report)
     assert report == release["privacy"]
-    assert Path(release["written"]["report_html"]).exists()
+    assert release["audit"]["trials"] == 300 and release["audit"]["consistent"]
+    page = Path(release["written"]["report_html"]).read_text()
+    assert 'id="audit"' in page and "300 simulated" in page
 
 
 def test_figures_json_validates(tmp_path, capsys, validator, monkeypatch):

@@ -496,7 +496,7 @@ def _epsilon_delta_section(report: PrivacyReport, curves, term: _Terms) -> str:
         first = curves[0]
         series.append(
             Series(
-                f"releasing the model instead (post-processing, {first.label})",
+                "releasing the model (post-processing)",
                 first.delta,
                 first.epsilon_post_processing,
                 _POST_COLOR,

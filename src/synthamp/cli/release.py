@@ -195,6 +195,15 @@ def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: floa
     help="Account for an unlimited number of records (the n_syn → ∞ plateau; never smaller "
     "than the finite-n ε).",
 )
+@click.option(
+    "--audit",
+    "audit_trials",
+    type=int,
+    default=None,
+    metavar="TRIALS",
+    help="Also audit the release: attack its worst-case pair TRIALS times per dataset (public "
+    "parameters only, no data) and show the result in the HTML report.",
+)
 @click.option("--no-progress", is_flag=True, help="No progress bar on stderr.")
 @click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON object describing what was written."
@@ -217,6 +226,7 @@ def release(
     feature_scale,
     accounting,
     unlimited,
+    audit_trials,
     no_progress,
     as_json,
 ):
@@ -254,6 +264,8 @@ def release(
         check_open_unit("delta", delta)
     if seed is not None:
         check_integer("seed", seed, 0)
+    if audit_trials is not None:
+        check_integer("audit", audit_trials, 100)
 
     # 2. Output paths, before any work.
     out_path = tabular.check_table_output(out, force=force, param="out")
@@ -309,12 +321,56 @@ def release(
     if not no_progress:
         chunks = _with_progress(chunks, n_syn, "synthetic records")
     rows = tabular.write_table(out_path, chunks, target_cols)
-    _write_reports(privacy, report_paths, n_released=rows)
+    audit = None if audit_trials is None else _audit(privacy, audit_trials, seed, no_progress)
+    _write_reports(privacy, report_paths, n_released=rows, audit=audit)
+    extra = {} if audit is None else {"audit": _audit_json(audit)}
     if as_json:
-        echo_json(_written_json(privacy, rows, out_path, report_paths))
+        echo_json(_written_json(privacy, rows, out_path, report_paths, **extra))
     else:
         _print_release_summary(privacy, rows, out_path, report_paths)
+        if audit is not None:
+            click.echo(
+                f"audit: ε ≥ {audit.epsilon_lower:.4g} ({100 * audit.confidence:g}% confidence, "
+                f"{audit.trials:,} trials per dataset) against the guaranteed "
+                f"{audit.epsilon_upper:.4g}: {'consistent' if audit.consistent else 'INCONSISTENT'}"
+            )
     return 0
+
+
+def _audit(privacy, trials: int, seed: int | None, no_progress: bool):
+    """Audit the release described by the report (public numbers only; THEORY.md §12)."""
+    from rich.console import Console
+
+    from synthamp.accountant import SyntheticDataRelease
+    from synthamp.audit import audit_release
+
+    release = SyntheticDataRelease(
+        privacy.dim,
+        privacy.out_dim,
+        privacy.norm_bound,
+        privacy.sensitivity,
+        privacy.sigma,
+        n_syn=privacy.n_syn,
+    )
+    with Console(stderr=True, quiet=no_progress).status(f"auditing ({trials:,} trials)"):
+        return audit_release(
+            release,
+            privacy.delta,
+            trials=trials,
+            random_state=seed,
+            epsilon_upper=privacy.epsilon,
+        )
+
+
+def _audit_json(audit) -> dict:
+    return {
+        "epsilon_lower": audit.epsilon_lower,
+        "epsilon_upper": audit.epsilon_upper,
+        "epsilon_pair": audit.epsilon_pair,
+        "confidence": audit.confidence,
+        "trials": audit.trials,
+        "consistent": audit.consistent,
+    }
 
 
 def _written_json(privacy, rows: int, out_path: Path, report_paths, **extra) -> dict:
@@ -347,14 +403,14 @@ def _noise_text(privacy) -> str:
     )
 
 
-def _write_reports(privacy, paths: tuple[Path, Path, Path], *, n_released: int) -> None:
+def _write_reports(privacy, paths: tuple[Path, Path, Path], *, n_released: int, audit=None) -> None:
     """The privacy report as JSON, Markdown and a self-contained HTML page."""
     from synthamp.report_html import render_html
 
     json_path, md_path, html_path = paths
     atomic_write_text(json_path, privacy.to_json())
     atomic_write_text(md_path, privacy.to_markdown())
-    atomic_write_text(html_path, render_html(privacy, n_released=n_released))
+    atomic_write_text(html_path, render_html(privacy, n_released=n_released, audit=audit))
 
 
 def _print_release_summary(privacy, rows: int, out_path: Path, report_paths: tuple[Path, ...]):
