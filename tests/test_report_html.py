@@ -130,7 +130,9 @@ def test_profile_at_the_reports_delta_is_the_reports_epsilon(released):
     from synthamp.report import PrivacyReport
 
     report = PrivacyReport.from_dict(released[1])
-    (rdp,) = epsilon_delta_curves(report, deltas=[report.delta, 1e-8, 1e-3])
+    (rdp,) = epsilon_delta_curves(
+        report, deltas=[report.delta, 1e-8, 1e-3], accountants=[report.accountant]
+    )
     assert rdp.epsilon[0] == pytest.approx(report.epsilon, rel=1e-9)
     assert rdp.epsilon_post_processing[0] == pytest.approx(report.epsilon_post_processing, rel=1e-9)
     # ε decreases with δ, and the release is never accounted above post-processing.

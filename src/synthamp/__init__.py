@@ -85,6 +85,7 @@ mathematics in :mod:`synthamp.ridge`, empirical audits in
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from typing import TYPE_CHECKING, Any
 
 from synthamp._kinds import Kind, privacy_quantity
@@ -186,33 +187,25 @@ _LAZY: dict[str, str] = {
     "render_html": "synthamp.report_html",
 }
 
-#: Public submodules, reachable as attributes (``synthamp.bounds``) without an import.
-_SUBMODULES = (
-    "accountant",
-    "audit",
-    "bounds",
-    "cli",
-    "divergence",
-    "figures",
-    "generator",
-    "planning",
-    "report",
-    "report_html",
-    "ridge",
-    "tabular",
-)
-
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value  # later lookups find it directly
         return value
-    if name in _SUBMODULES:
-        return importlib.import_module(f"{__name__}.{name}")
+    if not name.startswith("_"):  # a public submodule, reachable as synthamp.<name>
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"{__name__}.{name}":
+                raise
     raise AttributeError(f"module 'synthamp' has no attribute {name!r}")
 
 
+def _public_submodules() -> set[str]:
+    return {m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")}
+
+
 def __dir__() -> list[str]:
-    # the lazy names are listed although they are not loaded yet
-    return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))
+    # the public API, lazy names included although they are not loaded yet
+    return sorted(set(__all__) | _public_submodules())

@@ -277,11 +277,11 @@ def _mixture_pair(mu: float, q: float):
     """(1 − q)N(0, 1) + qN(μ, 1) against N(0, 1), in the coordinate x."""
     from scipy import special
 
-    from synthamp.audit import _GaussianLaw, _Law
+    from synthamp.divergence._laws import GaussianLaw, Law
 
     log_q, log_1mq = math.log(q), (math.log1p(-q) if q < 1.0 else -math.inf)
 
-    class _Mixture(_Law):
+    class _Mixture(Law):
         center, spread = q * mu, 1.0
 
         def to_t(self, value):
@@ -301,7 +301,7 @@ def _mixture_pair(mu: float, q: float):
     def llr(t):
         return np.logaddexp(log_1mq, log_q + mu * np.asarray(t, dtype=float) - 0.5 * mu * mu)
 
-    return _Mixture(), _GaussianLaw(0.0), llr
+    return _Mixture(), GaussianLaw(0.0), llr
 
 
 def _grid_profile(mechanism: Mechanism, h: float, tail: float):

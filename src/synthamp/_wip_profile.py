@@ -363,9 +363,9 @@ def _log_ncx2_tail(x: NDArray, dim: int, amp: float, upper: bool) -> NDArray:
 
 
 def _chi_square_law(dim: int, amp: float):
-    from synthamp.audit import _ChiSquareLaw
+    from synthamp.divergence._laws import NoncentralChiSquare
 
-    class _Law(_ChiSquareLaw):
+    class _Law(NoncentralChiSquare):
         def log_tail(self, t, upper):
             x = np.exp(np.atleast_1d(np.asarray(t, dtype=float)))
             return _log_ncx2_tail(x, self.dim, self.amp, upper)
@@ -374,8 +374,8 @@ def _chi_square_law(dim: int, amp: float):
 
 
 def _pair_evaluator(release: SyntheticDataRelease, hi: float, lo: float, tail: float):
-    from synthamp.audit import _ProductLaw
     from synthamp.divergence import log_likelihood_ratio, log_likelihood_ratio_finite
+    from synthamp.divergence._laws import ProductLaw
 
     d, n = release.dim, release.n_syn
     if n is None:
@@ -387,8 +387,8 @@ def _pair_evaluator(release: SyntheticDataRelease, hi: float, lo: float, tail: f
             tail,
         )
     return _PairEvaluator(
-        _ProductLaw(d, hi, n),
-        _ProductLaw(d, lo, n),
+        ProductLaw(d, hi, n),
+        ProductLaw(d, lo, n),
         lambda t: log_likelihood_ratio_finite(np.exp(t), d, n, hi, lo),
         PRODUCT_TAIL_RTOL,
         tail,
@@ -674,21 +674,54 @@ def profile_epsilon(
             eps += 1e-12 * max(1.0, eps)
         return ProfileEpsilon(eps, eps, delta, kind)
     worst = _WorstCase(release, rtol, tail)
-    eps, eps_lower = worst.root(delta)
-    for _ in range(refinements):
-        if not 0.0 < eps < math.inf:
-            break
-        worst.insert_levels(np.array([eps]))
-        eps, eps_lower = worst.root(delta)
-    upper, _ = worst.bracket(np.array([eps]))  # the guard at the returned ε
-    if worst.fallback:
-        worst.insert_levels(np.array([eps]))
-        eps, eps_lower = worst.root(delta)
-        upper, _ = worst.bracket(np.array([eps]))
-    if not upper[0] <= delta * (1 + 1e-12):  # pragma: no cover - the root is on the chord
-        raise RuntimeError("profile_epsilon: the upper profile exceeds delta at the root")
-    eps, eps_lower = max(eps, 0.0), max(eps_lower, 0.0)
+    (eps,), (eps_lower,) = _epsilons(worst, np.array([delta]), refinements)
     return ProfileEpsilon(eps, eps_lower, delta, Kind.EXACT, worst.fallback, worst.pairs)
+
+
+def _epsilons(worst: _WorstCase, deltas: NDArray, refinements: int = 3):
+    """ε(δ) upper and lower for each δ: roots of the chord, refined by putting them on thresholds.
+
+    Every returned ε is one where the upper profile was evaluated and is <= δ;
+    the guard is checked at the returned ε.
+    """
+
+    def roots():
+        pairs = [worst.root(float(d)) for d in deltas]
+        return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+
+    eps, eps_lower = roots()
+    for _ in range(refinements):
+        finite = eps[np.isfinite(eps) & (eps > 0)]
+        if finite.size == 0:
+            break
+        worst.insert_levels(finite)
+        eps, eps_lower = roots()
+    finite = np.isfinite(eps)
+    worst.bracket(eps[finite])  # the guard at the returned ε
+    if worst.fallback:
+        worst.insert_levels(eps[finite & (eps > 0)])
+        eps, eps_lower = roots()
+    upper, _ = worst.bracket(np.where(finite, eps, 0.0))
+    if np.any(finite & ~(upper <= deltas * (1 + 1e-12))):  # pragma: no cover - on the chord
+        raise RuntimeError("profile_epsilon: the upper profile exceeds delta at the root")
+    return np.maximum(eps, 0.0), np.maximum(np.minimum(eps_lower, eps), 0.0)
+
+
+def profile_epsilons(
+    release: SyntheticDataRelease, deltas: ArrayLike, *, rtol: float = 1e-3
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """ε(δ) and its lower bound for many δ from one worst-case profile (k = 1).
+
+    As :func:`profile_epsilon`, sharing the thresholds between the δ.
+    """
+    from synthamp._validation import check_open_unit
+
+    deltas = np.array([check_open_unit("delta", d) for d in np.atleast_1d(deltas)])
+    _check_single(release)
+    if release.out_dim > 1:
+        raise InputError("out_dim", "the exact profile is for k = 1")
+    worst = _WorstCase(release, rtol, DEFAULT_TAIL)
+    return _epsilons(worst, deltas)
 
 
 @privacy_quantity("exact")

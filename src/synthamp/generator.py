@@ -49,7 +49,7 @@ import math
 import numbers
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -132,6 +132,90 @@ class _Accounting:
     kind: str
     sigma_post_processing: float
     epsilon_post_processing: float
+    accountant: str = "rdp"
+    epsilon_rdp: float | None = None
+    epsilon_pld: float | None = None
+
+
+#: Accountants of :class:`PrivateLinearGenerator` (None: pld for k = 1 unlimited, else rdp).
+ACCOUNTANTS = ("pld", "rdp")
+
+
+def _choose_accountant(accountant: str | None, out_dim: int, n_syn: int | None, method: str):
+    """pld when requested, or by default for k = 1, unlimited, exact accounting."""
+    if accountant is not None:
+        return accountant
+    return "pld" if out_dim == 1 and n_syn is None and method == "exact" else "rdp"
+
+
+def _gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
+    """Smallest σ of the Gaussian mechanism with exact ε(δ) <= ε (Balle and Wang 2018)."""
+    from scipy import optimize
+
+    from synthamp.audit import gaussian_epsilon
+
+    def excess(log_sigma: float) -> float:
+        return gaussian_epsilon(delta, sensitivity, math.exp(log_sigma)) - epsilon
+
+    lo = hi = math.log(sensitivity)
+    while excess(hi) > 0:
+        hi += 1.0
+    while excess(lo) <= 0:
+        lo -= 1.0
+    root = optimize.brentq(excess, lo, hi, xtol=1e-12)
+    sigma = math.exp(root)
+    while gaussian_epsilon(delta, sensitivity, sigma) > epsilon:  # the upper side
+        sigma *= 1 + 1e-12
+    return sigma
+
+
+def _with_pld(
+    rdp: _Accounting, choice: str | None, epsilon, delta, common: dict, n_syn, method: str
+) -> _Accounting:
+    """The RDP accounting, completed by the PLD accountant (THEORY.md §14).
+
+    With the pld accountant the guarantee is the PLD's (a calibration by PLD
+    when σ was calibrated); the RDP ε at the same σ is kept for the report.
+    With rdp, the PLD ε is added for comparison when it is cheap (k = 1
+    unlimited). Post-processing (releasing V) keeps its own accounting.
+    """
+    from synthamp._wip_pld import calibrate_sigma_pld
+    from synthamp._wip_profile import profile_epsilon
+    from synthamp.audit import gaussian_epsilon
+
+    chosen = _choose_accountant(choice, common["out_dim"], n_syn, method)
+    if method == "post-processing":
+        return replace(rdp, epsilon_rdp=rdp.epsilon)
+    sigma = rdp.sigma
+    if chosen == "pld" and epsilon is not None:
+        sigma = calibrate_sigma_pld(epsilon, delta, **common, n_syn=n_syn).sigma
+    release = accountant.SyntheticDataRelease(**common, sigma=sigma, n_syn=n_syn)
+    eps_pld = None
+    if chosen == "pld" or (common["out_dim"] == 1 and n_syn is None):
+        eps_pld = float(profile_epsilon(release, delta).epsilon)
+    eps_rdp, order = rdp.epsilon, rdp.optimal_order
+    if sigma != rdp.sigma:
+        at_sigma = accountant.compute_epsilon(release, delta, method=method)
+        eps_rdp, order = float(at_sigma.epsilon), float(at_sigma.optimal_order)
+    if chosen == "rdp":
+        return replace(rdp, epsilon_rdp=eps_rdp, epsilon_pld=eps_pld)
+    kind = "exact" if common["out_dim"] == 1 else "certified"
+    # the baseline with the same (tight) accountant: the Gaussian mechanism's exact profile
+    sensitivity = release.effective_sensitivity
+    return replace(
+        rdp,
+        sigma=sigma,
+        epsilon=eps_pld,
+        sigma_post_processing=_gaussian_sigma(eps_pld, delta, sensitivity)
+        if eps_pld > 0
+        else sigma,
+        epsilon_post_processing=gaussian_epsilon(delta, sensitivity, sigma),
+        optimal_order=order,  # of the RDP number reported alongside
+        kind=kind,
+        accountant="pld",
+        epsilon_rdp=eps_rdp,
+        epsilon_pld=eps_pld,
+    )
 
 
 def _account(
@@ -145,8 +229,11 @@ def _account(
     sensitivity: float,
     n_syn: int | None,
     method: str,
+    choice: str | None = "rdp",
 ) -> _Accounting:
     """Calibrate σ (or take it), and compute the guarantee and its post-processing twin.
+
+    ``choice`` is the accountant (:func:`_with_pld`; None: the default rule).
 
     All numbers come from :mod:`synthamp.accountant`; nothing here depends on
     the private data (only on the declared bounds, d, k and m).
@@ -177,7 +264,7 @@ def _account(
                     float(achieved), delta, **common, method="post-processing"
                 ).sigma
             )
-    return _Accounting(
+    rdp = _Accounting(
         sigma=sigma,
         epsilon=float(achieved),
         optimal_order=None if order is None else float(order),
@@ -186,6 +273,7 @@ def _account(
         sigma_post_processing=sigma_pp,
         epsilon_post_processing=float(epsilon_pp),
     )
+    return _with_pld(rdp, choice, epsilon, delta, common, n_syn, method)
 
 
 # ---------------------------------------------------------------------------
@@ -253,6 +341,10 @@ class PrivateLinearGenerator(BaseEstimator):
     accounting : {"exact", "global", "post-processing"}, default "exact"
         Accounting method of :mod:`synthamp.accountant` (for k > 1 the
         accountant uses certified bounds).
+    accountant : {"pld", "rdp"} or None, default None
+        pld: the exact privacy profile (THEORY.md §14), tighter; rdp: the RDP
+        curve of ``accounting`` converted. None: pld for k = 1, unlimited
+        n_syn and exact accounting, rdp otherwise. The report gives both ε.
     sampler : {"gram", "seeds"}, default "gram"
         "gram" draws records as σ_z·gR with RᵀR = VᵀV (same law as ZV, O(k²)
         per record, holds only R); "seeds" computes ZV literally (holds V).
@@ -312,6 +404,7 @@ class PrivateLinearGenerator(BaseEstimator):
         seed_scale: float | None = None,
         release_model: bool = False,
         accounting: str = "exact",
+        accountant: str | None = None,
         sampler: str = "gram",
         random_state: int | None = None,
     ) -> None:
@@ -326,6 +419,7 @@ class PrivateLinearGenerator(BaseEstimator):
         self.seed_scale = seed_scale
         self.release_model = release_model
         self.accounting = accounting
+        self.accountant = accountant
         self.sampler = sampler
         self.random_state = random_state
 
@@ -360,6 +454,8 @@ class PrivateLinearGenerator(BaseEstimator):
         out["delta"] = DEFAULT_DELTA if self.delta is None else check_open_unit("delta", self.delta)
         if self.accounting not in ACCOUNTING_METHODS:
             raise InputError("accounting", f"must be one of {', '.join(ACCOUNTING_METHODS)}")
+        if self.accountant is not None and self.accountant not in ACCOUNTANTS:
+            raise InputError("accountant", f"must be None or one of {', '.join(ACCOUNTANTS)}")
         if self.sampler not in SAMPLERS:
             raise InputError("sampler", f"must be one of {', '.join(SAMPLERS)}")
         if not isinstance(self.release_model, bool | np.bool_):
@@ -443,6 +539,7 @@ class PrivateLinearGenerator(BaseEstimator):
             sensitivity=sensitivity,
             n_syn=n_syn,
             method=method,
+            choice=self.accountant,
         )
         sigma = accounting.sigma
         seed_scale = params["seed_scale"] or 1.0 / math.sqrt(d)
@@ -549,6 +646,9 @@ class PrivateLinearGenerator(BaseEstimator):
             seed_scale=self.seed_scale_,
             accounting_method=accounting.method,
             accounting_kind=accounting.kind,
+            accountant=accounting.accountant,
+            epsilon_rdp=accounting.epsilon_rdp,
+            epsilon_pld=accounting.epsilon_pld,
             sigma_post_processing=accounting.sigma_post_processing,
             epsilon_post_processing=accounting.epsilon_post_processing,
             model_released=bool(self.release_model),

@@ -96,6 +96,12 @@ class PrivacyReport:
     notes : tuple of str
         Caveats that weaken or qualify the guarantee (empty in the default,
         fully covered configuration).
+    accountant : str
+        The accountant whose ε is the guarantee: ``"pld"`` (the exact privacy
+        profile, THEORY.md §14) or ``"rdp"`` (the RDP curve, converted).
+    epsilon_rdp, epsilon_pld : float or None
+        ε at this σ and δ by each accountant (None: not computed); the
+        guarantee is the one named by ``accountant``.
     synthamp_version : str
         Version of synthamp that made the release.
     schema : int
@@ -128,6 +134,9 @@ class PrivacyReport:
     released: tuple[str, ...]
     not_released: tuple[str, ...]
     notes: tuple[str, ...] = ()
+    accountant: str = "rdp"
+    epsilon_rdp: float | None = None
+    epsilon_pld: float | None = None
     synthamp_version: str = ""
     schema: int = REPORT_SCHEMA
 
@@ -229,6 +238,19 @@ class PrivacyReport:
             ("B", _num(self.label_bound), "bound on ‖y‖ of a target row"),
             ("σ_z", _num(self.seed_scale), "scale of the hidden seeds Z"),
             ("accounting", self.accounting_method, f"kind: {self.accounting_kind}"),
+            (
+                "accountant",
+                self.accountant,
+                "the guarantee's ε: pld (exact privacy profile) or rdp (RDP curve)",
+            ),
+            *(
+                (f"ε ({name})", _num(value), note)
+                for name, value, note in (
+                    ("pld", self.epsilon_pld, "exact privacy profile, THEORY.md §14"),
+                    ("rdp", self.epsilon_rdp, "RDP curve converted, THEORY.md §12"),
+                )
+                if value is not None
+            ),
             (
                 "σ (post-processing)",
                 _num(self.sigma_post_processing),

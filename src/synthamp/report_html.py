@@ -106,11 +106,46 @@ def _rdp_profile(report: PrivacyReport, deltas: np.ndarray) -> EpsilonDeltaCurve
     )
 
 
+def _pld_profile(report: PrivacyReport, deltas: np.ndarray) -> EpsilonDeltaCurve:
+    """ε(δ) from the exact privacy profile (THEORY.md §14); post-processing: Gaussian, exact.
+
+    k = 1: the worst-case profile of the report's release; for a finite n_syn
+    the plateau profile (valid for every n_syn, slightly pessimistic, fast).
+    k > 1: the Gaussian profile with Δ_eff (certified), equal to post-processing.
+    """
+    from dataclasses import replace
+
+    from synthamp._wip_profile import profile_epsilons
+    from synthamp.audit import gaussian_epsilon
+
+    release = _release(report)
+    post = np.array(
+        [gaussian_epsilon(d, release.effective_sensitivity, release.sigma) for d in deltas]
+    )
+    if release.out_dim > 1:
+        epsilon, kind = post, "certified"
+    else:
+        epsilon, _ = profile_epsilons(replace(release, n_syn=None), deltas)
+        kind = "exact"
+    label = "exact privacy profile (PLD accountant)"
+    if release.n_syn is not None and release.out_dim == 1:
+        label += ", unlimited-release profile (covers every n_syn)"
+    return EpsilonDeltaCurve(
+        accountant="pld",
+        label=label,
+        kind=kind,
+        delta=deltas,
+        epsilon=epsilon,
+        epsilon_post_processing=post,
+    )
+
+
 #: Accountants that give ε(δ): name → function(report, δ grid) → EpsilonDeltaCurve.
 #: Another accountant (e.g. a privacy-loss-distribution accountant) plugs in by
 #: adding an entry; each entry is drawn as one pair of lines.
 PROFILE_ACCOUNTANTS: dict[str, Callable[[PrivacyReport, np.ndarray], EpsilonDeltaCurve]] = {
     "rdp": _rdp_profile,
+    "pld": _pld_profile,
 }
 
 

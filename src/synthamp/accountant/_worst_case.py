@@ -67,10 +67,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from synthamp import divergence
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import check_alpha, check_dim, check_n_syn, check_positive
 from synthamp.accountant._releases import _frozen
+from synthamp.divergence._finite import finite_scaled
+from synthamp.divergence._plateau import plateau_scaled
 
 __all__ = ["FALLBACK_SCAN_POINTS", "SCAN_POINTS", "WorstCase", "worst_case_rdp"]
 
@@ -127,8 +128,9 @@ class _EdgeEvaluator:
         self.gap = gap
         self.n_syn = n_syn
         self.calls = 0
-        self._plateau = divergence.renyi_plateau
-        self._finite = divergence.renyi_finite
+        # the engine's scaled kernels (validated inputs, a = ‖v‖/σ, b = ‖w‖/σ)
+        self._plateau = plateau_scaled
+        self._finite = finite_scaled
 
     def pair(self, t: float, forward: bool) -> tuple[float, float]:
         return (t + self.gap, t) if forward else (t, t + self.gap)
@@ -140,11 +142,11 @@ class _EdgeEvaluator:
         alpha = self.alpha if alpha is None else alpha
         self.calls += 1
         if self.n_syn is None:
-            result = self._plateau(alpha, self.dim, a, b, 1.0, full_output=True)
+            value, error = self._plateau(alpha, self.dim, a, b)
         else:
-            result = self._finite(alpha, self.dim, a, b, self.n_syn, 1.0, full_output=True)
-        value = np.asarray(result.value, dtype=float).reshape(alpha.shape)
-        error = np.asarray(result.error, dtype=float).reshape(alpha.shape)
+            value, error = self._finite(alpha, self.dim, self.n_syn, a, b)
+        value = np.asarray(value, dtype=float).reshape(alpha.shape)
+        error = np.asarray(error, dtype=float).reshape(alpha.shape)
         return value, np.abs(error)
 
 

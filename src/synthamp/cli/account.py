@@ -18,6 +18,7 @@ from synthamp.cli._common import FLOAT_LIST, deprecated_alias, echo_json
 __all__ = ["account", "account_result", "calibrate", "calibrate_result"]
 
 _METHODS = ("exact", "global", "post-processing")
+_ACCOUNTANTS = ("pld", "rdp")
 
 
 def _release_options(fn):
@@ -60,11 +61,57 @@ def _common_options(fn):
             "global: Theorem 5.2/5.4 alone; post-processing: releasing the model.",
         ),
         click.option("--method", "method_alias", type=click.Choice(_METHODS), hidden=True),
+        click.option(
+            "--accountant",
+            type=click.Choice(_ACCOUNTANTS),
+            default=None,
+            help="pld: exact privacy profile and PLD composition (tight); rdp: RDP curve "
+            "converted (default: pld for k = 1 unlimited, rdp otherwise).",
+        ),
+        click.option(
+            "--discretization",
+            type=float,
+            default=1e-4,
+            show_default=True,
+            help="PLD discretisation interval h of the privacy loss (> 0).",
+        ),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
     ]
     for option in reversed(options):
         fn = option(fn)
     return fn
+
+
+def _choose_accountant(accountant: str | None, out_dim: int, n_syn: int | None) -> tuple[str, str]:
+    """The accountant of the guarantee and why (the default rule of ``--accountant``)."""
+    if accountant is not None:
+        return accountant, "requested"
+    if out_dim > 1:
+        return "rdp", "k > 1: no exact profile; the certified RDP bound (Theorem 5.4) is used"
+    if n_syn is not None:
+        return "rdp", (
+            "finite n_syn: the exact PLD is slow there (ask --accountant pld); RDP is used"
+        )
+    return "pld", "k = 1: the exact privacy profile composed by PLD (tighter than RDP)"
+
+
+def _pld_epsilons(release, deltas, discretization: float) -> tuple[list, list]:
+    """ε and its lower bound by the PLD accountant, one per δ (one PLD for all)."""
+    from synthamp._validation import check_positive
+    from synthamp._wip_pld import compute_epsilon_pld, privacy_loss_distribution
+    from synthamp._wip_profile import profile_epsilon
+
+    h = check_positive("discretization", discretization)
+    if release.releases == 1 and (release.out_dim == 1 or len(deltas) == 1):
+        results = [profile_epsilon(release, d) for d in deltas]
+        return [r.epsilon for r in results], [r.epsilon_lower for r in results]
+    if len(deltas) == 1:
+        r = compute_epsilon_pld(release, deltas[0], discretization=h)
+        return [r.epsilon], [r.epsilon_lower]
+    pld = privacy_loss_distribution(release, discretization=h)
+    upper = [pld.epsilon(d) for d in deltas]
+    lower = [max(pld.lower_bound.epsilon(d) - pld.shift, 0.0) for d in deltas]
+    return upper, [min(lo, up) for lo, up in zip(lower, upper, strict=True)]
 
 
 def _notes(release, method: str) -> list[str]:
@@ -88,7 +135,7 @@ def _notes(release, method: str) -> list[str]:
             "the smaller of the two)"
         )
         notes.append(
-            f"k > 1: the curve is a certified upper bound, {curve}; rdp_lower is the exact "
+            f"k > 1: the RDP curve is a certified upper bound, {curve}; rdp_lower is the exact "
             "k = 1 worst case with the same d"
         )
     return notes
@@ -116,43 +163,78 @@ def account_result(
     n_syn: int | None = None,
     releases: int = 1,
     alpha: list[float] | None = None,
-    delta: float = 1e-5,
+    delta: float | list[float] = 1e-5,
     method: str = "exact",
+    accountant: str | None = None,
+    discretization: float = 1e-4,
 ) -> dict:
     """The JSON object of ``synthamp account``.
 
     Keys: ``alpha``, ``rdp`` (the curve used), ``rdp_lower`` (k > 1, else
-    None), ``epsilon``, ``delta``, ``optimal_order``, ``accounting``, ``kind``,
+    None), ``epsilon`` (of the guarantee: by ``accountant``), ``delta``,
+    ``accountant`` (``pld`` or ``rdp``) and ``accountant_reason``,
+    ``epsilon_rdp``, ``epsilon_pld`` and ``epsilon_pld_lower`` (the exact
+    value lies between; for k > 1 the PLD is of post-processing, certified),
+    ``discretization``, ``optimal_order``, ``accounting``, ``kind``,
     ``post_processing`` ({``rdp``, ``epsilon``}), ``sensitivity``,
     ``effective_sensitivity``, ``release``, ``heuristic`` (labelled extras,
-    never a guarantee), ``notes`` and ``warnings``.
+    never a guarantee), ``notes`` and ``warnings``. With a list of δ
+    (``--delta-grid``), ``delta`` and every ε are lists, one entry per δ.
     """
-    from synthamp._validation import check_alpha, check_open_unit
+    from synthamp._validation import check_alpha, check_open_unit, check_positive
     from synthamp.accountant import SyntheticDataRelease, compute_epsilon
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
-    delta = check_open_unit("delta", delta)
+    grid = isinstance(delta, list | tuple)
+    deltas = [
+        check_open_unit("delta_grid" if grid else "delta", d) for d in (delta if grid else [delta])
+    ]
+    discretization = check_positive("discretization", discretization)
     release = SyntheticDataRelease(
         dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn, releases=releases
     )
-    result, caught = _run_capturing_warnings(
-        compute_epsilon, release, delta, orders=orders, method=method
-    )
+    chosen, reason = _choose_accountant(accountant, out_dim, n_syn)
+    results, caught = [], []
+    for d in deltas:
+        result, warned = _run_capturing_warnings(
+            compute_epsilon, release, d, orders=orders, method=method
+        )
+        results.append(result)
+        caught += [w for w in warned if w not in caught]
+    result = results[0]
+    eps_rdp = [r.epsilon for r in results]
+    eps_pld, eps_pld_lower = (None, None)
+    if chosen == "pld" or (out_dim == 1 and n_syn is None):
+        eps_pld, eps_pld_lower = _pld_epsilons(release, deltas, discretization)
+    epsilon = eps_pld if chosen == "pld" else eps_rdp
     curve, post = result.curve, result.curve_post_processing
     heuristic = {
         name: {"kind": str(h.kind), "method": h.method, "rdp": h.rdp}
         for name, h in result.heuristics.items()
     }
+
+    def one(values):
+        return values if grid or values is None else values[0]
+
     return {
         "alpha": curve.orders,
         "rdp": curve.rdp,
         "rdp_lower": curve.rdp_lower,
-        "epsilon": result.epsilon,
-        "delta": result.delta,
-        "optimal_order": result.optimal_order,
+        "epsilon": one(epsilon),
+        "delta": one(deltas),
+        "accountant": chosen,
+        "accountant_reason": reason,
+        "epsilon_rdp": one(eps_rdp),
+        "epsilon_pld": one(eps_pld),
+        "epsilon_pld_lower": one(eps_pld_lower),
+        "discretization": discretization,
+        "optimal_order": one([r.optimal_order for r in results]),
         "accounting": result.method,
-        "kind": str(result.kind),
-        "post_processing": {"rdp": post.rdp, "epsilon": result.epsilon_post_processing},
+        "kind": str(result.kind) if chosen == "rdp" or out_dim == 1 else "certified",
+        "post_processing": {
+            "rdp": post.rdp,
+            "epsilon": one([r.epsilon_post_processing for r in results]),
+        },
         "sensitivity": release.sensitivity,
         "effective_sensitivity": release.effective_sensitivity,
         "release": {
@@ -180,6 +262,8 @@ def calibrate_result(
     releases: int = 1,
     alpha: list[float] | None = None,
     method: str = "exact",
+    accountant: str | None = None,
+    discretization: float = 1e-4,
 ) -> dict:
     """The JSON object of ``synthamp calibrate``.
 
@@ -187,9 +271,13 @@ def calibrate_result(
     ``noise_saved`` (max(0, 1 − sigma/sigma_post_processing)), ``accounting``,
     ``target_epsilon``, ``delta``, ``optimal_order``, ``kind``,
     ``epsilon_post_processing``, ``sensitivity``, ``effective_sensitivity``,
-    ``notes`` and ``warnings``.
+    ``accountant`` and ``accountant_reason``, ``sigma_rdp`` (the RDP
+    calibration) and ``sigma_pld`` (by PLD, None when not run),
+    ``discretization``, ``notes`` and ``warnings``. ``sigma`` and ``epsilon``
+    are those of the chosen accountant; the noise reduction is against
+    post-processing accounted by RDP.
     """
-    from synthamp._validation import check_alpha
+    from synthamp._validation import check_alpha, check_positive
     from synthamp.accountant import SyntheticDataRelease, calibrate_sigma
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
@@ -206,14 +294,37 @@ def calibrate_result(
         method=method,
         orders=orders,
     )
+    discretization = check_positive("discretization", discretization)
+    chosen, reason = _choose_accountant(accountant, out_dim, n_syn)
+    sigma, eps, sigma_pld = cal.sigma, cal.epsilon, None
+    if chosen == "pld":
+        from synthamp._wip_pld import calibrate_sigma_pld
+
+        pld = calibrate_sigma_pld(
+            epsilon,
+            delta,
+            dim=dim,
+            out_dim=out_dim,
+            norm_bound=norm_bound,
+            sensitivity=sensitivity,
+            n_syn=n_syn,
+            releases=releases,
+            discretization=discretization,
+        )
+        sigma, eps, sigma_pld = pld.sigma, pld.epsilon, pld.sigma
     release = SyntheticDataRelease(
-        dim, out_dim, norm_bound, sensitivity, cal.sigma, n_syn=n_syn, releases=releases
+        dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn, releases=releases
     )
     return {
-        "sigma": cal.sigma,
-        "epsilon": cal.epsilon,
+        "sigma": sigma,
+        "epsilon": eps,
+        "accountant": chosen,
+        "accountant_reason": reason,
+        "sigma_rdp": cal.sigma,
+        "sigma_pld": sigma_pld,
+        "discretization": discretization,
         "sigma_post_processing": cal.sigma_post_processing,
-        "noise_saved": max(0.0, cal.noise_reduction),
+        "noise_saved": max(0.0, 1.0 - sigma / cal.sigma_post_processing),
         "accounting": cal.method,
         "target_epsilon": cal.target_epsilon,
         "delta": cal.delta,
@@ -246,6 +357,12 @@ def _echo_notes(result: dict) -> None:
 @_release_options
 @click.option("--sigma", type=float, required=True, help="Noise scale σ.")
 @_common_options
+@click.option(
+    "--delta-grid",
+    type=FLOAT_LIST,
+    default=None,
+    help="Several δ, comma-separated (e.g. 1e-3,1e-5,1e-8): ε for each (JSON: arrays).",
+)
 def account(
     dim,
     out_dim,
@@ -258,31 +375,64 @@ def account(
     delta,
     method,
     method_alias,
+    accountant,
+    discretization,
     as_json,
+    delta_grid,
 ) -> None:
-    """(ε, δ) guarantee of a synthetic data release, with the RDP curve.
+    """(ε, δ) guarantee of a synthetic data release, by PLD or RDP.
 
-    The curve is the exact worst case over adjacent pairs for k = 1 (default
-    method), the best certified bound for k > 1 (with the exact k = 1 value as
-    a lower bound), or the method requested. The post-processing baseline
-    (releasing the perturbed model) is shown alongside.
+    pld (default for k = 1, unlimited release): the exact privacy profile,
+    worst case over adjacent pairs, composed by privacy loss distributions;
+    rdp: the exact worst-case RDP curve for k = 1 (default method), the best
+    certified bound for k > 1 (with the exact k = 1 value as a lower bound),
+    or the method requested, converted to (ε, δ). Both numbers are shown; the
+    post-processing baseline (releasing the perturbed model) alongside.
     """
     method = deprecated_alias(method, method_alias, old="--method", new="--accounting")
     result = account_result(
-        dim, out_dim, norm_bound, sensitivity, sigma, n_syn, releases, alpha, delta, method
+        dim,
+        out_dim,
+        norm_bound,
+        sensitivity,
+        sigma,
+        n_syn,
+        releases,
+        alpha,
+        delta if delta_grid is None else list(delta_grid),
+        method,
+        accountant,
+        discretization,
     )
     if as_json:
         echo_json(result)
         _echo_warnings(result)
         return
-    pp = result["post_processing"]
-    click.echo(
-        f"epsilon = {_fmt(result['epsilon'])} at delta = {result['delta']:g} "
-        f"(optimal alpha {_fmt(result['optimal_order'])}; method {result['accounting']}, "
-        f"{result['kind']})"
-    )
-    click.echo(f"post-processing (releasing the model): epsilon = {_fmt(pp['epsilon'])}")
-    if result["rdp_lower"] is not None:
+    grid = delta_grid is not None
+
+    def at(key, i):
+        value = result[key] if key != "post_processing" else result[key]["epsilon"]
+        return value[i] if grid and value is not None else value
+
+    for i in range(len(delta_grid) if grid else 1):
+        click.echo(
+            f"epsilon = {_fmt(at('epsilon', i))} at delta = {at('delta', i):g} "
+            f"(accountant {result['accountant']}, {result['kind']})"
+        )
+        if result["epsilon_pld"] is not None:
+            click.echo(
+                f"  pld: epsilon = {_fmt(at('epsilon_pld', i))} (exact value >= "
+                f"{_fmt(at('epsilon_pld_lower', i))}; discretisation {result['discretization']:g})"
+            )
+        click.echo(
+            f"  rdp: epsilon = {_fmt(at('epsilon_rdp', i))} (optimal alpha "
+            f"{_fmt(at('optimal_order', i))}; method {result['accounting']})"
+        )
+        click.echo(
+            f"  post-processing (releasing the model): epsilon = {_fmt(at('post_processing', i))}"
+        )
+    click.echo(f"accountant: {result['accountant']} ({result['accountant_reason']})")
+    if result["rdp_lower"] is not None and not grid:
         i = list(result["alpha"]).index(result["optimal_order"])
         click.echo(
             f"at alpha {_fmt(result['optimal_order'])}: RDP in "
@@ -307,17 +457,31 @@ def calibrate(
     delta,
     method,
     method_alias,
+    accountant,
+    discretization,
     as_json,
 ) -> None:
     """Smallest noise σ whose synthetic data release meets a target (ε, δ).
 
-    Reports σ for the requested accountant and for post-processing (releasing
-    the model), and the noise saved, 1 − σ/σ_post-processing. The achieved ε
-    never exceeds the target.
+    Reports σ for the chosen accountant (pld by default for k = 1 unlimited,
+    else rdp), the RDP calibration and post-processing (releasing the model),
+    and the noise saved, 1 − σ/σ_post-processing. The achieved ε never
+    exceeds the target.
     """
     method = deprecated_alias(method, method_alias, old="--method", new="--accounting")
     result = calibrate_result(
-        epsilon, delta, dim, out_dim, norm_bound, sensitivity, n_syn, releases, alpha, method
+        epsilon,
+        delta,
+        dim,
+        out_dim,
+        norm_bound,
+        sensitivity,
+        n_syn,
+        releases,
+        alpha,
+        method,
+        accountant,
+        discretization,
     )
     if as_json:
         echo_json(result)
@@ -326,8 +490,10 @@ def calibrate(
     click.echo(
         f"sigma = {_fmt(result['sigma'])} (epsilon = {_fmt(result['epsilon'])} <= "
         f"{_fmt(result['target_epsilon'])} at delta = {result['delta']:g}; "
-        f"method {result['accounting']}, {result['kind']})"
+        f"accountant {result['accountant']}, {result['kind']})"
     )
+    if result["accountant"] == "pld":
+        click.echo(f"  rdp: sigma = {_fmt(result['sigma_rdp'])} (method {result['accounting']})")
     if result["sigma"] > result["sigma_post_processing"]:
         saved = (
             f"no noise saved: {result['accounting']} accounting needs more noise than "
@@ -336,4 +502,5 @@ def calibrate(
     else:
         saved = f"noise saved {100 * result['noise_saved']:.2f}%"
     click.echo(f"post-processing: sigma = {_fmt(result['sigma_post_processing'])}; {saved}")
+    click.echo(f"accountant: {result['accountant']} ({result['accountant_reason']})")
     _echo_notes(result)

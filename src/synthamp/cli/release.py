@@ -190,6 +190,13 @@ def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: floa
     help="Accounting method.",
 )
 @click.option(
+    "--accountant",
+    type=click.Choice(["pld", "rdp"]),
+    default=None,
+    help="pld: exact privacy profile (tight); rdp: RDP curve converted "
+    "(default: pld for k = 1 with --unlimited, rdp otherwise).",
+)
+@click.option(
     "--unlimited",
     is_flag=True,
     help="Account for an unlimited number of records (the n_syn → ∞ plateau; never smaller "
@@ -225,6 +232,7 @@ def release(
     norm_bound,
     feature_scale,
     accounting,
+    accountant,
     unlimited,
     audit_trials,
     no_progress,
@@ -313,6 +321,7 @@ def release(
         n_syn=None if unlimited else n_syn,
         feature_scale=feature_scale,
         accounting=accounting,
+        accountant=accountant,
         random_state=seed,
     ).fit(x, y)
     del x, y
@@ -420,8 +429,8 @@ def _print_release_summary(privacy, rows: int, out_path: Path, report_paths: tup
     console.print(f"wrote {rows:,} synthetic records (k = {privacy.out_dim}) to {out_path}")
     console.print(
         f"guarantee: ({privacy.epsilon:.4g}, {privacy.delta:.3g})-DP, "
-        f"{privacy.accounting_method} accounting ({privacy.accounting_kind}); "
-        + _noise_text(privacy)
+        f"{privacy.accounting_method} accounting ({privacy.accounting_kind}), "
+        f"{privacy.accountant} accountant; " + _noise_text(privacy)
     )
     if not privacy.noise_secret:
         console.print("[bold yellow]warning:[/] seeded run: the noise is not secret")
