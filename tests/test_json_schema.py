@@ -52,6 +52,8 @@ def _json(capsys, argv: list[str]) -> dict:
 COMMANDS = {
     "account": ["account", "--dim", "20", "--norm-bound", "1", "--sensitivity", "0.3",
                 "--sigma", "1", "--alpha", "2,8"],
+    "account-grid": ["account", "--dim", "20", "--norm-bound", "1", "--sensitivity", "0.3",
+                     "--sigma", "1", "--delta-grid", "1e-3,1e-6", "--accountant", "rdp"],
     "account-k2": ["account", "--dim", "20", "--out-dim", "2", "--norm-bound", "1",
                    "--sensitivity", "0.3", "--sigma", "1", "--alpha", "2,8"],
     "calibrate": ["calibrate", "--epsilon", "1", "--dim", "20", "--out-dim", "2",
@@ -72,6 +74,8 @@ def test_command_json_validates(name, capsys, validator):
     validator.validate(data)
     assert list(data)[:2] == ["schema_version", "command"]
     assert data["command"] == COMMANDS[name][0]
+    if "accountant" in data:
+        assert data["accountant"] in ("pld", "rdp")
 
 
 def test_plan_and_release_json_and_the_report_validate(tmp_path, table, capsys, validator):
