@@ -61,6 +61,7 @@ def _python_blocks(path: Path) -> list[str]:
     return re.findall(r"^```python\n(.*?)^```", path.read_text(), flags=re.M | re.S)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index", range(len(_python_blocks(DOCS / "composing.md"))))
 def test_composing_page_code_runs(index, capsys):
     code = _python_blocks(DOCS / "composing.md")[index]
