@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from synthamp._validation import check_alpha, check_open_unit, check_positive
 from synthamp.cli._common import FLOAT_LIST, deprecated_alias, echo_json
 
 __all__ = ["account", "account_result", "calibrate", "calibrate_result"]
@@ -97,7 +98,7 @@ def _choose_accountant(accountant: str | None, out_dim: int, n_syn: int | None) 
 
 def _pld_epsilons(release, deltas, discretization: float) -> tuple[list, list]:
     """ε and its lower bound by the PLD accountant, one per δ (one PLD for all)."""
-    from synthamp._validation import check_positive
+    # the PLD accountant loads scipy: heavy, on use only
     from synthamp._wip_pld import compute_epsilon_pld, privacy_loss_distribution
     from synthamp._wip_profile import profile_epsilon
 
@@ -181,8 +182,7 @@ def account_result(
     never a guarantee), ``notes`` and ``warnings``. With a list of δ
     (``--delta-grid``), ``delta`` and every ε are lists, one entry per δ.
     """
-    from synthamp._validation import check_alpha, check_open_unit, check_positive
-    from synthamp.accountant import SyntheticDataRelease, compute_epsilon
+    from synthamp.accountant import SyntheticDataRelease, compute_epsilon  # loads scipy: heavy
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
     grid = isinstance(delta, list | tuple)
@@ -277,8 +277,7 @@ def calibrate_result(
     are those of the chosen accountant; the noise reduction is against
     post-processing accounted by RDP.
     """
-    from synthamp._validation import check_alpha, check_positive
-    from synthamp.accountant import SyntheticDataRelease, calibrate_sigma
+    from synthamp.accountant import SyntheticDataRelease, calibrate_sigma  # loads scipy: heavy
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
     cal, caught = _run_capturing_warnings(
@@ -298,7 +297,7 @@ def calibrate_result(
     chosen, reason = _choose_accountant(accountant, out_dim, n_syn)
     sigma, eps, sigma_pld = cal.sigma, cal.epsilon, None
     if chosen == "pld":
-        from synthamp._wip_pld import calibrate_sigma_pld
+        from synthamp._wip_pld import calibrate_sigma_pld  # loads scipy: heavy
 
         pld = calibrate_sigma_pld(
             epsilon,
