@@ -17,6 +17,7 @@ import click
 from synthamp import _io
 from synthamp._validation import InputError
 from synthamp._version import __version__
+from synthamp.cli._common import echo_json
 
 __all__ = ["figures", "write_figures"]
 
@@ -170,8 +171,6 @@ def figures(out: str, quick: bool, no_progress: bool, as_json: bool) -> None:
     start = time.perf_counter()
     written = write_figures(out, quick=quick, show_progress=not no_progress)
     if as_json:
-        from synthamp.cli._common import echo_json
-
         pngs = [p for p in written if p.suffix == ".png"]
         echo_json(
             {

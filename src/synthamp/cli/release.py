@@ -26,6 +26,13 @@ from synthamp._validation import (
     check_positive,
 )
 from synthamp.cli._common import deprecated_alias, echo_json
+from synthamp.cli._outputs import (
+    audit_json,
+    print_release_summary,
+    run_audit,
+    write_reports,
+    written_json,
+)
 
 __all__ = ["demo", "release"]
 
@@ -406,15 +413,17 @@ def release(
                 scheduler,
                 show=not no_progress,
             )
-        audit = None if audit_trials is None else _audit(privacy, audit_trials, seed, no_progress)
+        audit = (
+            None if audit_trials is None else run_audit(privacy, audit_trials, seed, no_progress)
+        )
         with transaction.writing("report"):
-            _write_reports(privacy, report_tmps, n_released=rows, audit=audit)
+            write_reports(privacy, report_tmps, n_released=rows, audit=audit)
         transaction.commit()
-    extra = {} if audit is None else {"audit": _audit_json(audit)}
+    extra = {} if audit is None else {"audit": audit_json(audit)}
     if as_json:
-        echo_json(_written_json(privacy, rows, out_path, report_paths, **extra))
+        echo_json(written_json(privacy, rows, out_path, report_paths, **extra))
         return 0
-    _print_release_summary(privacy, rows, out_path, report_paths)
+    print_release_summary(privacy, rows, out_path, report_paths)
     if audit is not None:
         click.echo(
             f"audit: ε ≥ {audit.epsilon_lower:.4g} ({100 * audit.confidence:g}% confidence, "
@@ -488,104 +497,6 @@ def _write_on_dask(tasks, target, columns, scheduler) -> int:
             return write_partitions_dask(tasks, target, columns, scheduler=scheduler)
         with local_cluster() as client:
             return write_partitions_dask(tasks, target, columns, scheduler=client)
-
-
-def _write_reports(privacy, paths, *, n_released: int, audit=None) -> None:
-    """The privacy report as JSON, Markdown and a self-contained HTML page, into ``paths``.
-
-    The paths are the transaction's temporary names (see
-    :class:`synthamp._io.OutputTransaction`).
-    """
-    from synthamp.report_html import render_html
-
-    json_path, md_path, html_path = paths
-    json_path.write_text(privacy.to_json(), encoding="utf-8")
-    md_path.write_text(privacy.to_markdown(), encoding="utf-8")
-    html = render_html(privacy, n_released=n_released, audit=audit)
-    html_path.write_text(html, encoding="utf-8")
-
-
-def _audit(privacy, trials: int, seed: int | None, no_progress: bool):
-    """Audit the release described by the report (public numbers only; THEORY.md §12)."""
-    from rich.console import Console
-
-    from synthamp.accountant import SyntheticDataRelease
-    from synthamp.audit import audit_release
-
-    release = SyntheticDataRelease(
-        privacy.dim,
-        privacy.out_dim,
-        privacy.norm_bound,
-        privacy.sensitivity,
-        privacy.sigma,
-        n_syn=privacy.n_syn,
-    )
-    with Console(stderr=True, quiet=no_progress).status(f"auditing ({trials:,} trials)"):
-        return audit_release(
-            release,
-            privacy.delta,
-            trials=trials,
-            random_state=seed,
-            epsilon_upper=privacy.epsilon,
-        )
-
-
-def _audit_json(audit) -> dict:
-    return {
-        "epsilon_lower": audit.epsilon_lower,
-        "epsilon_upper": audit.epsilon_upper,
-        "epsilon_pair": audit.epsilon_pair,
-        "confidence": audit.confidence,
-        "trials": audit.trials,
-        "consistent": audit.consistent,
-    }
-
-
-def _written_json(privacy, rows: int, out_path: Path, report_paths, **extra) -> dict:
-    """What release and demo print with --json: the files written and the report."""
-    json_path, md_path, html_path = report_paths
-    return {
-        "written": {
-            "synthetic": str(out_path),
-            "report_json": str(json_path),
-            "report_markdown": str(md_path),
-            "report_html": str(html_path),
-        },
-        "records": rows,
-        "privacy": privacy.to_dict(),
-        **extra,
-    }
-
-
-def _noise_text(privacy) -> str:
-    """The noise comparison, never a negative saving."""
-    if privacy.sigma > privacy.sigma_post_processing:
-        return (
-            f"σ = {privacy.sigma:.4g} vs {privacy.sigma_post_processing:.4g} for post-processing "
-            f"(no noise saved: {privacy.accounting_method} accounting needs more noise here; "
-            "--accounting exact takes the smaller)"
-        )
-    return (
-        f"σ = {privacy.sigma:.4g} vs {privacy.sigma_post_processing:.4g} for post-processing "
-        f"({100 * privacy.noise_saved:.1f}% noise saved)"
-    )
-
-
-def _print_release_summary(privacy, rows: int, out_path: Path, report_paths: tuple[Path, ...]):
-    from rich.console import Console
-
-    console = Console(highlight=False, soft_wrap=True)
-    console.print(f"wrote {rows:,} synthetic records (k = {privacy.out_dim}) to {out_path}")
-    console.print(
-        f"guarantee: ({privacy.epsilon:.4g}, {privacy.delta:.3g})-DP, "
-        f"{privacy.accounting_method} accounting ({privacy.accounting_kind}), "
-        f"{privacy.accountant} accountant; " + _noise_text(privacy)
-    )
-    if not privacy.noise_secret:
-        console.print("[bold yellow]warning:[/] seeded run: the noise is not secret")
-    for note in privacy.notes:
-        console.print(f"[yellow]note:[/] {note}")
-    console.print("report: " + ", ".join(str(p) for p in report_paths))
 
 
 # ---------------------------------------------------------------------------
@@ -772,7 +683,7 @@ def demo(
             with transaction.writing("out"):
                 chunks = generator.iter_samples(n_syn, chunk_size=WRITE_CHUNK)
                 tabular.write_rows(synthetic_tmp, chunks, ["progression"], fmt="csv")
-                _write_reports(privacy, report_tmps, n_released=n_syn)
+                write_reports(privacy, report_tmps, n_released=n_syn)
             transaction.commit()
     except BaseException:
         if created:
@@ -782,7 +693,7 @@ def demo(
     if as_json:
         utility = {**utility, "repeats": DEMO_REPEATS}
         synthetic_path, *report_paths = paths
-        echo_json(_written_json(privacy, n_syn, synthetic_path, report_paths, utility=utility))
+        echo_json(written_json(privacy, n_syn, synthetic_path, report_paths, utility=utility))
         return 0
 
     console.print(
