@@ -116,4 +116,7 @@ def print_release_summary(privacy, rows: int, out_path: Path, report_paths: tupl
         console.print("[bold yellow]warning:[/] seeded run: the noise is not secret")
     for note in privacy.notes:
         console.print(f"[yellow]note:[/] {note}")
+    for line in (privacy.accounting_note, privacy.amplification):
+        if line:
+            console.print(f"note: {line}")
     console.print("report: " + ", ".join(str(p) for p in report_paths))

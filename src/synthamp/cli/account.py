@@ -13,8 +13,10 @@ from typing import Any
 
 import click
 
+from synthamp._budget import DEFAULT_TIME_BUDGET
 from synthamp._validation import check_alpha, check_open_unit, check_positive
 from synthamp.cli._common import FLOAT_LIST, deprecated_alias, echo_json
+from synthamp.cli._status import live_status, time_budget_option
 
 __all__ = ["account", "account_result", "calibrate", "calibrate_result"]
 
@@ -62,6 +64,7 @@ def _common_options(fn):
             "global: Theorem 5.2/5.4 alone; post-processing: releasing the model.",
         ),
         click.option("--method", "method_alias", type=click.Choice(_METHODS), hidden=True),
+        time_budget_option,
         click.option(
             "--accountant",
             type=click.Choice(_ACCOUNTANTS),
@@ -142,6 +145,15 @@ def _notes(release, method: str) -> list[str]:
     return notes
 
 
+def _amplification(release) -> str | None:
+    """The outlook line of THEORY.md §16: does amplification pay at this (d, C, σ, k)?"""
+    from synthamp.amplification import amplification_outlook  # loads scipy: heavy
+
+    return amplification_outlook(
+        release.dim, release.norm_bound, release.sigma, release.out_dim
+    ).message
+
+
 def _run_capturing_warnings(fn, *args, **kwargs) -> tuple[Any, list[str]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -168,6 +180,7 @@ def account_result(
     method: str = "exact",
     accountant: str | None = None,
     discretization: float = 1e-4,
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
 ) -> dict:
     """The JSON object of ``synthamp account``.
 
@@ -179,8 +192,10 @@ def account_result(
     ``discretization``, ``optimal_order``, ``accounting``, ``kind``,
     ``post_processing`` ({``rdp``, ``epsilon``}), ``sensitivity``,
     ``effective_sensitivity``, ``release``, ``heuristic`` (labelled extras,
-    never a guarantee), ``notes`` and ``warnings``. With a list of δ
-    (``--delta-grid``), ``delta`` and every ε are lists, one entry per δ.
+    never a guarantee), ``fallback`` (set when finite-n_syn accounting stopped
+    at its time budget), ``amplification`` (THEORY.md §16), ``notes`` and
+    ``warnings``. With a list of δ (``--delta-grid``), ``delta`` and every ε
+    are lists, one entry per δ.
     """
     from synthamp.accountant import SyntheticDataRelease, compute_epsilon  # loads scipy: heavy
 
@@ -197,7 +212,12 @@ def account_result(
     results, caught = [], []
     for d in deltas:
         result, warned = _run_capturing_warnings(
-            compute_epsilon, release, d, orders=orders, method=method
+            compute_epsilon,
+            release,
+            d,
+            orders=orders,
+            method=method,
+            time_budget=time_budget,
         )
         results.append(result)
         caught += [w for w in warned if w not in caught]
@@ -246,6 +266,8 @@ def account_result(
             "releases": release.releases,
         },
         "heuristic": heuristic,
+        "fallback": result.fallback,
+        "amplification": _amplification(release),
         "notes": _notes(release, method),
         "warnings": caught,
     }
@@ -264,6 +286,7 @@ def calibrate_result(
     method: str = "exact",
     accountant: str | None = None,
     discretization: float = 1e-4,
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
 ) -> dict:
     """The JSON object of ``synthamp calibrate``.
 
@@ -273,9 +296,10 @@ def calibrate_result(
     ``epsilon_post_processing``, ``sensitivity``, ``effective_sensitivity``,
     ``accountant`` and ``accountant_reason``, ``sigma_rdp`` (the RDP
     calibration) and ``sigma_pld`` (by PLD, None when not run),
-    ``discretization``, ``notes`` and ``warnings``. ``sigma`` and ``epsilon``
-    are those of the chosen accountant; the noise reduction is against
-    post-processing accounted by RDP.
+    ``discretization``, ``fallback`` (set when finite-n_syn refinement stopped
+    at its time budget), ``amplification`` (THEORY.md §16), ``notes`` and
+    ``warnings``. ``sigma`` and ``epsilon`` are those of the chosen accountant;
+    the noise reduction is against post-processing accounted by RDP.
     """
     from synthamp.accountant import SyntheticDataRelease, calibrate_sigma  # loads scipy: heavy
 
@@ -292,6 +316,7 @@ def calibrate_result(
         releases=releases,
         method=method,
         orders=orders,
+        time_budget=time_budget,
     )
     discretization = check_positive("discretization", discretization)
     chosen, reason = _choose_accountant(accountant, out_dim, n_syn)
@@ -332,6 +357,8 @@ def calibrate_result(
         "epsilon_post_processing": cal.epsilon_post_processing,
         "sensitivity": release.sensitivity,
         "effective_sensitivity": release.effective_sensitivity,
+        "fallback": cal.fallback,
+        "amplification": _amplification(release),
         "notes": _notes(release, method),
         "warnings": caught,
     }
@@ -347,6 +374,9 @@ def _echo_warnings(result: dict) -> None:
 
 
 def _echo_notes(result: dict) -> None:
+    if result["fallback"]:
+        click.echo(f"note: {result['fallback']}")
+    click.echo(f"note: {result['amplification']}")
     for note in result["notes"]:
         click.echo(f"note: {note}")
     _echo_warnings(result)
@@ -374,6 +404,7 @@ def account(
     delta,
     method,
     method_alias,
+    time_budget,
     accountant,
     discretization,
     as_json,
@@ -389,20 +420,22 @@ def account(
     post-processing baseline (releasing the perturbed model) alongside.
     """
     method = deprecated_alias(method, method_alias, old="--method", new="--accounting")
-    result = account_result(
-        dim,
-        out_dim,
-        norm_bound,
-        sensitivity,
-        sigma,
-        n_syn,
-        releases,
-        alpha,
-        delta if delta_grid is None else list(delta_grid),
-        method,
-        accountant,
-        discretization,
-    )
+    with live_status("accounting"):
+        result = account_result(
+            dim,
+            out_dim,
+            norm_bound,
+            sensitivity,
+            sigma,
+            n_syn,
+            releases,
+            alpha,
+            delta if delta_grid is None else list(delta_grid),
+            method,
+            accountant,
+            discretization,
+            time_budget,
+        )
     if as_json:
         echo_json(result)
         _echo_warnings(result)
@@ -456,6 +489,7 @@ def calibrate(
     delta,
     method,
     method_alias,
+    time_budget,
     accountant,
     discretization,
     as_json,
@@ -468,20 +502,22 @@ def calibrate(
     exceeds the target.
     """
     method = deprecated_alias(method, method_alias, old="--method", new="--accounting")
-    result = calibrate_result(
-        epsilon,
-        delta,
-        dim,
-        out_dim,
-        norm_bound,
-        sensitivity,
-        n_syn,
-        releases,
-        alpha,
-        method,
-        accountant,
-        discretization,
-    )
+    with live_status("calibrating σ"):
+        result = calibrate_result(
+            epsilon,
+            delta,
+            dim,
+            out_dim,
+            norm_bound,
+            sensitivity,
+            n_syn,
+            releases,
+            alpha,
+            method,
+            accountant,
+            discretization,
+            time_budget,
+        )
     if as_json:
         echo_json(result)
         _echo_warnings(result)

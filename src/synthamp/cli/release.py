@@ -33,6 +33,7 @@ from synthamp.cli._outputs import (
     write_reports,
     written_json,
 )
+from synthamp.cli._status import live_status, time_budget_option
 
 __all__ = ["demo", "release"]
 
@@ -264,6 +265,7 @@ def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: floa
 @click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON object describing what was written."
 )
+@time_budget_option
 def release(
     data,
     targets,
@@ -286,6 +288,7 @@ def release(
     audit_trials,
     no_progress,
     as_json,
+    time_budget,
     partitions,
     backend,
     scheduler,
@@ -382,19 +385,21 @@ def release(
         table_tmp = transaction.add(out_path, param="out", directory=partitions is not None)
         report_tmps = [transaction.add(path, param="report") for path in report_paths]
         _warn_stale(transaction.stale)
-        generator = PrivateLinearGenerator(
-            label_bound=label_bound,
-            ridge=ridge,
-            norm_bound=norm_bound,
-            sigma=sigma,
-            epsilon=epsilon,
-            delta=delta,
-            n_syn=None if unlimited else n_syn,
-            feature_scale=feature_scale,
-            accounting=accounting,
-            accountant=accountant,
-            random_state=seed,
-        ).fit(x, y)
+        with live_status("fitting and accounting"):
+            generator = PrivateLinearGenerator(
+                label_bound=label_bound,
+                ridge=ridge,
+                norm_bound=norm_bound,
+                sigma=sigma,
+                epsilon=epsilon,
+                delta=delta,
+                n_syn=None if unlimited else n_syn,
+                feature_scale=feature_scale,
+                accounting=accounting,
+                accountant=accountant,
+                time_budget=time_budget,
+                random_state=seed,
+            ).fit(x, y)
         del x, y
         privacy = generator.privacy_
         if distributed:
@@ -600,6 +605,7 @@ DEMO_REPEATS = 200
 )
 @click.option("--finite", "finite_alias", is_flag=True, hidden=True)
 @click.option("--force", is_flag=True, help="Overwrite the demo's files if they exist.")
+@time_budget_option
 @click.option("--no-progress", is_flag=True, help="No status line on stderr.")
 @click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON object describing what was written."
@@ -617,6 +623,7 @@ def demo(
     force,
     no_progress,
     as_json,
+    time_budget,
 ):
     """Release synthetic data from scikit-learn's diabetes dataset (no download).
 
@@ -658,7 +665,7 @@ def demo(
     status = Console(stderr=True, quiet=no_progress)
     features, target, _ = demo_dataset()
     m, d = features.shape
-    with status.status(f"calibrating σ ({accounting} accounting) and fitting"):
+    with live_status(f"calibrating σ ({accounting} accounting) and fitting"):
         generator = PrivateLinearGenerator(
             label_bound=1.0,
             ridge=DEMO_RIDGE,
@@ -666,6 +673,7 @@ def demo(
             delta=delta,
             n_syn=None if unlimited else n_syn,
             accounting=accounting,
+            time_budget=time_budget,
             random_state=seed,
         ).fit(features, target)
     privacy = generator.privacy_
@@ -725,6 +733,8 @@ def demo(
             f"  (errors above 1: at ε = {epsilon:g} the noise dominates a model fitted on "
             f"{m} records; see docs/release.md for what the data can be used for)"
         )
+    if privacy.accounting_note:
+        console.print(f"note: {privacy.accounting_note}")
     if not privacy.noise_secret:
         console.print("[bold yellow]warning:[/] seeded run: the noise is not secret")
     console.print("wrote " + ", ".join(str(p) for p in paths))
