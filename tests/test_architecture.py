@@ -34,9 +34,9 @@ PACKAGE = "synthamp"
 #: The floors, lowest first: a room (the first name below ``synthamp``) imports only rooms
 #: of its own floor or of floors below. ``synthamp`` itself is the package face, on top.
 FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
-    ("foundations", frozenset({"_validation", "_kinds", "_io", "_version", "_svg"})),
+    ("foundations", frozenset({"_validation", "_kinds", "_io", "_version", "_svg", "_budget"})),
     ("engine", frozenset({"divergence"})),
-    ("bounds", frozenset({"bounds"})),
+    ("bounds", frozenset({"bounds", "amplification"})),
     ("accounting", frozenset({"accountant"})),
     ("release parts", frozenset({"ridge", "report", "report_html", "tabular"})),
     (

@@ -62,10 +62,12 @@ from synthamp._validation import (
     InputError,
     check_integer,
     check_n_syn,
+    check_nonnegative,
     check_open_unit,
     check_positive,
 )
 from synthamp._version import __version__
+from synthamp.amplification import amplification_outlook
 from synthamp.report import ADJACENCY, PrivacyReport
 
 # The ridge mathematics lives in synthamp.ridge; its names stay importable from here.
@@ -132,6 +134,7 @@ class _Accounting:
     kind: str
     sigma_post_processing: float
     epsilon_post_processing: float
+    fallback: str | None = None
     accountant: str = "rdp"
     epsilon_rdp: float | None = None
     epsilon_pld: float | None = None
@@ -230,6 +233,7 @@ def _account(
     n_syn: int | None,
     method: str,
     choice: str | None = "rdp",
+    time_budget: float | None = accountant.DEFAULT_TIME_BUDGET,
 ) -> _Accounting:
     """Calibrate σ (or take it), and compute the guarantee and its post-processing twin.
 
@@ -241,8 +245,9 @@ def _account(
     common = dict(dim=dim, out_dim=out_dim, norm_bound=norm_bound, sensitivity=sensitivity)
     if sigma is None:
         calibration = accountant.calibrate_sigma(
-            epsilon, delta, **common, n_syn=n_syn, method=method
+            epsilon, delta, **common, n_syn=n_syn, method=method, time_budget=time_budget
         )
+        fallback = calibration.fallback
         sigma = float(calibration.sigma)
         achieved, order, kind = calibration.epsilon, calibration.optimal_order, calibration.kind
         sigma_pp = float(calibration.sigma_post_processing)
@@ -254,8 +259,9 @@ def _account(
         release = accountant.SyntheticDataRelease(
             dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn
         )
-        result = accountant.compute_epsilon(release, delta, method=method)
+        result = accountant.compute_epsilon(release, delta, method=method, time_budget=time_budget)
         achieved, order, kind = result.epsilon, result.optimal_order, result.kind
+        fallback = result.fallback
         epsilon_pp = result.epsilon_post_processing
         sigma_pp = sigma  # post-processing itself, or ε = 0: nothing to compare with
         if achieved > 0 and method != "post-processing":
@@ -272,6 +278,7 @@ def _account(
         kind=str(kind),
         sigma_post_processing=sigma_pp,
         epsilon_post_processing=float(epsilon_pp),
+        fallback=fallback,
     )
     return _with_pld(rdp, choice, epsilon, delta, common, n_syn, method)
 
@@ -348,6 +355,11 @@ class PrivateLinearGenerator(BaseEstimator):
     sampler : {"gram", "seeds"}, default "gram"
         "gram" draws records as σ_z·gR with RᵀR = VᵀV (same law as ZV, O(k²)
         per record, holds only R); "seeds" computes ZV literally (holds V).
+    time_budget : float or None, default :data:`~synthamp.accountant.DEFAULT_TIME_BUDGET`
+        Seconds for finite-release accounting (``n_syn`` set, exact method);
+        once spent, the unlimited-release (plateau) bound, sound for every
+        n_syn, stands in and the report says so. None waits for the finite
+        result however long it takes.
     random_state : int, optional
         None (default): noise and seeds come from operating-system entropy
         (``numpy.random.SeedSequence()`` draws 128 bits from the OS; numpy's
@@ -406,6 +418,7 @@ class PrivateLinearGenerator(BaseEstimator):
         accounting: str = "exact",
         accountant: str | None = None,
         sampler: str = "gram",
+        time_budget: float | None = accountant.DEFAULT_TIME_BUDGET,
         random_state: int | None = None,
     ) -> None:
         self.label_bound = label_bound
@@ -421,6 +434,7 @@ class PrivateLinearGenerator(BaseEstimator):
         self.accounting = accounting
         self.accountant = accountant
         self.sampler = sampler
+        self.time_budget = time_budget
         self.random_state = random_state
 
     # -- validation ---------------------------------------------------------
@@ -442,6 +456,9 @@ class PrivateLinearGenerator(BaseEstimator):
             "seed_scale": None
             if self.seed_scale is None
             else check_positive("seed_scale", self.seed_scale),
+            "time_budget": None
+            if self.time_budget is None
+            else check_nonnegative("time_budget", self.time_budget),
         }
         if self.sigma is not None and self.epsilon is not None:
             raise InputError("epsilon", "give either sigma or epsilon (with delta), not both")
@@ -540,6 +557,7 @@ class PrivateLinearGenerator(BaseEstimator):
             n_syn=n_syn,
             method=method,
             choice=self.accountant,
+            time_budget=params["time_budget"],
         )
         sigma = accounting.sigma
         seed_scale = params["seed_scale"] or 1.0 / math.sqrt(d)
@@ -661,6 +679,10 @@ class PrivateLinearGenerator(BaseEstimator):
             not_released=tuple(not_released),
             notes=tuple(notes),
             synthamp_version=__version__,
+            accounting_note=accounting.fallback or "",
+            amplification=""
+            if accounting.method == "post-processing"
+            else amplification_outlook(d, self.norm_bound_, accounting.sigma, k).message,
         )
 
     # -- the released model (opt-in) ----------------------------------------
