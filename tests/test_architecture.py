@@ -408,7 +408,6 @@ KNOWN_BREACHES: tuple[str, ...] = (
     # the generator grew past 800 lines with the PLD accounting
     "synthamp/generator.py:",
     # issue 14 (partitioned and distributed release, landed just before this test)
-    "synthamp.distributed <-> synthamp.partitioned",
     "synthamp.cli.figures imports synthamp._io in a function",
     "synthamp.cli.release imports rich.console.Console in a function",
     "synthamp.cli.release imports rich.progress.BarColumn",
@@ -417,16 +416,6 @@ KNOWN_BREACHES: tuple[str, ...] = (
     "synthamp.cli.release imports synthamp.partitioned in a function",
     "synthamp.cli.release imports synthamp.distributed in a function",
     "synthamp.cli.release imports sklearn.datasets.load_diabetes in a function",
-    "synthamp.distributed imports dask.dataframe in a function",
-    "synthamp.distributed imports numpy in a function",
-    "synthamp.distributed imports pandas in a function",
-    "synthamp.distributed imports distributed.Client, distributed.LocalCluster in a function",
-    "synthamp.distributed imports distributed in a function",
-    "synthamp.distributed imports distributed.Client in a function",
-    "synthamp.partitioned imports pandas in a function",
-    "synthamp.partitioned imports synthamp.tabular in a function",
-    "synthamp.partitioned imports synthamp._io in a function",
-    "synthamp.partitioned imports synthamp.distributed in a function",
     "synthamp.tabular imports csv in a function",
     "synthamp.tabular imports pyarrow.parquet in a function",
 )

@@ -290,9 +290,14 @@ def _account(
 
 def _check_matrix(param: str, values: ArrayLike, *, allow_1d: bool) -> np.ndarray:
     try:
-        array = np.asarray(values, dtype=np.float64)
+        raw = np.asarray(values)
     except (TypeError, ValueError):
         raise InputError(param, "must be a numeric array") from None
+    if raw.dtype.kind == "c":
+        raise InputError(param, "is complex; real numbers are needed (nothing is dropped)")
+    if raw.dtype.kind not in "biuf":
+        raise InputError(param, f"must be a real numeric array, got dtype {raw.dtype}")
+    array = raw.astype(np.float64)
     if array.ndim == 1 and allow_1d:
         array = array[:, None]
     if array.ndim != 2:
@@ -399,7 +404,9 @@ class PrivateLinearGenerator(BaseEstimator):
     ``get_params`` and the report never show. Pickling keeps them only when
     their disclosure is covered by the guarantee (unlimited ``n_syn`` with the
     Gram sampler, or ``release_model=True``); otherwise the pickled copy cannot
-    sample, and a warning says so.
+    sample, and a warning says so. The random stream's state is never pickled
+    or copied: an unpickled or copied generator samples from a fresh stream
+    seeded with OS entropy, so it never replays its parent's records.
     """
 
     def __init__(
@@ -817,6 +824,9 @@ class PrivateLinearGenerator(BaseEstimator):
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(super().__getstate__())  # a copy: never clobber the live object
+        # The stream's state determines the parent's future records: never copied.
+        if state.get("_PrivateLinearGenerator__rng") is not None:
+            state["_PrivateLinearGenerator__rng"] = _FRESH_STREAM
         private = [key for key in state if key.startswith("_PrivateLinearGenerator__")]
         covered = bool(self.release_model) or (
             getattr(self, "n_syn_", 0) is None
@@ -833,3 +843,18 @@ class PrivateLinearGenerator(BaseEstimator):
             for key in private:
                 state[key] = None
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore a pickled or copied generator with a fresh stream from OS entropy.
+
+        A copy never replays its parent's stream (it would emit the parent's
+        "fresh" records again); even with ``random_state`` its records are not
+        reproducible.
+        """
+        super().__setstate__(state)
+        if isinstance(self._state("rng"), str):  # _FRESH_STREAM
+            self.__rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence()))
+
+
+#: Placeholder pickled instead of the stream (see ``PrivateLinearGenerator.__setstate__``).
+_FRESH_STREAM = "fresh stream from OS entropy"

@@ -125,10 +125,12 @@ def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: floa
     holder only, are not covered by the privacy guarantee, and are not written
     into any output.
     """
+    from synthamp.ridge import row_norms  # scipy.linalg: loaded only to release
+
     notes = []
     shares = [
-        ("feature", np.linalg.norm(features, axis=1) > 1.0, "norm 1 (after --feature-scale)"),
-        ("target", np.linalg.norm(targets, axis=1) > label_bound, f"--label-bound {label_bound:g}"),
+        ("feature", row_norms(features) > 1.0, "norm 1 (after --feature-scale)"),
+        ("target", row_norms(targets) > label_bound, f"--label-bound {label_bound:g}"),
     ]
     for what, clipped, bound in shares:
         share = float(np.mean(clipped))
@@ -250,7 +252,8 @@ def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: floa
     "--scheduler",
     default=None,
     metavar="ADDRESS",
-    help="Dask scheduler address (default: a local cluster of worker processes).",
+    help="Dask scheduler address (tcp://host:8786), or synchronous|threads|processes. "
+    "Default: a local cluster of worker processes.",
 )
 @click.option(
     "--audit",
