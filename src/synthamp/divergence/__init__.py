@@ -16,8 +16,7 @@ Public API
 ----------
 renyi_plateau                D_α of the unlimited release (exact)
 renyi_finite                 D_α of a release of n_syn records (exact)
-renyi_plateau_gram           D_α of the unlimited release of k = 1 or 2 dimensional
-                             records from the Gram matrices vᵀv, wᵀw (exact, THEORY.md §15)
+renyi_plateau_gram           D_α of the unlimited release, k = 1 or 2, from vᵀv and wᵀw (exact)
 fisher_information           Fisher information of χ²_d(θ²) in θ
 log_likelihood_ratio         log p/q of χ²_d(a²) against χ²_d(b²), without cancellation
 log_likelihood_ratio_finite  log p/q of the finite-release statistic S = Y·X
