@@ -407,17 +407,6 @@ KNOWN_BREACHES: tuple[str, ...] = (
     "synthamp.report_html imports dataclasses.replace in a function",
     # the generator grew past 800 lines with the PLD accounting
     "synthamp/generator.py:",
-    # issue 14 (partitioned and distributed release, landed just before this test)
-    "synthamp.cli.figures imports synthamp._io in a function",
-    "synthamp.cli.release imports rich.console.Console in a function",
-    "synthamp.cli.release imports rich.progress.BarColumn",
-    "synthamp.cli.release imports synthamp.tabular in a function",
-    "synthamp.cli.release imports synthamp.generator in a function",
-    "synthamp.cli.release imports synthamp.partitioned in a function",
-    "synthamp.cli.release imports synthamp.distributed in a function",
-    "synthamp.cli.release imports sklearn.datasets.load_diabetes in a function",
-    "synthamp.tabular imports csv in a function",
-    "synthamp.tabular imports pyarrow.parquet in a function",
 )
 
 

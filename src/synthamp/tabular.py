@@ -17,6 +17,7 @@ interrupted write leaves no partial file.
 
 from __future__ import annotations
 
+import csv
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -106,7 +107,7 @@ def read_table(path: str | os.PathLike, *, param: str = "data"):
 def _header(path: Path, fmt: str) -> list[str]:
     """The column names as stored in the file (pandas renames duplicates: "a", "a.1")."""
     if fmt == "parquet":
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # pyarrow is heavy: loaded only to read a table
 
         schema = pq.read_schema(path)
         stored_index = set()
@@ -114,8 +115,6 @@ def _header(path: Path, fmt: str) -> list[str]:
             index_columns = schema.pandas_metadata.get("index_columns", [])
             stored_index = {name for name in index_columns if isinstance(name, str)}
         return [name for name in schema.names if name not in stored_index]
-    import csv
-
     with open(path, newline="", encoding="utf-8") as handle:
         return next(csv.reader(handle), [])
 

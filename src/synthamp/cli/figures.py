@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from synthamp import _io
+from synthamp._io import check_writable
 from synthamp._validation import InputError
 from synthamp._version import __version__
 from synthamp.cli._common import echo_json
@@ -27,7 +28,6 @@ DPI = 110
 
 def _check_out(out: str) -> Path:
     """Check, before any work, that the folder ``out`` exists or can be made, and takes files."""
-    from synthamp._io import check_writable
 
     path = Path(out)
     if path.exists() and not path.is_dir():

@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 import numpy as np
 
+from synthamp import tabular
 from synthamp._io import OutputTransaction, check_directory_output, check_writable
 from synthamp._validation import (
     MAX_N_SYN,
@@ -86,7 +87,10 @@ def _progress_bar(total: int, label: str, *, show: bool = True) -> Iterator[Call
     if total < PROGRESS_THRESHOLD or not show:
         yield lambda rows: None
         return
+    # heavy: rich, only for the live status
     from rich.console import Console
+
+    # heavy: rich, only for the progress bar
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -314,7 +318,6 @@ def release(
       synthamp release ... --backend dask --scheduler tcp://host:8786 \\
           --n-syn 1000000000 --partitions 100 --out synthetic/
     """
-    from synthamp import tabular
 
     # 1. Public parameters.
     label_bound = check_positive("label_bound", label_bound)
@@ -380,6 +383,7 @@ def release(
         )
 
     # 4. Fit (the only step that touches the private data), then release.
+    # heavy: scikit-learn and scipy (the estimator), only to release
     from synthamp.generator import PrivateLinearGenerator
 
     for note in _clipping_notes(x * feature_scale, y, label_bound):
@@ -406,6 +410,7 @@ def release(
         del x, y
         privacy = generator.privacy_
         if distributed:
+            # heavy: scipy (the ridge mathematics under the writers), only to release
             from synthamp.distributed import DISTRIBUTED_NOTE
 
             privacy = dataclasses.replace(privacy, notes=(*privacy.notes, DISTRIBUTED_NOTE))
@@ -459,6 +464,7 @@ def _check_scale_options(partitions, n_syn: int, distributed: bool, scheduler) -
     if distributed:
         if partitions is None:
             raise InputError("partitions", "is required with --backend dask")
+        # heavy: scipy (the ridge mathematics under the writers), only to release
         from synthamp.distributed import require_dask
 
         require_dask()
@@ -478,13 +484,13 @@ def _write_records(
     generator, target, n_syn, columns, fmt, partitions, backend, scheduler, *, show=True
 ) -> int:
     """Write the records into ``target`` (a temporary file or folder): one file or P parts."""
-    from synthamp import tabular
 
     if partitions is None:
         chunks = generator.iter_samples(n_syn, chunk_size=WRITE_CHUNK)
         return tabular.write_rows(
             target, _with_progress(chunks, n_syn, "synthetic records", show=show), columns, fmt=fmt
         )
+    # heavy: scipy (the ridge mathematics under the writers), only to release
     from synthamp.partitioned import generator_partitions, write_partitions
 
     tasks = generator_partitions(generator, n_syn, partitions)
@@ -495,8 +501,10 @@ def _write_records(
 
 
 def _write_on_dask(tasks, target, columns, scheduler) -> int:
+    # heavy: rich, only for the live status
     from rich.console import Console
 
+    # heavy: scipy (the ridge mathematics under the writers), only to release
     from synthamp.distributed import local_cluster, write_partitions_dask
 
     where = f"the dask cluster at {scheduler}" if scheduler else "a local dask cluster"
@@ -545,6 +553,7 @@ def demo_dataset() -> tuple[np.ndarray, np.ndarray, list[str]]:
     target : ndarray of shape (442, 1)
     feature_names : list of str
     """
+    # heavy: scikit-learn, only for the built-in dataset
     from sklearn.datasets import load_diabetes
 
     raw = load_diabetes(scaled=False, as_frame=True).frame
@@ -659,9 +668,10 @@ def demo(
     else:
         check_writable(directory, force=False, param="out")
 
+    # heavy: rich, only for the live status
     from rich.console import Console
 
-    from synthamp import tabular
+    # heavy: scikit-learn and scipy (the estimator), only to release
     from synthamp.generator import PrivateLinearGenerator
 
     console = Console(highlight=False, soft_wrap=True)
@@ -750,6 +760,7 @@ def _demo_utility(features, target, privacy, n_syn, seed) -> dict[str, float]:
     Uses the non-private ridge solution v (of public data) inside this function
     only, to report aggregate errors; v itself is never printed or written.
     """
+    # heavy: scikit-learn and scipy (the estimator), only to release
     from synthamp.generator import clip_rows, gram_estimate_errors, project_frobenius, ridge_fit
 
     reference = project_frobenius(
