@@ -179,8 +179,8 @@ def _with_pld(
     With rdp, the PLD ε is added for comparison when it is cheap (k = 1
     unlimited). Post-processing (releasing V) keeps its own accounting.
     """
-    from synthamp._wip_pld import calibrate_sigma_pld
-    from synthamp._wip_profile import profile_epsilon
+    from synthamp.accountant._pld import calibrate_sigma_pld
+    from synthamp.accountant._profile import profile_epsilon
     from synthamp.audit import gaussian_epsilon
 
     chosen = _choose_accountant(choice, common["out_dim"], n_syn, method)

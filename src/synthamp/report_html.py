@@ -115,7 +115,7 @@ def _pld_profile(report: PrivacyReport, deltas: np.ndarray) -> EpsilonDeltaCurve
     """
     from dataclasses import replace
 
-    from synthamp._wip_profile import profile_epsilons
+    from synthamp.accountant._profile import profile_epsilons
     from synthamp.audit import gaussian_epsilon
 
     release = _release(report)

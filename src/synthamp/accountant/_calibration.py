@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind, privacy_quantity
-from synthamp._validation import check_open_unit, check_positive
+from synthamp._validation import InputError, check_open_unit, check_positive
 from synthamp.accountant._curves import _rdp_curve
 from synthamp.accountant._releases import (
     Method,
@@ -208,7 +208,9 @@ def calibrate_sigma(
     method: Method = "exact",
     orders: ArrayLike | None = None,
     rtol: float = 1e-4,
-) -> Calibration:
+    accountant: str = "rdp",
+    discretization: float = 1e-4,
+):
     """Smallest noise σ whose release meets the target (ε, δ) (THEORY.md §12).
 
     Brackets σ by doublings/halvings from the post-processing calibration, then
@@ -231,11 +233,26 @@ def calibrate_sigma(
         Rényi orders; default :data:`DEFAULT_ORDERS`.
     rtol : float, default 1e-4
         Relative width of the final bracket on σ.
+    accountant : {"rdp", "pld"}, default "rdp"
+        pld: calibrate on the exact privacy profile composed by PLD
+        (:func:`synthamp.accountant.calibrate_sigma_pld`, THEORY.md §14).
+    discretization : float, default 1e-4
+        The PLD's interval h.
 
     Returns
     -------
-    Calibration
+    Calibration (rdp) or PldCalibration (pld)
     """
+    if accountant == "pld":  # THEORY.md §14: the exact privacy profile, PLD composition
+        from synthamp.accountant._pld import calibrate_sigma_pld
+
+        return calibrate_sigma_pld(
+            epsilon, delta, dim=dim, out_dim=out_dim, norm_bound=norm_bound,
+            sensitivity=sensitivity, n_syn=n_syn, releases=releases,
+            discretization=discretization, rtol=rtol,
+        )  # fmt: skip
+    if accountant != "rdp":
+        raise InputError("accountant", f"must be 'rdp' or 'pld', got {accountant!r}")
     target = check_positive("epsilon", epsilon)
     delta = check_open_unit("delta", delta)
     method = _check_method(method)

@@ -192,8 +192,17 @@ def compute_epsilon(
     orders: ArrayLike | None = None,
     method: Method = "exact",
     extra_curves: Iterable[RdpCurve | Release] = (),
-) -> EpsilonResult:
+    *,
+    accountant: str = "rdp",
+    discretization: float = 1e-4,
+):
     """(ε, δ) guarantee of a release, composed with other mechanisms on the same data.
+
+    ``accountant="pld"`` returns instead the tight ε of the exact privacy
+    profile composed by privacy loss distributions
+    (:func:`synthamp.accountant.compute_epsilon_pld`, a ``PldEpsilon`` with
+    its discretisation error; THEORY.md §14); ``extra_curves`` must then hold
+    mechanisms, not RDP curves, and ``orders``/``method`` are not used.
 
     The RDP curve of ``release`` (:func:`rdp_curve`), plus the curves of
     ``extra_curves`` (RDP composition), converted by :func:`rdp_to_epsilon`.
@@ -212,16 +221,32 @@ def compute_epsilon(
     extra_curves : iterable of RdpCurve, SyntheticDataRelease or GaussianRelease
         Other mechanisms run on the same data, composed with ``release``.
         Curves must use the same orders; heuristic curves are refused.
+    accountant : {"rdp", "pld"}, default "rdp"
+    discretization : float, default 1e-4
+        The PLD's interval h (``accountant="pld"``).
 
     Returns
     -------
-    EpsilonResult
+    EpsilonResult (rdp) or PldEpsilon (pld)
 
     Warns
     -----
     OrderGridWarning
         When the optimal order is at the edge of the grid.
     """
+    if accountant == "pld":
+        from synthamp.accountant._pld import compute_epsilon_pld
+
+        for extra in extra_curves:
+            if isinstance(extra, RdpCurve):
+                raise InputError(
+                    "extra_curves", "the PLD accountant composes mechanisms, not curves"
+                )
+        return compute_epsilon_pld(
+            release, delta, extra=tuple(extra_curves), discretization=discretization
+        )
+    if accountant != "rdp":
+        raise InputError("accountant", f"must be 'rdp' or 'pld', got {accountant!r}")
     delta = check_open_unit("delta", delta)
     orders = _check_orders(orders)
     method = _check_method(method)

@@ -6,7 +6,7 @@ and Su 2022). For the worst-case pair of a release the statistic T has a
 monotone likelihood ratio, so the optimal tests are the thresholds {T > x}
 and the exact curve is parametrised by x: FPR = Q(T > x), FNR = P(T <= x),
 both from the log tails of :mod:`synthamp.divergence._laws` (the same
-thresholds as the privacy profile, :mod:`synthamp._wip_profile`). The
+thresholds as the privacy profile, :mod:`synthamp.accountant._profile`). The
 empirical curve applies the same threshold tests to simulated releases: it
 lies near the exact one, and an attack can never do better than it (up to
 sampling error).
@@ -40,8 +40,8 @@ def exact_tradeoff(release, points: int = 400) -> TradeoffCurve:
     """
     from dataclasses import replace
 
-    from synthamp._wip_profile import DEFAULT_TAIL, _pair_evaluator
     from synthamp.accountant import GaussianRelease
+    from synthamp.accountant._profile import DEFAULT_TAIL, _pair_evaluator
 
     if isinstance(release, GaussianRelease):  # N(μ, 1) against N(0, 1), t = x
         from scipy import special

@@ -96,8 +96,8 @@ def _choose_accountant(accountant: str | None, out_dim: int, n_syn: int | None) 
 def _pld_epsilons(release, deltas, discretization: float) -> tuple[list, list]:
     """ε and its lower bound by the PLD accountant, one per δ (one PLD for all)."""
     from synthamp._validation import check_positive
-    from synthamp._wip_pld import compute_epsilon_pld, privacy_loss_distribution
-    from synthamp._wip_profile import profile_epsilon
+    from synthamp.accountant._pld import compute_epsilon_pld, privacy_loss_distribution
+    from synthamp.accountant._profile import profile_epsilon
 
     h = check_positive("discretization", discretization)
     if release.releases == 1 and (release.out_dim == 1 or len(deltas) == 1):
@@ -290,7 +290,7 @@ def calibrate_result(
     chosen, reason = _choose_accountant(accountant, out_dim, n_syn)
     sigma, eps, sigma_pld = cal.sigma, cal.epsilon, None
     if chosen == "pld":
-        from synthamp._wip_pld import calibrate_sigma_pld
+        from synthamp.accountant._pld import calibrate_sigma_pld
 
         pld = calibrate_sigma_pld(
             epsilon,

@@ -119,8 +119,8 @@ def audit_result(
 def _upper_bounds(release, delta: float, accountant: str | None) -> dict:
     """The accountant's ε by PLD (the tight upper bound) and by RDP, and the one used."""
     from synthamp._validation import check_open_unit
-    from synthamp._wip_profile import profile_epsilon
     from synthamp.accountant import GaussianRelease, compute_epsilon
+    from synthamp.accountant._profile import profile_epsilon
     from synthamp.cli.account import _choose_accountant
 
     delta = check_open_unit("delta", delta)

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from synthamp._wip_profile import pair_privacy_profile, profile_epsilon
 from synthamp.accountant import GaussianRelease, SyntheticDataRelease, compute_epsilon
+from synthamp.accountant._profile import pair_privacy_profile, profile_epsilon
 from synthamp.audit import gaussian_delta, sample_statistic
 from synthamp.audit._tradeoff import empirical_tradeoff, exact_tradeoff
 from synthamp.cli import main

@@ -1,6 +1,6 @@
 """Privacy loss distributions: tight (ε, δ) under composition (THEORY.md §14).
 
-A mechanism's privacy profile δ*(ε) (:mod:`synthamp._wip_profile`) is the
+A mechanism's privacy profile δ*(ε) (:mod:`synthamp.accountant._profile`) is the
 hockey-stick curve of a dominating pair (Zhu, Dong and Wang 2022), and
 composing dominating pairs dominates the composition. Each mechanism is
 therefore turned into a *pessimistic* discrete privacy loss distribution (PLD)
@@ -17,7 +17,7 @@ mass below ``tail_mass`` are cut pessimistically: the lower tail is moved up
 to the first kept loss (a larger loss only increases δ), the upper tail to
 +∞. Implementation choice: native, so that ``import synthamp`` and the PLD
 accountant need no new dependency; it is tested against dp_accounting's own
-PLD (``tests/test_wip_pld.py``), and :func:`to_dp_accounting_pld` exports the
+PLD (``tests/test_pld.py``), and :func:`to_dp_accounting_pld` exports the
 same connect-the-dots PMF into dp_accounting's class.
 
 Discretisation error
@@ -50,8 +50,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
-from synthamp._wip_profile import DEFAULT_TAIL, _WorstCase
-from synthamp.accountant import GaussianRelease, SyntheticDataRelease
+from synthamp.accountant._profile import DEFAULT_TAIL, _WorstCase
+from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease
 
 __all__ = [
     "DEFAULT_DISCRETIZATION",
@@ -66,7 +66,7 @@ __all__ = [
 DEFAULT_DISCRETIZATION = 1e-4
 #: Default tail mass cut (pessimistically) after each composition step.
 DEFAULT_TAIL_MASS = 1e-15
-#: Resolution in ε of the profile interpolated on the grid (see _wip_profile).
+#: Resolution in ε of the profile interpolated on the grid (see synthamp.accountant._profile).
 PROFILE_RTOL = 1e-6
 
 
@@ -306,7 +306,7 @@ def _mixture_pair(mu: float, q: float):
 
 def _grid_profile(mechanism: Mechanism, h: float, tail: float):
     """(lower index, δ upper, δ lower, kind) of the symmetrised profile on ε_i = i·h."""
-    from synthamp._wip_profile import _PairEvaluator
+    from synthamp.accountant._profile import _PairEvaluator
 
     if isinstance(mechanism, SyntheticDataRelease) and mechanism.out_dim == 1:
         worst = _WorstCase(mechanism, PROFILE_RTOL, tail)
@@ -449,7 +449,9 @@ def compute_epsilon_pld(
     extra : iterable
         Other mechanisms (or PLDs of the same discretisation) on the same data.
     discretization : float, default 1e-4
-        h (:func:`privacy_loss_distribution`).
+        h (:func:`privacy_loss_distribution`). A single release without
+        ``extra`` is not discretised: its ε comes from :func:`profile_epsilon`
+        (``discretization`` is then reported as 0).
 
     Returns
     -------
@@ -457,6 +459,16 @@ def compute_epsilon_pld(
     """
     delta = check_open_unit("delta", delta)
     h = check_positive("discretization", discretization)
+    extra = tuple(extra)
+    if (
+        not extra
+        and isinstance(release, SyntheticDataRelease | GaussianRelease)
+        and (release.releases == 1)
+    ):  # one release: its profile directly, no discretisation
+        from synthamp.accountant._profile import profile_epsilon
+
+        exact = profile_epsilon(release, delta)
+        return PldEpsilon(exact.epsilon, exact.epsilon_lower, delta, 0.0, exact.kind)
     pld = privacy_loss_distribution(release, discretization=h, tail=tail, _companion=_companion)
     for other in extra:
         if not isinstance(other, PrivacyLossDistribution):
@@ -521,8 +533,8 @@ def calibrate_sigma_pld(
     end), then at h within that bracket. The returned σ is where ε was
     computed and is <= the target: conservative by construction.
     """
-    from synthamp._wip_profile import profile_epsilon
     from synthamp.accountant import calibrate_sigma
+    from synthamp.accountant._profile import profile_epsilon
 
     target = check_positive("epsilon", epsilon)
     delta = check_open_unit("delta", delta)

@@ -49,7 +49,7 @@ differ from ε to ε). This is the guarded search of
 The profile returned on ε ∈ ℝ is the maximum of the two orders, so it
 satisfies δ*(ε) = 1 − e^ε + e^ε δ*(−ε) for ε < 0: it is the profile of a
 *symmetric* dominating pair (Zhu, Dong and Wang 2022), which is what the PLD
-accountant (:mod:`synthamp._wip_pld`) discretises.
+accountant (:mod:`synthamp.accountant._pld`) discretises.
 
 k > 1
 -----
@@ -69,7 +69,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_positive
-from synthamp.accountant import GaussianRelease, SyntheticDataRelease
+from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease
 
 __all__ = [
     "FALLBACK_SCAN_POINTS",
@@ -545,7 +545,7 @@ def privacy_profile(
     ----------
     release : SyntheticDataRelease or GaussianRelease
         A single release (``releases=1``; compose with
-        :func:`synthamp._wip_pld.compute_epsilon_pld`).
+        :func:`synthamp.accountant._pld.compute_epsilon_pld`).
     epsilon : array_like
         ε >= 0 (broadcast).
     rtol : float, default 1e-5

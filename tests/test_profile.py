@@ -1,4 +1,4 @@
-"""The exact privacy profile δ(ε) (synthamp._wip_profile; THEORY.md §14).
+"""The exact privacy profile δ(ε) (synthamp.accountant._profile; THEORY.md §14).
 
 References are independent of the library: mpmath at 30+ digits by two routes
 (the threshold form with tails from the Poisson mixture of regularised gamma
@@ -18,12 +18,12 @@ from scipy import stats
 
 import mpref
 from synthamp import InputError, Kind, log_likelihood_ratio
-from synthamp._wip_profile import (
+from synthamp.accountant import GaussianRelease, SyntheticDataRelease, compute_epsilon
+from synthamp.accountant._profile import (
     pair_privacy_profile,
     privacy_profile,
     profile_epsilon,
 )
-from synthamp.accountant import GaussianRelease, SyntheticDataRelease, compute_epsilon
 from synthamp.audit import gaussian_delta
 
 # --------------------------------------------------------------------------- references

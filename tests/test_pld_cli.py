@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from synthamp._wip_pld import compute_epsilon_pld
-from synthamp._wip_profile import profile_epsilon
 from synthamp.accountant import SyntheticDataRelease, compute_epsilon
+from synthamp.accountant._pld import compute_epsilon_pld
+from synthamp.accountant._profile import profile_epsilon
 from synthamp.cli import main
 
 ACCOUNT = ["account", "--dim", "100", "--norm-bound", "2", "--sensitivity", "0.5"]
