@@ -148,27 +148,6 @@ def _choose_accountant(accountant: str | None, out_dim: int, n_syn: int | None, 
     return "pld" if out_dim == 1 and n_syn is None and method == "exact" else "rdp"
 
 
-def _gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
-    """Smallest σ of the Gaussian mechanism with exact ε(δ) <= ε (Balle and Wang 2018)."""
-    from scipy import optimize
-
-    from synthamp.audit import gaussian_epsilon
-
-    def excess(log_sigma: float) -> float:
-        return gaussian_epsilon(delta, sensitivity, math.exp(log_sigma)) - epsilon
-
-    lo = hi = math.log(sensitivity)
-    while excess(hi) > 0:
-        hi += 1.0
-    while excess(lo) <= 0:
-        lo -= 1.0
-    root = optimize.brentq(excess, lo, hi, xtol=1e-12)
-    sigma = math.exp(root)
-    while gaussian_epsilon(delta, sensitivity, sigma) > epsilon:  # the upper side
-        sigma *= 1 + 1e-12
-    return sigma
-
-
 def _with_pld(
     rdp: _Accounting, choice: str | None, epsilon, delta, common: dict, n_syn, method: str
 ) -> _Accounting:
@@ -179,7 +158,7 @@ def _with_pld(
     With rdp, the PLD ε is added for comparison when it is cheap (k = 1
     unlimited). Post-processing (releasing V) keeps its own accounting.
     """
-    from synthamp.accountant._pld import calibrate_sigma_pld
+    from synthamp.accountant._pld import calibrate_sigma_pld, gaussian_sigma
     from synthamp.accountant._profile import profile_epsilon
     from synthamp.audit import gaussian_epsilon
 
@@ -206,9 +185,7 @@ def _with_pld(
         rdp,
         sigma=sigma,
         epsilon=eps_pld,
-        sigma_post_processing=_gaussian_sigma(eps_pld, delta, sensitivity)
-        if eps_pld > 0
-        else sigma,
+        sigma_post_processing=gaussian_sigma(eps_pld, delta, sensitivity) if eps_pld > 0 else sigma,
         epsilon_post_processing=gaussian_epsilon(delta, sensitivity, sigma),
         optimal_order=order,  # of the RDP number reported alongside
         kind=kind,

@@ -59,6 +59,7 @@ __all__ = [
     "PrivacyLossDistribution",
     "SubsampledGaussianRelease",
     "compute_epsilon_pld",
+    "gaussian_sigma",
     "privacy_loss_distribution",
 ]
 
@@ -608,3 +609,24 @@ def _illinois_sigma(epsilon_at, target: float, hi: float, rtol: float) -> float:
                 f_lo *= 0.5
             side = 1
     return math.exp(x_hi)
+
+
+def gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
+    """Smallest σ of the Gaussian mechanism with exact ε(δ) <= ε (Balle and Wang 2018)."""
+    from scipy import optimize
+
+    from synthamp.audit import gaussian_epsilon
+
+    def excess(log_sigma: float) -> float:
+        return gaussian_epsilon(delta, sensitivity, math.exp(log_sigma)) - epsilon
+
+    lo = hi = math.log(sensitivity)
+    while excess(hi) > 0:
+        hi += 1.0
+    while excess(lo) <= 0:
+        lo -= 1.0
+    root = optimize.brentq(excess, lo, hi, xtol=1e-12)
+    sigma = math.exp(root)
+    while gaussian_epsilon(delta, sensitivity, sigma) > epsilon:  # the upper side
+        sigma *= 1 + 1e-12
+    return sigma

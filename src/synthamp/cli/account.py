@@ -168,7 +168,8 @@ def account_result(
     ``epsilon_rdp``, ``epsilon_pld`` and ``epsilon_pld_lower`` (the exact
     value lies between; for k > 1 the PLD is of post-processing, certified),
     ``discretization``, ``optimal_alpha``, ``method``, ``kind``,
-    ``post_processing`` ({``rdp``, ``epsilon``}), ``sensitivity``,
+    ``post_processing`` ({``rdp``, ``epsilon``, ``accountant``}: releasing
+    the model, ε by the same accountant), ``sensitivity``,
     ``effective_sensitivity``, ``release``, ``heuristic`` (labelled extras,
     never a guarantee), ``notes`` and ``warnings``. With a list of δ
     (``--delta-grid``), ``delta`` and every ε are lists, one entry per δ.
@@ -199,6 +200,14 @@ def account_result(
     if chosen == "pld" or (out_dim == 1 and n_syn is None):
         eps_pld, eps_pld_lower = _pld_epsilons(release, deltas, discretization)
     epsilon = eps_pld if chosen == "pld" else eps_rdp
+    post_epsilon = [r.epsilon_post_processing for r in results]
+    if chosen == "pld":  # the baseline by the same accountant: the Gaussian mechanism, exact
+        from synthamp.accountant import GaussianRelease, compute_epsilon_pld
+
+        gaussian = GaussianRelease(release.effective_sensitivity, sigma, releases=releases)
+        post_epsilon = [
+            compute_epsilon_pld(gaussian, d, discretization=discretization).epsilon for d in deltas
+        ]
     curve, post = result.curve, result.curve_post_processing
     heuristic = {
         name: {"kind": str(h.kind), "method": h.method, "rdp": h.rdp}
@@ -225,7 +234,8 @@ def account_result(
         "kind": str(result.kind) if chosen == "rdp" or out_dim == 1 else "certified",
         "post_processing": {
             "rdp": post.rdp,
-            "epsilon": one([r.epsilon_post_processing for r in results]),
+            "epsilon": one(post_epsilon),
+            "accountant": chosen,
         },
         "sensitivity": release.sensitivity,
         "effective_sensitivity": release.effective_sensitivity,
@@ -265,9 +275,10 @@ def calibrate_result(
     ``epsilon_post_processing``, ``sensitivity``, ``effective_sensitivity``,
     ``accountant`` and ``accountant_reason``, ``sigma_rdp`` (the RDP
     calibration) and ``sigma_pld`` (by PLD, None when not run),
-    ``discretization``, ``notes`` and ``warnings``. ``sigma`` and ``epsilon``
-    are those of the chosen accountant; the noise reduction is against
-    post-processing accounted by RDP.
+    ``discretization``, ``notes`` and ``warnings``. ``sigma``, ``epsilon``
+    and the post-processing baseline are those of the chosen accountant (for
+    pld, the Gaussian mechanism's exact profile), so that the noise reduction
+    compares like with like.
     """
     from synthamp._validation import check_alpha, check_positive
     from synthamp.accountant import SyntheticDataRelease, calibrate_sigma
@@ -289,8 +300,10 @@ def calibrate_result(
     discretization = check_positive("discretization", discretization)
     chosen, reason = _choose_accountant(accountant, out_dim, n_syn)
     sigma, eps, sigma_pld = cal.sigma, cal.epsilon, None
+    sigma_post, eps_post = cal.sigma_post_processing, cal.epsilon_post_processing
     if chosen == "pld":
-        from synthamp.accountant._pld import calibrate_sigma_pld
+        from synthamp.accountant._pld import calibrate_sigma_pld, gaussian_sigma
+        from synthamp.audit import gaussian_epsilon
 
         pld = calibrate_sigma_pld(
             epsilon,
@@ -304,6 +317,10 @@ def calibrate_result(
             discretization=discretization,
         )
         sigma, eps, sigma_pld = pld.sigma, pld.epsilon, pld.sigma
+        # the baseline by the same (tight) accountant: the Gaussian mechanism's exact profile
+        effective = min(sensitivity, 2.0 * norm_bound)
+        sigma_post = gaussian_sigma(epsilon, delta, effective)
+        eps_post = gaussian_epsilon(delta, effective, sigma_post)
     release = SyntheticDataRelease(
         dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn, releases=releases
     )
@@ -315,14 +332,14 @@ def calibrate_result(
         "sigma_rdp": cal.sigma,
         "sigma_pld": sigma_pld,
         "discretization": discretization,
-        "sigma_post_processing": cal.sigma_post_processing,
-        "noise_reduction": 1.0 - sigma / cal.sigma_post_processing,
+        "sigma_post_processing": sigma_post,
+        "noise_reduction": 1.0 - sigma / sigma_post,
         "method": cal.method,
         "target_epsilon": cal.target_epsilon,
         "delta": cal.delta,
         "optimal_alpha": cal.optimal_order,
         "kind": str(cal.kind),
-        "epsilon_post_processing": cal.epsilon_post_processing,
+        "epsilon_post_processing": eps_post,
         "sensitivity": release.sensitivity,
         "effective_sensitivity": release.effective_sensitivity,
         "notes": _notes(release),
