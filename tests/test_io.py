@@ -11,11 +11,17 @@ import textwrap
 import pytest
 
 from synthamp import InputError
-from synthamp._io import atomic_path, atomic_write_text, atomic_write_with, check_writable
+from synthamp._io import (
+    TEMP_TAG,
+    atomic_path,
+    atomic_write_text,
+    atomic_write_with,
+    check_writable,
+)
 
 
 def _leftovers(directory):
-    return sorted(p.name for p in directory.iterdir() if p.name.endswith(".tmp"))
+    return sorted(p.name for p in directory.iterdir() if TEMP_TAG in p.name)
 
 
 def test_check_writable_accepts_a_new_file_and_returns_its_path(tmp_path):

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
+from synthamp.accountant import calibrate_sigma
+from synthamp.ridge import gram_error_bound, ridge_norm_bound, ridge_sensitivity
 
 __all__ = ["DEFAULT_RIDGES", "Plan", "PlanRow", "plan_release"]
 
@@ -153,9 +155,6 @@ def plan_release(
     -------
     Plan
     """
-    from synthamp.accountant import calibrate_sigma
-    from synthamp.generator import gram_error_bound, ridge_norm_bound, ridge_sensitivity
-
     m = check_integer("n_records", n_records, 2)
     d = check_integer("n_features", n_features, 1)
     k = check_integer("n_targets", n_targets, 1)

@@ -30,7 +30,10 @@ from typing import Any
 import numpy as np
 
 from synthamp._svg import Series, line_plot
+from synthamp._validation import InputError
+from synthamp.accountant import DEFAULT_ORDERS, SyntheticDataRelease, rdp_curve, rdp_to_epsilon
 from synthamp.report import PrivacyReport
+from synthamp.ridge import gram_error_bound
 
 __all__ = [
     "GLOSSARY",
@@ -73,8 +76,6 @@ class EpsilonDeltaCurve:
 
 
 def _release(report: PrivacyReport):
-    from synthamp.accountant import SyntheticDataRelease
-
     return SyntheticDataRelease(
         report.dim,
         report.out_dim,
@@ -87,8 +88,6 @@ def _release(report: PrivacyReport):
 
 def _rdp_profile(report: PrivacyReport, deltas: np.ndarray) -> EpsilonDeltaCurve:
     """ε(δ) through the RDP curve and its conversion (THEORY.md §12)."""
-    from synthamp.accountant import DEFAULT_ORDERS, rdp_curve, rdp_to_epsilon
-
     release = _release(report)
     curve = rdp_curve(release, DEFAULT_ORDERS, report.accounting_method, lower=False)
     post = rdp_curve(release, DEFAULT_ORDERS, "post-processing")
@@ -169,8 +168,6 @@ def epsilon_delta_curves(
     -------
     list of EpsilonDeltaCurve
     """
-    from synthamp._validation import InputError
-
     if deltas is None:
         deltas = np.unique(np.append(DELTA_GRID, report.delta))
     grid = np.asarray(deltas, dtype=float)
@@ -594,8 +591,6 @@ def _at(grid: np.ndarray, values: np.ndarray, x: float) -> float:
 
 
 def _rdp_section(report: PrivacyReport, term: _Terms) -> str:
-    from synthamp.accountant import DEFAULT_ORDERS, rdp_curve
-
     release = _release(report)
     curve = rdp_curve(release, DEFAULT_ORDERS, report.accounting_method)
     post = rdp_curve(release, DEFAULT_ORDERS, "post-processing")
@@ -693,8 +688,6 @@ def _noise_section(report: PrivacyReport, term: _Terms) -> str:
 
 
 def _utility_section(report: PrivacyReport, n_records: int | None, term: _Terms) -> str:
-    from synthamp.generator import gram_error_bound
-
     def bound(sigma: float) -> float:
         return gram_error_bound(
             sigma=sigma,

@@ -30,6 +30,7 @@ __all__ = [
     "read_table",
     "select_numeric",
     "table_format",
+    "write_rows",
     "write_table",
 ]
 
@@ -84,15 +85,55 @@ def read_table(path: str | os.PathLike, *, param: str = "data"):
     if path.is_dir():
         raise InputError(param, f"{path} is a directory")
     try:
+        _check_header(_header(path, fmt), path, param)
         if fmt == "csv":
             frame = pd.read_csv(path)
         else:
             frame = pd.read_parquet(path)
     except pd.errors.EmptyDataError:
         raise InputError(param, f"cannot read {path}: the file is empty") from None
+    except InputError:
+        raise
     except Exception as exc:  # parser, encoding, permission and Arrow errors alike
         raise InputError(param, f"cannot read {path}: {_first_line(exc)}") from None
     return frame
+
+
+def _header(path: Path, fmt: str) -> list[str]:
+    """The column names as stored in the file (pandas renames duplicates: "a", "a.1")."""
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        schema = pq.read_schema(path)
+        stored_index = set()
+        if schema.pandas_metadata:
+            index_columns = schema.pandas_metadata.get("index_columns", [])
+            stored_index = {name for name in index_columns if isinstance(name, str)}
+        return [name for name in schema.names if name not in stored_index]
+    import csv
+
+    with open(path, newline="", encoding="utf-8") as handle:
+        return next(csv.reader(handle), [])
+
+
+def _check_header(names: list[str], path: Path, param: str) -> None:
+    """Refuse duplicated and unnamed columns (pandas would rename them silently)."""
+    seen = set()
+    for position, name in enumerate(names):
+        if name.strip() == "":
+            if position == 0:
+                raise InputError(
+                    param,
+                    f"the first column of {path} has no name: most likely a row index written "
+                    "by pandas; save the table with index=False (or name the column and leave "
+                    "it out of --features)",
+                )
+            raise InputError(param, f"column {position + 1} of {path} has no name")
+        if name in seen:
+            raise InputError(
+                param, f"column {name!r} appears twice in {path}; give the columns distinct names"
+            )
+        seen.add(name)
 
 
 def parse_columns(spec: str | Sequence[str] | None, *, param: str) -> list[str] | None:
@@ -130,8 +171,10 @@ def select_numeric(frame, columns: Sequence[str], *, param: str) -> np.ndarray:
         )
     for name in columns:
         dtype = frame[name].dtype
+        if pd.api.types.is_complex_dtype(dtype):
+            raise InputError(param, f"column {name!r} is complex; real numbers are needed")
         if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
-            raise InputError(param, f"column {name!r} is not numeric")
+            raise InputError(param, f"column {name!r} is not numeric ({dtype})")
     values = frame.loc[:, list(columns)].to_numpy(dtype=np.float64, na_value=np.nan)
     finite = np.isfinite(values)
     if not finite.all():
@@ -145,6 +188,8 @@ def write_table(
     path: str | os.PathLike,
     chunks: Iterable[np.ndarray],
     columns: Sequence[str],
+    *,
+    fmt: str | None = None,
 ) -> int:
     """Write row chunks atomically to a CSV or Parquet file (by extension).
 
@@ -157,38 +202,53 @@ def write_table(
         Consumed one at a time: memory does not grow with the total.
     columns : sequence of str
         Column names.
+    fmt : {"csv", "parquet"}, optional
+        Format; default from the extension of ``path``.
 
     Returns
     -------
     int
         Number of rows written. If anything fails, ``path`` is left untouched.
     """
+    fmt = fmt or table_format(path, param="out")
+    with atomic_path(path) as tmp:
+        return write_rows(tmp, chunks, columns, fmt=fmt)
+
+
+def write_rows(
+    path: str | os.PathLike, chunks: Iterable[np.ndarray], columns: Sequence[str], *, fmt: str
+) -> int:
+    """Stream row chunks into the file ``path`` (not atomic: give it a temporary name).
+
+    Used by :func:`write_table` and by the transactional writers of the
+    command line (:class:`synthamp._io.OutputTransaction`).
+    """
     # pyarrow is heavy: loaded only to write a table
     import pyarrow as pa
     import pyarrow.csv as pa_csv
     import pyarrow.parquet as pq
 
-    fmt = table_format(path, param="out")
     schema = pa.schema([(str(name), pa.float64()) for name in columns])
     rows = 0
-    with atomic_path(path) as tmp:
-        if fmt == "csv":
-            writer = pa_csv.CSVWriter(str(tmp), schema)
-        else:
-            writer = pq.ParquetWriter(str(tmp), schema)
-        try:
-            for chunk in chunks:
-                chunk = np.asarray(chunk, dtype=np.float64)
-                if chunk.ndim != 2 or chunk.shape[1] != len(columns):
-                    raise ValueError(f"chunk of shape {chunk.shape} for {len(columns)} columns")
-                arrays = [pa.array(chunk[:, j]) for j in range(chunk.shape[1])]
-                writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
-                rows += chunk.shape[0]
-            if rows == 0:
-                # Still produce a valid file with the header / schema.
-                writer.write_table(schema.empty_table())
-        finally:
-            writer.close()
+    if fmt == "csv":
+        writer = pa_csv.CSVWriter(str(path), schema)
+    else:
+        # Continuous values never repeat: dictionary encoding would only cost (7× the time).
+        writer = pq.ParquetWriter(str(path), schema, use_dictionary=False)
+    try:
+        for chunk in chunks:
+            chunk = np.asarray(chunk, dtype=np.float64)
+            if chunk.ndim != 2 or chunk.shape[1] != len(columns):
+                raise ValueError(f"chunk of shape {chunk.shape} for {len(columns)} columns")
+            columns_first = np.ascontiguousarray(chunk.T)
+            arrays = [pa.array(column) for column in columns_first]
+            writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
+            rows += chunk.shape[0]
+        if rows == 0:
+            # Still produce a valid file with the header / schema.
+            writer.write_table(schema.empty_table())
+    finally:
+        writer.close()
     return rows
 
 
@@ -222,13 +282,13 @@ def read_shape(
         raise InputError(param, f"{path} does not exist or is not a file")
     try:
         if fmt == "parquet":
-            import pyarrow.parquet as pq
+            import pyarrow.parquet as pq  # pyarrow is heavy: loaded only to read a table
 
             meta = pq.ParquetFile(path)
             columns = list(meta.schema_arrow.names)
             records = int(meta.metadata.num_rows)
         else:
-            import pandas as pd
+            import pandas as pd  # pandas is heavy: loaded only to read a table
 
             columns = [str(c) for c in pd.read_csv(path, nrows=0).columns]
             records = _count_csv_records(path)

@@ -44,7 +44,7 @@ edge. ∎
 Search along the edges (numerical, guarded)
 -------------------------------------------
 Along the edges we have no proof of monotonicity, although every computation
-so far (THEORY.md §12, and ``tests/test_accountant.py``, which compares with
+so far (THEORY.md §12, and ``tests/accountant/test_accountant.py``, which compares with
 dense two-dimensional scans of S) puts the maximum at the forward endpoint
 (c, max(c − s, 0)). The searched maximiser is therefore guarded, never
 assumed: :func:`worst_case_rdp` evaluates the forward endpoint at every order

@@ -53,14 +53,6 @@ from synthamp.audit._release import (
     sample_statistic,
 )
 
-# The laws of the statistic live in synthamp.divergence._laws; these private aliases keep
-# the old names that the work-in-progress modules of issue 13 (_wip_pld, _wip_profile)
-# import from here. Remove them once those modules import from divergence._laws.
-from synthamp.divergence._laws import GaussianLaw as _GaussianLaw  # noqa: F401
-from synthamp.divergence._laws import Law as _Law  # noqa: F401
-from synthamp.divergence._laws import NoncentralChiSquare as _ChiSquareLaw  # noqa: F401
-from synthamp.divergence._laws import ProductLaw as _ProductLaw  # noqa: F401
-
 __all__ = [
     "BONFERRONI_THRESHOLDS",
     "CORRECTIONS",

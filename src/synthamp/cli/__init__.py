@@ -10,8 +10,12 @@ traceback, and write nothing.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import signal
 import sys
+import threading
+import warnings
 
 import click
 
@@ -64,15 +68,63 @@ def _flag(param: str) -> str:
     return "--" + param.replace("_", "-")
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``synthamp`` console script."""
+class Terminated(BaseException):
+    """Raised in the main thread when SIGTERM arrives, so that outputs are cleaned up."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def _sigterm_as_exception():
+    """Handle SIGTERM like Ctrl-C: unwind (removing temporary files), then exit."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
-        rv = cli.main(args=argv, prog_name="synthamp", standalone_mode=False)
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def _one_line_warnings():
+    """Print every Python warning as one line: ``synthamp: warning: message``."""
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = " ".join(str(message).split())
+        click.echo(f"synthamp: warning: {text}", err=True)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
+
+
+def _os_error_line(exc: OSError) -> str:
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return f"{exc.filename}: {reason}" if exc.filename else reason
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``synthamp`` console script.
+
+    Exit codes: 0 success, 1 interrupted (Ctrl-C), 2 bad input or an output
+    that cannot be written (one line, no traceback), 143 terminated (SIGTERM).
+    Interrupted and terminated runs leave no output and no temporary file.
+    """
+    try:
+        with _sigterm_as_exception(), _one_line_warnings():
+            rv = cli.main(args=argv, prog_name="synthamp", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.exceptions.Abort:
-        click.echo("synthamp: aborted", err=True)
+        click.echo("synthamp: aborted; no output was written", err=True)
         return 1
+    except Terminated:
+        click.echo("synthamp: terminated (SIGTERM); no output was written", err=True)
+        return 128 + signal.SIGTERM
     except click.ClickException as exc:
         click.echo(f"synthamp: error: {exc.format_message()}", err=True)
         return 2
@@ -81,6 +133,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # an output error not attributed to a flag
+        click.echo(f"synthamp: error: {_os_error_line(exc)}", err=True)
+        return 2
     return rv if isinstance(rv, int) else 0
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from synthamp._validation import check_alpha, check_open_unit, check_positive
 from synthamp.cli._common import FLOAT_LIST, echo_json
 
 __all__ = ["account", "account_result", "calibrate", "calibrate_result"]
@@ -96,6 +97,8 @@ def _choose_accountant(accountant: str | None, out_dim: int, n_syn: int | None) 
 def _pld_epsilons(release, deltas, discretization: float) -> tuple[list, list]:
     """ε and its lower bound by the PLD accountant, one per δ (one PLD for all)."""
     from synthamp._validation import check_positive
+
+    # the PLD accountant loads scipy: heavy, on use only
     from synthamp.accountant._pld import compute_epsilon_pld, privacy_loss_distribution
     from synthamp.accountant._profile import profile_epsilon
 
@@ -174,8 +177,7 @@ def account_result(
     never a guarantee), ``notes`` and ``warnings``. With a list of δ
     (``--delta-grid``), ``delta`` and every ε are lists, one entry per δ.
     """
-    from synthamp._validation import check_alpha, check_open_unit, check_positive
-    from synthamp.accountant import SyntheticDataRelease, compute_epsilon
+    from synthamp.accountant import SyntheticDataRelease, compute_epsilon  # loads scipy: heavy
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
     grid = isinstance(delta, list | tuple)
@@ -280,8 +282,7 @@ def calibrate_result(
     pld, the Gaussian mechanism's exact profile), so that the noise reduction
     compares like with like.
     """
-    from synthamp._validation import check_alpha, check_positive
-    from synthamp.accountant import SyntheticDataRelease, calibrate_sigma
+    from synthamp.accountant import SyntheticDataRelease, calibrate_sigma  # loads scipy: heavy
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
     cal, caught = _run_capturing_warnings(
@@ -302,6 +303,7 @@ def calibrate_result(
     sigma, eps, sigma_pld = cal.sigma, cal.epsilon, None
     sigma_post, eps_post = cal.sigma_post_processing, cal.epsilon_post_processing
     if chosen == "pld":
+        # the PLD accountant and the Gaussian profile load scipy: heavy, on use only
         from synthamp.accountant._pld import calibrate_sigma_pld, gaussian_sigma
         from synthamp.audit import gaussian_epsilon
 

@@ -12,7 +12,9 @@ import math
 
 import click
 
+from synthamp._validation import InputError, check_integer
 from synthamp.cli._common import echo_json
+from synthamp.cli.account import _run_capturing_warnings
 
 __all__ = ["audit", "audit_result"]
 
@@ -47,10 +49,9 @@ def audit_result(
     and for the Gaussian mechanism; rdp otherwise), ``epsilon_pld`` (the
     tight upper bound, None when not computed) and ``epsilon_rdp``.
     """
-    from synthamp._validation import InputError, check_integer
+    # the accountant and the audit load scipy: heavy, on use only
     from synthamp.accountant import GaussianRelease, SyntheticDataRelease
     from synthamp.audit import audit_release
-    from synthamp.cli.account import _run_capturing_warnings
 
     if seed is not None:
         seed = check_integer("seed", seed, 0)

@@ -11,18 +11,19 @@ Proposition 5.1 (THEORY.md §3–§5).
 
 from __future__ import annotations
 
+import math
+import sys
 from typing import Any
 
 import click
 
+from synthamp._validation import InputError, check_dim
 from synthamp.cli._common import FLOAT_LIST, echo_json
 
 __all__ = ["divergence", "divergence_result", "fisher", "fisher_result"]
 
 
 def _gram_entries(param: str, entries: list[float] | None) -> list[float]:
-    from synthamp._validation import InputError
-
     if entries is None:
         raise InputError(param, "is required with --out-dim 2 (g11,g12,g22)")
     if len(entries) != 3:
@@ -49,16 +50,12 @@ def divergence_result(
     ``gram_w`` (vᵀv and wᵀw: [‖v‖²] for k = 1, [g11, g12, g22] for k = 2),
     ``sigma``, ``n_syn`` (None for the plateau) and ``kind`` (``"exact"``).
     """
-    import math
-
-    from synthamp._validation import InputError, check_dim
-
     if out_dim not in (1, 2):
         raise InputError("out_dim", f"must be 1 or 2, got {out_dim}")
     if out_dim > check_dim(dim):
         raise InputError("out_dim", f"must be <= dim = {dim}, got {out_dim}")
     if out_dim == 1:
-        from synthamp.divergence import renyi_finite, renyi_plateau
+        from synthamp.divergence import renyi_finite, renyi_plateau  # loads scipy: heavy
 
         if gram_v is not None or gram_w is not None:
             raise InputError("gram_v", "is for --out-dim 2 (give --norm-v, --norm-w)")
@@ -71,7 +68,7 @@ def divergence_result(
             result = renyi_finite(alpha, dim, norm_v, norm_w, n_syn, sigma, full_output=True)
         grams = ([norm_v**2], [norm_w**2])
     else:
-        from synthamp._wip_wishart import renyi_plateau_gram
+        from synthamp._wip_wishart import renyi_plateau_gram  # loads scipy: heavy
 
         if norm_v is not None or norm_w is not None:
             raise InputError("norm_v", "is for --out-dim 1 (give --gram-v, --gram-w)")
@@ -104,6 +101,7 @@ def fisher_result(dim: int, theta: float) -> dict[str, Any]:
     ``upper_bound`` min{1, 2θ²/(A + √(A² + 4θ²))}, A = θ² + (d − 3)/2
     (Proposition 5.1; THEORY.md §5).
     """
+    # the bounds and the engine load scipy: heavy, on use only
     from synthamp.bounds import fisher_lower_bound, fisher_upper_bound
     from synthamp.divergence import fisher_information
 
@@ -119,7 +117,7 @@ def fisher_result(dim: int, theta: float) -> dict[str, Any]:
 
 
 def _console():
-    from rich.console import Console
+    from rich.console import Console  # rich: heavy, only to draw a table
 
     return Console(highlight=False, soft_wrap=True)
 
@@ -149,9 +147,7 @@ def divergence(alpha, dim, norm_v, norm_w, out_dim, gram_v, gram_w, sigma, n_syn
     exact value: a lower bound on the worst case, never a guarantee by itself).
     Values in nats, each with its numerical error.
     """
-    import sys
-
-    from rich.console import Console
+    from rich.console import Console  # rich: heavy, on use only
 
     status = Console(stderr=True).status("computing D_α …") if sys.stderr.isatty() else None
     if status is not None:
@@ -166,7 +162,7 @@ def divergence(alpha, dim, norm_v, norm_w, out_dim, gram_v, gram_w, sigma, n_syn
     if as_json:
         echo_json(result)
         return
-    from rich.table import Table
+    from rich.table import Table  # rich: heavy, only to draw a table
 
     release = "unlimited release (plateau)" if n_syn is None else f"n_syn = {n_syn:,} records"
     if out_dim == 1:
@@ -201,7 +197,7 @@ def fisher(dim, theta, as_json) -> None:
     if as_json:
         echo_json(result)
         return
-    from rich.table import Table
+    from rich.table import Table  # rich: heavy, only to draw a table
 
     table = Table(title=f"Fisher information, d = {dim}, θ = {theta:g}", title_justify="left")
     table.add_column("quantity")

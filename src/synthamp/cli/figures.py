@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from synthamp import _io
 from synthamp._validation import InputError
 from synthamp._version import __version__
 
@@ -24,12 +25,14 @@ DPI = 110
 
 
 def _check_out(out: str) -> Path:
+    """Check, before any work, that the folder ``out`` exists or can be made, and takes files."""
+    from synthamp._io import check_writable
+
     path = Path(out)
     if path.exists() and not path.is_dir():
         raise InputError("out", f"{path} exists and is not a directory")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not path.exists() and not parent.is_dir():
-        raise InputError("out", f"directory {parent} does not exist")
+    # A file in the folder if it exists, else the folder itself in its parent.
+    check_writable(path / "index.md" if path.is_dir() else path, force=True, param="out")
     return path
 
 
@@ -71,11 +74,13 @@ def write_figures(
     list of Path
         The files written, index last.
     """
-    from synthamp import _io
-    from synthamp import figures as F
+    from synthamp import figures as F  # loads pandas and scipy: heavy, on use only
 
     path = _check_out(out)
-    path.mkdir(exist_ok=True)
+    try:
+        path.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise InputError("out", f"cannot create {path}: {exc.strerror}") from None
     data = {}
     needed = list(dict.fromkeys(spec.data for spec in F.FIGURES))
     with _progress(show_progress) as progress:
@@ -127,6 +132,7 @@ class _NoProgress:
 def _progress(show: bool):
     if not show:
         return _NoProgress()
+    # rich is heavy: loaded only to show progress
     from rich.console import Console
     from rich.progress import (
         BarColumn,

@@ -6,8 +6,12 @@ A thin layer over :func:`synthamp.planning.plan_release` and
 
 from __future__ import annotations
 
+import dataclasses
+
 import click
 
+from synthamp import tabular
+from synthamp._validation import InputError
 from synthamp.cli._common import FLOAT_LIST, echo_json, envelope
 
 __all__ = ["plan"]
@@ -65,9 +69,7 @@ def plan(
       synthamp plan --data private.csv --targets y --label-bound 1 \\
           --epsilon 1 --delta 1e-5 --ridge 0.1,1,10 --width 20,100000
     """
-    from synthamp import tabular
-    from synthamp._validation import InputError
-    from synthamp.planning import plan_release
+    from synthamp.planning import plan_release  # loads scipy: heavy, on use only
 
     target_cols = tabular.parse_columns(targets, param="targets")
     feature_cols = tabular.parse_columns(features, param="features")
@@ -77,7 +79,7 @@ def plan(
         if any(w != int(w) for w in width):
             raise InputError("width", "must be whole numbers")
         widths = [int(w) for w in width]
-    from rich.console import Console
+    from rich.console import Console  # rich: heavy, on use only
 
     with Console(stderr=True).status("calibrating σ for each choice"):
         result = plan_release(
@@ -101,8 +103,6 @@ def plan(
 
 def plan_json(result, data) -> dict:
     """The plan as one JSON object (schema of docs/json.md)."""
-    import dataclasses
-
     return envelope(
         "plan",
         data={

@@ -7,15 +7,18 @@ model v, the noise N or the seeds Z.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import click
 import numpy as np
 
-from synthamp._io import atomic_write_text, check_writable
+from synthamp._io import OutputTransaction, check_directory_output, check_writable
 from synthamp._validation import (
+    MAX_N_SYN,
     InputError,
     check_integer,
     check_n_syn,
@@ -68,10 +71,11 @@ def _flag(param: str) -> str:
     return "--" + param.replace("_", "-")
 
 
-def _with_progress(chunks: Iterator[np.ndarray], total: int, label: str) -> Iterator[np.ndarray]:
-    """Wrap ``chunks`` in a rich progress bar on stderr (only for large totals)."""
+@contextlib.contextmanager
+def _progress_bar(total: int, label: str) -> Iterator[Callable[[int], None]]:
+    """A rich progress bar on stderr (only for large totals); yields ``advance(rows)``."""
     if total < PROGRESS_THRESHOLD:
-        yield from chunks
+        yield lambda rows: None
         return
     from rich.console import Console
     from rich.progress import (
@@ -92,13 +96,24 @@ def _with_progress(chunks: Iterator[np.ndarray], total: int, label: str) -> Iter
     )
     with progress:
         task = progress.add_task(label, total=total)
+        yield lambda rows: progress.advance(task, rows)
+
+
+def _with_progress(chunks: Iterator[np.ndarray], total: int, label: str) -> Iterator[np.ndarray]:
+    """Wrap ``chunks`` in :func:`_progress_bar`."""
+    with _progress_bar(total, label) as advance:
         for chunk in chunks:
             yield chunk
-            progress.advance(task, chunk.shape[0])
+            advance(chunk.shape[0])
 
 
 def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: float) -> list[str]:
-    """Tell the data holder (on stderr) how much of their data the declared bounds clip."""
+    """Tell the data holder (on stderr) how much of their data the declared bounds clip.
+
+    These shares are statistics of the private data: they are for the data
+    holder only, are not covered by the privacy guarantee, and are not written
+    into any output.
+    """
     notes = []
     shares = [
         ("feature", np.linalg.norm(features, axis=1) > 1.0, "norm 1 (after --feature-scale)"),
@@ -107,7 +122,11 @@ def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: floa
     for what, clipped, bound in shares:
         share = float(np.mean(clipped))
         if share > 0:
-            notes.append(f"note: {100 * share:.1f}% of {what} rows exceed {bound} and are clipped")
+            notes.append(
+                f"synthamp: note: {100 * share:.1f}% of {what} rows exceed {bound} and are "
+                "clipped (a statistic of your private data, for you only: not covered by the "
+                "privacy guarantee, not written anywhere)"
+            )
     return notes
 
 
@@ -199,7 +218,28 @@ def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: floa
     "--unlimited",
     is_flag=True,
     help="Account for an unlimited number of records (the n_syn → ∞ plateau; never smaller "
-    "than the finite-n ε).",
+    "than the finite-n ε). Then --n-syn has no upper limit.",
+)
+@click.option(
+    "--partitions",
+    type=int,
+    default=None,
+    metavar="P",
+    help="Write a partitioned Parquet dataset: the folder --out with P files part.{i}.parquet.",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Write the partitions in this process, or on dask (extra synthamp[dask]; accounted "
+    "as unlimited).",
+)
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
+    help="Dask scheduler address (default: a local cluster of worker processes).",
 )
 def release(
     data,
@@ -220,6 +260,9 @@ def release(
     accounting,
     accountant,
     unlimited,
+    partitions,
+    backend,
+    scheduler,
 ):
     """Fit a private linear generator on a table and write synthetic records and a privacy report.
 
@@ -230,14 +273,23 @@ def release(
 
     Only the synthetic records ZV and the report are written; the model, the
     noise and the seeds are not. The guarantee covers N = --n-syn records
-    (or any number with --unlimited).
+    (or any number with --unlimited). All outputs appear together at the end,
+    or none (on an error, Ctrl-C or SIGTERM).
+
+    \b
+    At scale (THEORY.md §17; the workers receive only the k × k factor of VᵀV):
+      synthamp release ... --unlimited --n-syn 1000000000 --partitions 100 --out synthetic/
+      synthamp release ... --backend dask --scheduler tcp://host:8786 \\
+          --n-syn 1000000000 --partitions 100 --out synthetic/
     """
     from synthamp import tabular
 
     # 1. Public parameters.
     label_bound = check_positive("label_bound", label_bound)
     ridge = check_positive("ridge", ridge)
-    n_syn = check_n_syn(n_syn)
+    distributed = backend == "dask"
+    unlimited = unlimited or distributed
+    n_syn = _check_n_syn(n_syn, unlimited)
     feature_scale = check_positive("feature_scale", feature_scale)
     if norm_bound is not None:
         check_positive("norm_bound", norm_bound)
@@ -255,9 +307,15 @@ def release(
         check_open_unit("delta", delta)
     if seed is not None:
         check_integer("seed", seed, 0)
+    _check_scale_options(partitions, n_syn, distributed, scheduler)
 
     # 2. Output paths, before any work.
-    out_path = tabular.check_table_output(out, force=force, param="out")
+    if partitions is None:
+        out_path = tabular.check_table_output(out, force=force, param="out")
+        fmt = tabular.table_format(out_path, param="out")
+    else:
+        out_path = check_directory_output(out, force=force, param="out")
+        fmt = "parquet"
     report_paths = _report_paths(out_path, report)
     for path in report_paths:
         check_writable(path, force=force, param="report")
@@ -292,38 +350,116 @@ def release(
 
     for note in _clipping_notes(x * feature_scale, y, label_bound):
         click.echo(note, err=True)
-    generator = PrivateLinearGenerator(
-        label_bound=label_bound,
-        ridge=ridge,
-        norm_bound=norm_bound,
-        sigma=sigma,
-        epsilon=epsilon,
-        delta=delta,
-        n_syn=None if unlimited else n_syn,
-        feature_scale=feature_scale,
-        accounting=accounting,
-        accountant=accountant,
-        random_state=seed,
-    ).fit(x, y)
-    del x, y
-    privacy = generator.privacy_
-    chunks = generator.iter_samples(n_syn, chunk_size=WRITE_CHUNK)
-    rows = tabular.write_table(
-        out_path, _with_progress(chunks, n_syn, "synthetic records"), target_cols
-    )
-    _write_reports(privacy, report_paths, n_released=rows)
+    with OutputTransaction() as transaction:
+        table_tmp = transaction.add(out_path, param="out", directory=partitions is not None)
+        report_tmps = [transaction.add(path, param="report") for path in report_paths]
+        _warn_stale(transaction.stale)
+        generator = PrivateLinearGenerator(
+            label_bound=label_bound,
+            ridge=ridge,
+            norm_bound=norm_bound,
+            sigma=sigma,
+            epsilon=epsilon,
+            delta=delta,
+            n_syn=None if unlimited else n_syn,
+            feature_scale=feature_scale,
+            accounting=accounting,
+            accountant=accountant,
+            random_state=seed,
+        ).fit(x, y)
+        del x, y
+        privacy = generator.privacy_
+        if distributed:
+            from synthamp.distributed import DISTRIBUTED_NOTE
+
+            privacy = dataclasses.replace(privacy, notes=(*privacy.notes, DISTRIBUTED_NOTE))
+        with transaction.writing("out"):
+            rows = _write_records(
+                generator, table_tmp, n_syn, target_cols, fmt, partitions, backend, scheduler
+            )
+        with transaction.writing("report"):
+            _write_reports(privacy, report_tmps, n_released=rows)
+        transaction.commit()
     _print_release_summary(privacy, rows, out_path, report_paths)
     return 0
 
 
-def _write_reports(privacy, paths: tuple[Path, Path, Path], *, n_released: int) -> None:
-    """The privacy report as JSON, Markdown and a self-contained HTML page."""
+def _check_n_syn(n_syn: int, unlimited: bool) -> int:
+    """Any number of records under unlimited accounting; the engine's range otherwise."""
+    n_syn = check_integer("n_syn", n_syn, 1)
+    if not unlimited and n_syn > MAX_N_SYN:
+        raise InputError(
+            "n_syn",
+            f"must be ≤ {MAX_N_SYN:,} with finite accounting; pass --unlimited to release "
+            "any number of records",
+        )
+    return n_syn
+
+
+def _check_scale_options(partitions, n_syn: int, distributed: bool, scheduler) -> None:
+    if partitions is not None:
+        check_integer("partitions", partitions, 1, n_syn)
+    if distributed:
+        if partitions is None:
+            raise InputError("partitions", "is required with --backend dask")
+        from synthamp.distributed import require_dask
+
+        require_dask()
+    elif scheduler is not None:
+        raise InputError("scheduler", "applies only with --backend dask")
+
+
+def _warn_stale(paths: list[Path]) -> None:
+    for path in paths:
+        click.echo(
+            f"synthamp: warning: removed {path}, a temporary file left by an interrupted run",
+            err=True,
+        )
+
+
+def _write_records(generator, target, n_syn, columns, fmt, partitions, backend, scheduler) -> int:
+    """Write the records into ``target`` (a temporary file or folder): one file or P parts."""
+    from synthamp import tabular
+
+    if partitions is None:
+        chunks = generator.iter_samples(n_syn, chunk_size=WRITE_CHUNK)
+        return tabular.write_rows(
+            target, _with_progress(chunks, n_syn, "synthetic records"), columns, fmt=fmt
+        )
+    from synthamp.partitioned import generator_partitions, write_partitions
+
+    tasks = generator_partitions(generator, n_syn, partitions)
+    if backend == "dask":
+        return _write_on_dask(tasks, target, columns, scheduler)
+    with _progress_bar(n_syn, "synthetic records") as advance:
+        return write_partitions(tasks, target, columns, on_chunk=advance)
+
+
+def _write_on_dask(tasks, target, columns, scheduler) -> int:
+    from rich.console import Console
+
+    from synthamp.distributed import local_cluster, write_partitions_dask
+
+    where = f"the dask cluster at {scheduler}" if scheduler else "a local dask cluster"
+    with Console(stderr=True).status(f"writing {len(tasks)} partitions on {where}"):
+        if scheduler is not None:
+            return write_partitions_dask(tasks, target, columns, scheduler=scheduler)
+        with local_cluster() as client:
+            return write_partitions_dask(tasks, target, columns, scheduler=client)
+
+
+def _write_reports(privacy, paths, *, n_released: int) -> None:
+    """The privacy report as JSON, Markdown and a self-contained HTML page, into ``paths``.
+
+    The paths are the transaction's temporary names (see
+    :class:`synthamp._io.OutputTransaction`).
+    """
     from synthamp.report_html import render_html
 
     json_path, md_path, html_path = paths
-    atomic_write_text(json_path, privacy.to_json())
-    atomic_write_text(md_path, privacy.to_markdown())
-    atomic_write_text(html_path, render_html(privacy, n_released=n_released))
+    json_path.write_text(privacy.to_json(), encoding="utf-8")
+    md_path.write_text(privacy.to_markdown(), encoding="utf-8")
+    html_path.write_text(render_html(privacy, n_released=n_released), encoding="utf-8")
 
 
 def _print_release_summary(privacy, rows: int, out_path: Path, report_paths: tuple[Path, ...]):
@@ -458,8 +594,8 @@ def demo(out_dir, epsilon, delta, n_syn, seed, finite, force):
     if directory.is_dir():
         for path in paths:
             check_writable(path, force=force, param="out_dir")
-    elif not directory.parent.is_dir() and str(directory.parent):
-        raise InputError("out_dir", f"directory {directory.parent} does not exist")
+    else:
+        check_writable(directory, force=False, param="out_dir")
 
     from rich.console import Console
 
@@ -482,12 +618,24 @@ def demo(out_dir, epsilon, delta, n_syn, seed, finite, force):
     with console.status("evaluating utility"):
         utility = _demo_utility(features, target, privacy, n_syn, seed)
 
-    directory.mkdir(exist_ok=True)
-    synthetic_path, *report_paths = paths
-    tabular.write_table(
-        synthetic_path, generator.iter_samples(n_syn, chunk_size=WRITE_CHUNK), ["progression"]
-    )
-    _write_reports(privacy, tuple(report_paths), n_released=n_syn)
+    created = not directory.is_dir()
+    try:
+        with OutputTransaction() as transaction:
+            if created:
+                with transaction.writing("out_dir"):
+                    directory.mkdir()
+            synthetic_tmp, *report_tmps = (transaction.add(path, param="out_dir") for path in paths)
+            _warn_stale(transaction.stale)
+            with transaction.writing("out_dir"):
+                chunks = generator.iter_samples(n_syn, chunk_size=WRITE_CHUNK)
+                tabular.write_rows(synthetic_tmp, chunks, ["progression"], fmt="csv")
+                _write_reports(privacy, report_tmps, n_released=n_syn)
+            transaction.commit()
+    except BaseException:
+        if created:
+            with contextlib.suppress(OSError):
+                directory.rmdir()  # only if empty: never a folder with other files
+        raise
 
     console.print(
         f"[bold]synthamp demo[/]: diabetes data, m = {m} patients, d = {d} features, k = 1"

@@ -39,7 +39,7 @@ directly with validated input:
 
 Domain: integer d in [1, 10^6], amplitudes a, b ≥ 0 with a², b² ≤ 10^4
 (larger values work but are not tested), α in (1, 256] (larger orders work
-with more nodes), n_syn in [1, 10^7]. Accuracy (tests/test_divergence.py,
+with more nodes), n_syn in [1, 10^7]. Accuracy (tests/divergence/test_divergence.py,
 against mpmath): relative error ≤ 1e-10 for the plateau and Fisher
 information, ≤ 1e-8 for the finite release.
 """

@@ -27,7 +27,7 @@ brackets the quantile searches. The engine uses the log densities:
 
 Accuracy: the log densities to a few ulp of their largest term; the tails of
 χ²_d(a²) ~1e-14 relative (Boost, through :mod:`scipy.stats`, checked against
-mpmath in tests/test_audit.py); the tails of Y·X 1e-9 relative (quadrature,
+mpmath in tests/audit/test_audit.py); the tails of Y·X 1e-9 relative (quadrature,
 self-checked, and against adaptive quadrature in the tests).
 """
 

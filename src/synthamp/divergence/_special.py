@@ -13,7 +13,7 @@ precision. Everything here is therefore written for two well-scaled functions:
     R_ν(z) = I_{ν+1}(z)/I_ν(z) = G_ν'(z), in [0, 1).
 
 Four representations are used, each where it is accurate (measured against
-mpmath, tests/test_special.py: ≤ 2 ulp in the series and Debye branches, ≤ 5 ulp
+mpmath, tests/divergence/test_special.py: ≤ 2 ulp in the series and Debye branches, ≤ 5 ulp
 in the recurrence branch; callers budget 8 and 16 ulp of |G|):
 
 * the power series of ₀F₁ for z²/4 ≤ max(1, ν+1);
@@ -29,7 +29,7 @@ in the recurrence branch; callers budget 8 and 16 ulp of |G|):
 * Hankel's expansion for ν < 30 and z > 10^5.
 
 All functions broadcast over ``z`` (``nu`` is a scalar) and are checked against
-mpmath in ``tests/test_special.py``.
+mpmath in ``tests/divergence/test_special.py``.
 """
 
 from __future__ import annotations
@@ -329,7 +329,7 @@ def _backward_recurrence(nu: float, z: np.ndarray, log_terms: bool):
     G_ν(z) = G_μ(z) + Σ_k log(s_k/c_k) = G_μ(z) + log(Π_k s_k / Π_k c_k)
     (from G_{ν+1} − G_ν = log(2(ν+1)R_ν(z)/z) = −log(s/c)): a sum of positive
     terms, the product carrying at most ~2m roundings, i.e. an absolute error
-    ≲ 2mε in the logarithm. Measured (tests/test_special.py): ≤ 5 ulp relative.
+    ≲ 2mε in the logarithm. Measured (tests/divergence/test_special.py): ≤ 5 ulp relative.
     """
     m = math.ceil(NU_DEBYE - nu)
     g_start, x = _start_pair(nu + m, z)
@@ -372,7 +372,7 @@ def log_bessel_i_normalized(nu: float, z) -> np.ndarray:
     -------
     ndarray
         G_ν(z) ≥ 0, with relative accuracy ≤ 2e-15 (a few ulp) over
-        ν ∈ [−½, 5·10^5], z ∈ [0, 10^8] (tests/test_special.py).
+        ν ∈ [−½, 5·10^5], z ∈ [0, 10^8] (tests/divergence/test_special.py).
     """
     nu = float(nu)
     return _by_branch(
@@ -406,7 +406,7 @@ def bessel_ratio(nu: float, z) -> np.ndarray:
     nu = float(nu)
     if nu >= NU_DEBYE:
         # Debye's form of R is uniform in z: as accurate as the series branch
-        # where that applies (both ≤ 2 ulp against mpmath, tests/test_special.py),
+        # where that applies (both ≤ 2 ulp against mpmath, tests/divergence/test_special.py),
         # without splitting the arguments between branches
         return _ratio_debye(nu, np.asarray(z, dtype=float))
     return _by_branch(

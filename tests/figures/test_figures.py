@@ -1,11 +1,11 @@
 """The paper's experimental claims, checked on the data of ``synthamp figures --quick``.
 
-One command run (module fixture) writes every figure's PNG and CSV into a
-temporary directory; each claim of issue 6 / the paper's §6–7 is then a test on
-those CSVs. The figures' numbers come from the exact engine, so some points are
-also compared with independent references: a scipy quadrature of the finite
-release (a convolution of log-densities, no synthamp code), and dp_accounting
-for the calibrated noise.
+One command run (the session fixture ``out_dir`` of tests/conftest.py) writes
+every figure's PNG and CSV into a temporary directory; each claim of issue 6 /
+the paper's §6–7 is then a test on those CSVs. The figures' numbers come from
+the exact engine, so some points are also compared with independent
+references: a scipy quadrature of the finite release (a convolution of
+log-densities, no synthamp code), and dp_accounting for the calibrated noise.
 """
 
 from __future__ import annotations
@@ -21,21 +21,9 @@ from scipy import stats
 
 from synthamp import figures as F
 from synthamp.accountant import DEFAULT_ORDERS
-from synthamp.cli import main
 from synthamp.divergence import renyi_plateau
 
-KINDS = {"exact", "certified", "heuristic", "guide"}
-
-
 # --------------------------------------------------------------------------- fixtures
-
-
-@pytest.fixture(scope="module")
-def out_dir(tmp_path_factory):
-    """Run ``synthamp figures --out DIR --quick`` once for the whole module."""
-    path = tmp_path_factory.mktemp("figures")
-    assert main(["figures", "--out", str(path), "--quick", "--no-progress"]) == 0
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -359,24 +347,7 @@ def test_without_norm_bound_ratio_to_post_processing_tends_to_one(csv):
         assert values[-1] > 0.95, d
 
 
-# --------------------------------------------------------------------------- the command
-
-
-def test_cli_writes_png_and_csv_per_figure_and_an_index(out_dir):
-    names = F.figure_names()
-    for name in names:
-        assert (out_dir / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-        frame = pd.read_csv(out_dir / f"{name}.csv")
-        assert {"curve", "kind", "value", "error"} <= set(frame.columns)
-        assert set(frame["kind"]) <= KINDS
-        assert frame["value"].notna().all()
-    index = (out_dir / "index.md").read_text(encoding="utf-8")
-    lines = [line for line in index.splitlines() if line.startswith("- ")]
-    assert len(lines) == len(names)
-    for line, name in zip(lines, names, strict=True):
-        assert f"({name}.png)" in line and f"({name}.csv)" in line
-    assert "quick" in index
-    assert not list(out_dir.glob("*.tmp")) and not list(out_dir.glob(".*"))
+# --------------------------------------------------------------------------- kinds
 
 
 def test_each_data_function_carries_the_weakest_kind_of_its_table(csv):
@@ -398,23 +369,6 @@ def test_every_legend_entry_names_its_kind(csv):
             if text.startswith(("d = ", "engine error estimate")):
                 continue  # a colour key or a marker note; the style entries carry the kind
             assert text.endswith(("[exact]", "[certified]", "[heuristic]", "[guide]")), text
-
-
-def test_cli_refuses_an_out_path_that_is_a_file(tmp_path, capsys):
-    target = tmp_path / "not_a_dir"
-    target.write_text("keep me", encoding="utf-8")
-    assert main(["figures", "--out", str(target), "--quick", "--no-progress"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("synthamp: error: --out:")
-    assert target.read_text(encoding="utf-8") == "keep me"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["not_a_dir"]
-
-
-def test_cli_refuses_an_out_path_whose_parent_is_missing(tmp_path, capsys):
-    target = tmp_path / "missing" / "figures"
-    assert main(["figures", "--out", str(target), "--quick", "--no-progress"]) == 2
-    assert "--out" in capsys.readouterr().err
-    assert not (tmp_path / "missing").exists()
 
 
 def test_import_synthamp_loads_neither_matplotlib_nor_pandas():

@@ -1,4 +1,4 @@
-"""Tests of synthamp.accountant: worst case, RDP curves, (ε, δ), composition, calibration, CLI.
+"""Tests of synthamp.accountant: worst case, RDP curves, (ε, δ), composition, calibration.
 
 References, none of them the accountant's own output:
 
@@ -14,7 +14,6 @@ References, none of them the accountant's own output:
 
 from __future__ import annotations
 
-import json
 import math
 import warnings
 
@@ -35,7 +34,6 @@ from synthamp.accountant import (
     rdp_to_epsilon,
     worst_case_rdp,
 )
-from synthamp.cli import main
 
 DP_ACCOUNTING_REASON = "dp_accounting (optional extra 'crosscheck') is not installed"
 
@@ -562,97 +560,3 @@ def test_calibration_invalid_input(kwargs, param):
     with pytest.raises(InputError) as info:
         calibrate_sigma(args.pop("epsilon"), args.pop("delta"), **args)
     assert info.value.param == param
-
-
-# --------------------------------------------------------------------------- CLI
-
-ACCOUNT = ["account", "--dim", "1000", "--norm-bound", "2", "--sensitivity", "0.1"]
-CALIBRATE = ["calibrate", "--epsilon", "1", "--dim", "1000", "--norm-bound", "2"]
-
-
-def run_json(capsys, argv):
-    assert main(argv) == 0
-    out = capsys.readouterr().out
-    return json.loads(out)
-
-
-def test_cli_account_json(capsys):
-    result = run_json(capsys, [*ACCOUNT, "--sigma", "0.5", "--json"])
-    required = {
-        "alpha",
-        "rdp",
-        "rdp_lower",
-        "epsilon",
-        "delta",
-        "optimal_alpha",
-        "method",
-        "post_processing",
-    }
-    assert required <= set(result)
-    assert result["rdp_lower"] is None and result["method"] == "exact"
-    assert {"rdp", "epsilon"} <= set(result["post_processing"])
-    assert len(result["alpha"]) == len(result["rdp"]) == DEFAULT_ORDERS.size
-    assert result["delta"] == 1e-5
-    assert 0 < result["epsilon"] <= result["epsilon_rdp"] < result["post_processing"]["epsilon"]
-    release = SyntheticDataRelease(1000, 1, 2.0, 0.1, 0.5)
-    assert result["epsilon_rdp"] == pytest.approx(compute_epsilon(release, 1e-5).epsilon, rel=1e-12)
-
-
-def test_cli_account_k2_and_effective_sensitivity(capsys):
-    argv = [
-        "account", "--dim", "100", "--out-dim", "2", "--norm-bound", "1", "--sensitivity", "5",
-        "--sigma", "2", "--alpha", "2,8,32", "--n-syn", "50", "--releases", "2", "--json",
-    ]  # fmt: skip
-    result = run_json(capsys, argv)
-    assert result["alpha"] == [2.0, 8.0, 32.0]
-    assert len(result["rdp_lower"]) == 3
-    assert all(lo <= up for lo, up in zip(result["rdp_lower"], result["rdp"], strict=True))
-    assert result["effective_sensitivity"] == 2.0
-    assert any("effective sensitivity" in note for note in result["notes"])
-    assert result["kind"] == "certified"
-
-
-def test_cli_account_text(capsys):
-    assert main([*ACCOUNT, "--sigma", "0.5", "--method", "global"]) == 0
-    out = capsys.readouterr().out
-    assert "epsilon =" in out and "post-processing" in out
-
-
-def test_cli_calibrate_json(capsys):
-    result = run_json(capsys, [*CALIBRATE, "--sensitivity", "0.1", "--json"])
-    assert {"sigma", "epsilon", "sigma_post_processing", "noise_reduction", "method"} <= set(result)
-    assert result["epsilon"] <= 1.0
-    assert result["noise_reduction"] == pytest.approx(
-        1 - result["sigma"] / result["sigma_post_processing"]
-    )
-    assert result["noise_reduction"] > 0
-
-
-@pytest.mark.parametrize(
-    ("argv", "flag"),
-    [
-        ([*CALIBRATE, "--sensitivity", "0.1", "--epsilon", "0"], "--epsilon"),
-        ([*CALIBRATE, "--sensitivity", "0.1", "--epsilon", "-2"], "--epsilon"),
-        ([*CALIBRATE, "--sensitivity", "0.1", "--delta", "0"], "--delta"),
-        ([*CALIBRATE, "--sensitivity", "0.1", "--delta", "1"], "--delta"),
-        ([*CALIBRATE, "--sensitivity", "0"], "--sensitivity"),
-        ([*CALIBRATE, "--sensitivity", "0.1", "--releases", "0"], "--releases"),
-        ([*ACCOUNT, "--sigma", "0.5", "--delta", "1.5"], "--delta"),
-        ([*ACCOUNT, "--sigma", "0"], "--sigma"),
-        ([*ACCOUNT, "--sigma", "0.5", "--releases", "0"], "--releases"),
-        ([*ACCOUNT, "--sigma", "0.5", "--n-syn", "0"], "--n-syn"),
-        ([*ACCOUNT, "--sigma", "0.5", "--out-dim", "1001"], "--out-dim"),
-        ([*ACCOUNT, "--sigma", "0.5", "--alpha", "1,2"], "--alpha"),
-        ([*ACCOUNT, "--sigma", "0.5", "--method", "magic"], "--method"),
-        ([*ACCOUNT, "--sigma", "0.5", "--norm-bound", "0"], "--norm-bound"),
-        (["account", "--dim", "0", "--norm-bound", "1", "--sensitivity", "1", "--sigma", "1"],
-         "--dim"),
-    ],
-)  # fmt: skip
-def test_cli_invalid_input(capsys, argv, flag):
-    assert main(argv) == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("synthamp: error:")
-    assert flag in lines[0]

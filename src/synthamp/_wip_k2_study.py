@@ -1,0 +1,372 @@
+"""The k = 2 study: is the aligned rank-one pair the worst case? (THEORY.md §15, issue 16).
+
+For two-dimensional records the privacy loss of a pair depends on the Gram
+matrices Ω_v = vᵀv/σ², Ω_w = wᵀw/σ² only, and adjacency (‖v‖_F, ‖w‖_F ≤ C,
+‖v − w‖_F ≤ Δ after the best rotation of w) is {tr Ω ≤ c², BW(Ω_v, Ω_w) ≤ s}
+(Bures–Wasserstein). Every such pair is realised by 2 × 2 matrices M_v, M_w =
+M_v + E with ‖M_v‖_F, ‖M_w‖_F ≤ c and ‖E‖_F ≤ s (M_v = Ω_v^{1/2}, M_w the
+BW-optimal rotation of Ω_w^{1/2}), so the search runs over (M_v, E) ∈ R⁸,
+projected onto the constraints.
+
+The search is a heuristic global maximisation (random starts plus a few
+structured ones, then Nelder–Mead from the best starts of each order) with the
+engine in a cheaper search accuracy (coarser lattice); the best pair of each
+order is then recomputed at full accuracy with its error estimate. The value
+found is the exact divergence of a found adjacent pair: a **lower bound** on
+the worst case over adjacent pairs, never an upper bound. The aligned
+rank-one value is the exact k = 1 worst case with the full d
+(:func:`synthamp.worst_case_rdp`; THEORY.md §8); Theorem 5.4 is
+:func:`synthamp.bounds.global_bound` with ``out_dim=2``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+
+import numpy as np
+
+__all__ = ["SETTINGS", "StudyRow", "search_setting", "study_table"]
+
+#: (d, Δ) settings of the study; α ∈ ORDERS, C = 2, σ = 1.
+DIMS = (4, 10, 30, 100)
+DELTAS = (0.25, 0.5, 1.0)
+ORDERS = (2.0, 8.0, 32.0)
+NORM_BOUND = 2.0
+SETTINGS = tuple((d, delta) for d in DIMS for delta in DELTAS)
+#: Search accuracy of the engine: lattice step (local standard deviations) and drop.
+SEARCH_STEP = 1.1
+SEARCH_DROP = 26.0
+
+
+def _pair(x: np.ndarray, c: float, s: float) -> tuple[np.ndarray, np.ndarray]:
+    """(Ω_v, Ω_w) of the parameters x = (M_v, E) ∈ R⁸, projected onto the constraints."""
+    m_v = x[:4].reshape(2, 2).copy()
+    e = x[4:].reshape(2, 2).copy()
+    norm_v = np.linalg.norm(m_v)
+    if norm_v > c:
+        m_v *= c / norm_v
+    norm_e = np.linalg.norm(e)
+    if norm_e > s:
+        e *= s / norm_e
+    m_w = m_v + e
+    norm_w = np.linalg.norm(m_w)
+    if norm_w > c:  # shrinking both keeps ‖E‖ ≤ s and ‖M_v‖ ≤ c
+        m_v *= c / norm_w
+        m_w *= c / norm_w
+    omega_v, omega_w = m_v.T @ m_v, m_w.T @ m_w
+    return (omega_v + omega_v.T) / 2, (omega_w + omega_w.T) / 2
+
+
+def _structured_starts(c: float, s: float) -> list[np.ndarray]:
+    """Aligned rank-one pairs (forward, reverse), rotated rank-one pairs, split rank-two
+    pairs, and their small perturbations."""
+    g = min(s, c)
+    out = []
+    for a, b in ((c, c - g), (c - g, c)):
+        out.append(np.array([a, 0, 0, 0, b - a, 0, 0, 0], dtype=float))
+    for angle in (0.3, 0.8, math.pi / 2):
+        m_v = np.array([[c, 0.0], [0.0, 0.0]])
+        rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
+        m_w = (c - g / 2) * rot @ np.array([[1.0, 0.0], [0.0, 0.0]])
+        out.append(np.concatenate([m_v.ravel(), (m_w - m_v).ravel()]))
+    for split in (0.1, 0.3, 0.5):
+        m_v = c * np.diag([math.sqrt(1 - split), math.sqrt(split)])
+        m_w = (c - g) / c * m_v
+        out.append(np.concatenate([m_v.ravel(), (m_w - m_v).ravel()]))
+    return out
+
+
+def _random_start(rng: np.random.Generator, c: float, s: float) -> np.ndarray:
+    m_v = rng.standard_normal(4)
+    m_v *= c * rng.uniform() ** 0.25 / np.linalg.norm(m_v)
+    if rng.uniform() < 0.5:  # on the boundary ‖M_v‖ = c (the divergences grow with the norms)
+        m_v *= c / np.linalg.norm(m_v)
+    e = rng.standard_normal(4)
+    e *= s * (1.0 if rng.uniform() < 0.6 else rng.uniform() ** 0.25) / np.linalg.norm(e)
+    return np.concatenate([m_v, e])
+
+
+def _search_values(dim: int, omega_v: np.ndarray, omega_w: np.ndarray) -> np.ndarray:
+    from synthamp._wip_wishart import _plateau_2x2
+
+    if np.allclose(omega_v, omega_w, rtol=0, atol=1e-14):
+        return np.zeros(len(ORDERS))
+    try:
+        value = _plateau_2x2(np.array(ORDERS), dim, omega_v, omega_w, SEARCH_STEP, SEARCH_DROP)[0]
+    except (RuntimeError, FloatingPointError, np.linalg.LinAlgError):
+        return np.full(len(ORDERS), -np.inf)
+    return np.where(np.isfinite(value), value, -np.inf)
+
+
+@dataclasses.dataclass
+class _Best:
+    value: float = -np.inf
+    x: np.ndarray | None = None
+
+
+def _is_aligned_rank_one(omega_v: np.ndarray, omega_w: np.ndarray) -> bool:
+    """Both Grams (numerically) rank one along the same direction: the k = 1 family."""
+    total = omega_v + omega_w
+    smallest = np.linalg.eigvalsh(total)[0]
+    return smallest <= 1e-3 * max(np.trace(total), 1e-300)
+
+
+def search_setting(
+    dim: int,
+    delta: float,
+    *,
+    starts: int = 100,
+    refine_evaluations: int = 25,
+    refine: bool = True,
+    seed: int = 0,
+    c: float = NORM_BOUND,
+) -> tuple[list[_Best], list[_Best], int]:
+    """Best pair found for each order of ORDERS at (d, Δ) (σ = 1): overall, and among
+    the pairs that are not aligned rank-one; and the number of evaluations.
+
+    ``starts`` starting pairs (structured ones first, then random; research seed),
+    each evaluated at all orders at once; then Nelder–Mead on −log D_α from the best
+    start of each order and from its best non-aligned start. Every evaluation
+    updates the best pairs of every order.
+    """
+    from scipy.optimize import minimize
+
+    s = delta
+    rng = np.random.default_rng(seed)
+    best = [_Best() for _ in ORDERS]
+    best_split = [_Best() for _ in ORDERS]
+    evaluations = 0
+
+    def evaluate(x: np.ndarray) -> np.ndarray:
+        nonlocal evaluations
+        evaluations += 1
+        omega_v, omega_w = _pair(x, c, s)
+        values = _search_values(dim, omega_v, omega_w)
+        split = not _is_aligned_rank_one(omega_v, omega_w)
+        for i, v in enumerate(values):
+            if v > best[i].value:
+                best[i] = _Best(float(v), x.copy())
+            if split and v > best_split[i].value:
+                best_split[i] = _Best(float(v), x.copy())
+        return values
+
+    candidates = _structured_starts(c, s)
+    while len(candidates) < starts:
+        candidates.append(_random_start(rng, c, s))
+    for x in candidates[:starts]:
+        evaluate(x)
+    if refine:
+        for i in range(len(ORDERS)):
+            for x0 in {id(b.x): b.x for b in (best[i], best_split[i]) if b.x is not None}.values():
+
+                def objective(x, i=i):
+                    v = evaluate(x)[i]
+                    return -math.log(v) if v > 0 else 1e3
+
+                simplex = x0 + np.vstack([np.zeros(8), 0.1 * c * np.eye(8)])
+                minimize(
+                    objective,
+                    x0.copy(),
+                    method="Nelder-Mead",
+                    options={"maxfev": refine_evaluations, "initial_simplex": simplex},
+                )
+    return best, best_split, evaluations
+
+
+@dataclasses.dataclass(frozen=True)
+class StudyRow:
+    dim: int
+    delta: float
+    alpha: float
+    best: float
+    best_error: float
+    gram_v: tuple[float, float, float]
+    gram_w: tuple[float, float, float]
+    aligned: float
+    ratio_to_aligned: float
+    theorem_5_4: float
+    theorem_ratio: float
+    post_processing: float
+    best_split: float
+    split_ratio_to_aligned: float
+    starts: int
+    evaluations: int
+    seconds: float
+
+
+def _verified_rows(dim, delta, best, best_split, evaluations, starts, seconds, c=NORM_BOUND):
+    """Recompute the best pairs at full accuracy and compare with the references."""
+    from synthamp import worst_case_rdp
+    from synthamp._wip_wishart import renyi_plateau_gram
+    from synthamp.bounds import global_bound, post_processing_rdp
+
+    orders = np.array(ORDERS)
+    aligned = worst_case_rdp(orders, dim, c, delta)
+    theorem = global_bound(orders, dim, c, delta, 1.0, out_dim=2)
+    post = post_processing_rdp(orders, delta)
+    rows = []
+    for i, alpha in enumerate(ORDERS):
+        omega_v, omega_w = _pair(best[i].x, c, delta)
+        res = renyi_plateau_gram([alpha], dim, omega_v, omega_w, full_output=True)
+        value = float(res.value[0])
+        split = float("nan")
+        if best_split[i].x is not None:
+            split = float(renyi_plateau_gram([alpha], dim, *_pair(best_split[i].x, c, delta))[0])
+        rows.append(
+            StudyRow(
+                dim,
+                delta,
+                alpha,
+                value,
+                float(res.error[0]),
+                (omega_v[0, 0], omega_v[0, 1], omega_v[1, 1]),
+                (omega_w[0, 0], omega_w[0, 1], omega_w[1, 1]),
+                float(aligned[i]),
+                value / float(aligned[i]),
+                float(theorem[i]),
+                float(theorem[i]) / value,
+                float(post[i]),
+                split,
+                split / float(aligned[i]),
+                starts,
+                evaluations,
+                seconds,
+            )
+        )
+    return rows
+
+
+def study_table(*, quick: bool = False, progress=None, settings=SETTINGS, starts: int = 100):
+    """The study as a DataFrame (one row per d, Δ, α), computing every setting.
+
+    ``quick``: 12 starts and no refinement (for tests of the pipeline).
+    ``progress(d, Δ)`` is called after each setting.
+    """
+    import pandas as pd
+
+    rows = []
+    for dim, delta in settings:
+        t0 = time.perf_counter()
+        n = 12 if quick else starts
+        best, best_split, evaluations = search_setting(dim, delta, starts=n, refine=not quick)
+        seconds = time.perf_counter() - t0
+        rows.extend(_verified_rows(dim, delta, best, best_split, evaluations, n, seconds))
+        if progress is not None:
+            progress(dim, delta)
+    frame = pd.DataFrame([dataclasses.asdict(r) for r in rows])
+    for key in ("gram_v", "gram_w"):
+        entries = np.array(frame.pop(key).tolist())
+        for j, name in enumerate(("11", "12", "22")):
+            frame[f"{key}_{name}"] = entries[:, j]
+    return frame
+
+
+def plot_k2_study(table):
+    """Two panels over d: the best pair found relative to the aligned rank-one value
+    (≤ 1 supports the conjecture), and Theorem 5.4 relative to the best pair found."""
+    from synthamp.figures._style import _colors, _log_scale, _new_figure
+
+    fig = _new_figure(1, 2, 11.0, 4.6)
+    left, right = fig.axes
+    alphas = sorted(table["alpha"].unique())
+    styles = {0.25: ":", 0.5: "--", 1.0: "-"}
+    for alpha, color in zip(alphas, _colors(len(alphas)), strict=True):
+        for delta, ls in styles.items():
+            rows = table[(table["alpha"] == alpha) & (table["delta"] == delta)].sort_values("dim")
+            if rows.empty:
+                continue
+            label = f"α = {alpha:g}, Δ = {delta:g}"
+            left.plot(
+                rows["dim"],
+                rows["ratio_to_aligned"],
+                color=color,
+                ls=ls,
+                marker="o",
+                ms=3,
+                label=label,
+            )
+            right.plot(
+                rows["dim"],
+                rows["theorem_ratio"],
+                color=color,
+                ls=ls,
+                marker="o",
+                ms=3,
+                label=label,
+            )
+    left.axhline(1.0, color="0.3", lw=1)
+    for ax in (left, right):
+        _log_scale(ax, "x")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.set_xlabel("model width d")
+    _log_scale(right, "y")
+    left.set_ylabel("best pair found / aligned rank-one pair")
+    right.set_ylabel("Theorem 5.4 / best pair found")
+    left.set_title("exact D_α of the best adjacent pair found (search, lower bound)", fontsize=9)
+    right.set_title("how far the certified bound lies above it", fontsize=9)
+    right.legend(fontsize=7, ncol=1, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.suptitle(f"k = 2, C = {NORM_BOUND:g}, σ = 1: is the aligned rank-one pair the worst case?")
+    return fig
+
+
+#: The engine's tested range of orders for k = 2.
+MAX_ORDER_K2 = 64.0
+
+
+def search_lower_bound(
+    orders,
+    dim: int,
+    norm_bound: float,
+    sensitivity: float,
+    sigma: float = 1.0,
+    *,
+    starts: int = 16,
+    seed: int = 0,
+) -> np.ndarray:
+    """A lower bound on the worst-case k = 2 plateau RDP: the best adjacent pair of a
+    short search, its exact value minus its numerical error, per order.
+
+    Every adjacent pair's divergence is below the worst case, so the value of any
+    found pair (the engine's value − error) is a lower bound; the search (the
+    structured starts of the study, including the aligned rank-one pairs, then
+    random ones; fixed ``seed``) only makes it larger. Orders above 64, outside the
+    k = 2 engine's tested range, get the aligned rank-one pair's exact value (the
+    k = 1 engine with the full d, THEORY.md §8). Never an upper bound.
+    """
+    from synthamp import renyi_plateau
+    from synthamp._wip_wishart import renyi_plateau_gram
+
+    orders = np.asarray(orders, dtype=float)
+    c, s = norm_bound / sigma, min(sensitivity / sigma, 2 * norm_bound / sigma)
+    g = min(s, c)
+    aligned = np.maximum(
+        *(
+            (r := renyi_plateau(orders, dim, a, b, full_output=True)).value - r.error
+            for a, b in ((c, c - g), (c - g, c))
+        )
+    )
+    best = np.maximum(aligned, 0.0)
+    inside = orders <= MAX_ORDER_K2
+    if dim < 3 or not inside.any():
+        return best
+    from synthamp._wip_wishart import _plateau_2x2
+
+    rng = np.random.default_rng(seed)
+    candidates = _structured_starts(c, s)[2:]  # the aligned pairs are done above
+    while len(candidates) < starts:
+        candidates.append(_random_start(rng, c, s))
+    sub = orders[inside]
+    screened = np.full((len(candidates), len(sub)), -np.inf)
+    pairs = [_pair(x, c, s) for x in candidates[:starts]]
+    for i, (omega_v, omega_w) in enumerate(pairs):
+        if not np.allclose(omega_v, omega_w, rtol=0, atol=1e-14):
+            screened[i] = _plateau_2x2(sub, dim, omega_v, omega_w, SEARCH_STEP, SEARCH_DROP)[0]
+    # the winner of each order at full accuracy (value − error: a lower bound)
+    found = np.zeros(len(sub))
+    for i in np.unique(np.argmax(screened, axis=0)):
+        res = renyi_plateau_gram(sub, dim, *pairs[i], full_output=True)
+        found = np.maximum(found, np.where(np.isfinite(res.error), res.value - res.error, 0.0))
+    best[inside] = np.maximum(best[inside], found)
+    return best

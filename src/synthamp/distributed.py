@@ -1,0 +1,144 @@
+"""Writing a release on a dask cluster (optional extra ``synthamp[dask]``).
+
+THEORY.md §17. The partitions of :mod:`synthamp.partitioned` become a
+``dask.dataframe`` through ``from_map`` (one task per partition) and are
+written with ``to_parquet``. Each task carries one
+:class:`~synthamp.partitioned.PartitionTask`: the k × k factor R of VᵀV, a
+number of rows and its own spawned seed child; never V, the noise N, the seeds
+Z or the private data. The values written do not depend on the number of
+workers (the seed children are fixed by the plan, before any scheduling).
+
+Because the workers (and their logs, spill files and crash dumps) see R, and R
+reveals VᵀV, a distributed release is accounted as unlimited: the plateau
+guarantee covers the disclosure of VᵀV, a finite-n_syn guarantee does not.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections.abc import Iterator, Sequence
+
+from synthamp._validation import InputError
+from synthamp.partitioned import PartitionTask, partition_frame, partition_name
+
+__all__ = ["DISTRIBUTED_NOTE", "dask_frame", "require_dask", "write_partitions_dask"]
+
+#: Why a distributed release is accounted as unlimited (goes into the report).
+DISTRIBUTED_NOTE = (
+    "The records were written by dask workers, which receive the k × k factor R of VᵀV "
+    "(never V, the noise, the seeds or the data). R reveals VᵀV, whose disclosure only the "
+    "unlimited (n_syn → ∞) guarantee covers, so this release is accounted as unlimited "
+    "(THEORY.md §17)."
+)
+
+#: Dask schedulers that run without a cluster.
+LOCAL_SCHEDULERS = ("synchronous", "threads", "processes")
+
+
+def require_dask() -> None:
+    """Raise ``InputError("backend", ...)`` naming the extra if dask is not installed."""
+    try:
+        import dask.dataframe  # noqa: F401
+        import distributed  # noqa: F401
+    except ImportError:
+        raise InputError(
+            "backend", "dask needs the optional extra: pip install 'synthamp[dask]'"
+        ) from None
+
+
+def dask_frame(tasks: Sequence[PartitionTask], columns: Sequence[str]):
+    """The release as a lazy ``dask.dataframe.DataFrame``, one partition per task."""
+    import dask.dataframe as dd
+    import numpy as np
+    import pandas as pd
+
+    require_dask()
+    meta = pd.DataFrame({name: np.empty(0, dtype=np.float64) for name in columns})
+    return dd.from_map(
+        partition_frame,
+        list(tasks),
+        args=(list(columns),),
+        meta=meta,
+        label="synthamp-release",
+        enforce_metadata=False,
+    )
+
+
+@contextlib.contextmanager
+def _scheduler(scheduler) -> Iterator[dict]:
+    """compute() keyword arguments for ``scheduler`` (connecting to an address if given)."""
+    if scheduler is None:
+        yield {}
+    elif isinstance(scheduler, str) and scheduler in LOCAL_SCHEDULERS:
+        yield {"scheduler": scheduler}
+    elif isinstance(scheduler, str | os.PathLike):
+        from distributed import Client
+
+        try:
+            client = Client(str(scheduler), timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            raise InputError("scheduler", f"cannot connect to {scheduler}: {exc}") from None
+        with client:
+            yield {"scheduler": client}
+    else:
+        yield {"scheduler": scheduler}
+
+
+@contextlib.contextmanager
+def local_cluster(n_workers: int | None = None) -> Iterator[object]:
+    """A ``distributed.LocalCluster`` of worker processes on this machine, and its client.
+
+    One thread per worker, no dashboard, quiet logs. Yields the client.
+    """
+    require_dask()
+    from distributed import Client, LocalCluster
+
+    n_workers = n_workers or max(1, min(4, os.cpu_count() or 1))
+    with (
+        LocalCluster(
+            n_workers=n_workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        yield client
+
+
+def write_partitions_dask(
+    tasks: Sequence[PartitionTask], directory, columns: Sequence[str], *, scheduler=None
+) -> int:
+    """Write the partitions into ``directory`` with ``dask.dataframe.to_parquet``.
+
+    Parameters
+    ----------
+    tasks : sequence of PartitionTask
+        From :func:`synthamp.partitioned.plan_partitions`.
+    directory : path-like
+        An existing (empty) folder on a file system the workers share.
+    columns : sequence of str
+        Column names.
+    scheduler : optional
+        A scheduler address (``tcp://host:8786``), a ``distributed.Client``, a
+        dask scheduler name ("synchronous", "threads", "processes"), or None
+        (dask's default: the current client, if any).
+
+    Returns
+    -------
+    int
+        Records written (the sum of the tasks' rows).
+    """
+    frame = dask_frame(tasks, columns)
+    with _scheduler(scheduler) as compute_kwargs:
+        frame.to_parquet(
+            str(directory),
+            write_index=False,
+            name_function=partition_name,
+            use_dictionary=False,  # continuous values never repeat (as tabular.write_rows)
+            compute_kwargs=compute_kwargs,
+        )
+    return sum(task.rows for task in tasks)
