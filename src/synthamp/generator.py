@@ -66,6 +66,9 @@ from synthamp._validation import (
     check_positive,
 )
 from synthamp._version import __version__
+from synthamp.accountant import gaussian_epsilon
+from synthamp.accountant._pld import calibrate_sigma_pld, gaussian_sigma
+from synthamp.accountant._profile import profile_epsilon
 from synthamp.report import ADJACENCY, PrivacyReport
 
 # The ridge mathematics lives in synthamp.ridge; its names stay importable from here.
@@ -158,10 +161,6 @@ def _with_pld(
     With rdp, the PLD ε is added for comparison when it is cheap (k = 1
     unlimited). Post-processing (releasing V) keeps its own accounting.
     """
-    from synthamp.accountant._pld import calibrate_sigma_pld, gaussian_sigma
-    from synthamp.accountant._profile import profile_epsilon
-    from synthamp.audit import gaussian_epsilon
-
     chosen = _choose_accountant(choice, common["out_dim"], n_syn, method)
     if method == "post-processing":
         return replace(rdp, epsilon_rdp=rdp.epsilon)

@@ -81,6 +81,8 @@ Tight (ε, δ) (``_profile``, ``_pld``, ``_export``; THEORY.md §14)
    SubsampledGaussianRelease -- a Poisson-subsampled Gaussian mechanism (DP-SGD step)
    to_dp_accounting_pld -- export to dp_accounting's PrivacyLossDistribution
    to_prv               -- export to prv_accountant's PrivacyRandomVariable
+   gaussian_delta       -- the Gaussian mechanism's exact profile δ(ε) (Balle and Wang 2018)
+   gaussian_epsilon     -- its ε(δ)
 
 ``compute_epsilon(..., accountant="pld")`` and ``calibrate_sigma(...,
 accountant="pld")`` call the PLD accountant.
@@ -97,6 +99,7 @@ from __future__ import annotations
 from synthamp.accountant._calibration import CALIBRATION_WINDOW, Calibration, calibrate_sigma
 from synthamp.accountant._curves import EpsilonResult, compute_epsilon, rdp_curve
 from synthamp.accountant._export import MissingExtraError, to_dp_accounting_pld, to_prv
+from synthamp.accountant._gaussian import gaussian_delta, gaussian_epsilon
 from synthamp.accountant._pld import (
     DEFAULT_DISCRETIZATION,
     PldCalibration,
@@ -160,6 +163,8 @@ __all__ = [
     "calibrate_sigma_pld",
     "compute_epsilon",
     "compute_epsilon_pld",
+    "gaussian_delta",
+    "gaussian_epsilon",
     "pair_privacy_profile",
     "privacy_loss_distribution",
     "privacy_profile",

@@ -28,6 +28,7 @@ from numpy.typing import ArrayLike, NDArray
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_open_unit, check_positive
 from synthamp.accountant._curves import _rdp_curve
+from synthamp.accountant._pld import calibrate_sigma_pld
 from synthamp.accountant._releases import (
     Method,
     OrderGridWarning,
@@ -244,8 +245,6 @@ def calibrate_sigma(
     Calibration (rdp) or PldCalibration (pld)
     """
     if accountant == "pld":  # THEORY.md §14: the exact privacy profile, PLD composition
-        from synthamp.accountant._pld import calibrate_sigma_pld
-
         return calibrate_sigma_pld(
             epsilon, delta, dim=dim, out_dim=out_dim, norm_bound=norm_bound,
             sensitivity=sensitivity, n_syn=n_syn, releases=releases,

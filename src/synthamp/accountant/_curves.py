@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_open_unit
+from synthamp.accountant._pld import compute_epsilon_pld
 from synthamp.accountant._releases import (
     GaussianRelease,
     Method,
@@ -235,8 +236,6 @@ def compute_epsilon(
         When the optimal order is at the edge of the grid.
     """
     if accountant == "pld":
-        from synthamp.accountant._pld import compute_epsilon_pld
-
         for extra in extra_curves:
             if isinstance(extra, RdpCurve):
                 raise InputError(

@@ -19,9 +19,11 @@ Both need optional packages: ``pip install 'synthamp[export]'``.
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
-from synthamp._validation import InputError
+from synthamp._validation import InputError, check_positive
 from synthamp.accountant._pld import (
     DEFAULT_DISCRETIZATION,
     SubsampledGaussianRelease,
@@ -38,8 +40,6 @@ class MissingExtraError(ImportError):
 
 
 def _require(module: str, package: str):
-    import importlib
-
     try:
         return importlib.import_module(module)
     except ImportError:
@@ -68,8 +68,6 @@ def to_dp_accounting_pld(
     -------
     dp_accounting.pld.PrivacyLossDistribution
     """
-    from synthamp._validation import check_positive
-
     pld_module = _require("dp_accounting.pld.privacy_loss_distribution", "dp-accounting")
     pld_pmf = _require("dp_accounting.pld.pld_pmf", "dp-accounting")
     h = check_positive("discretization", discretization)

@@ -14,10 +14,14 @@ sampling error).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy import special
+
+from synthamp.accountant import GaussianRelease
+from synthamp.accountant._profile import DEFAULT_TAIL, _pair_evaluator
 
 __all__ = ["TradeoffCurve", "empirical_tradeoff", "exact_tradeoff"]
 
@@ -38,14 +42,7 @@ def exact_tradeoff(release, points: int = 400) -> TradeoffCurve:
     :func:`synthamp.audit.sample_statistic`; thresholds from the profile's
     grid, thinned to about ``points`` evenly spaced in FPR on a log scale.
     """
-    from dataclasses import replace
-
-    from synthamp.accountant import GaussianRelease
-    from synthamp.accountant._profile import DEFAULT_TAIL, _pair_evaluator
-
     if isinstance(release, GaussianRelease):  # N(μ, 1) against N(0, 1), t = x
-        from scipy import special
-
         mu = release.sensitivity / release.sigma
         x = np.linspace(-40.0, mu + 40.0, 20 * points)
         fpr, fnr = special.ndtr(-x), special.ndtr(x - mu)

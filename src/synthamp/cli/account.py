@@ -96,8 +96,6 @@ def _choose_accountant(accountant: str | None, out_dim: int, n_syn: int | None) 
 
 def _pld_epsilons(release, deltas, discretization: float) -> tuple[list, list]:
     """ε and its lower bound by the PLD accountant, one per δ (one PLD for all)."""
-    from synthamp._validation import check_positive
-
     # the PLD accountant loads scipy: heavy, on use only
     from synthamp.accountant._pld import compute_epsilon_pld, privacy_loss_distribution
     from synthamp.accountant._profile import profile_epsilon
@@ -204,7 +202,7 @@ def account_result(
     epsilon = eps_pld if chosen == "pld" else eps_rdp
     post_epsilon = [r.epsilon_post_processing for r in results]
     if chosen == "pld":  # the baseline by the same accountant: the Gaussian mechanism, exact
-        from synthamp.accountant import GaussianRelease, compute_epsilon_pld
+        from synthamp.accountant import GaussianRelease, compute_epsilon_pld  # scipy: heavy
 
         gaussian = GaussianRelease(release.effective_sensitivity, sigma, releases=releases)
         post_epsilon = [
@@ -304,8 +302,8 @@ def calibrate_result(
     sigma_post, eps_post = cal.sigma_post_processing, cal.epsilon_post_processing
     if chosen == "pld":
         # the PLD accountant and the Gaussian profile load scipy: heavy, on use only
+        from synthamp.accountant import gaussian_epsilon
         from synthamp.accountant._pld import calibrate_sigma_pld, gaussian_sigma
-        from synthamp.audit import gaussian_epsilon
 
         pld = calibrate_sigma_pld(
             epsilon,

@@ -12,9 +12,10 @@ import math
 
 import click
 
-from synthamp._validation import InputError, check_integer
+from synthamp._io import atomic_write_text, atomic_write_with, check_writable
+from synthamp._validation import InputError, check_integer, check_open_unit
 from synthamp.cli._common import echo_json
-from synthamp.cli.account import _run_capturing_warnings
+from synthamp.cli.account import _choose_accountant, _run_capturing_warnings
 
 __all__ = ["audit", "audit_result"]
 
@@ -119,10 +120,8 @@ def audit_result(
 
 def _upper_bounds(release, delta: float, accountant: str | None) -> dict:
     """The accountant's ε by PLD (the tight upper bound) and by RDP, and the one used."""
-    from synthamp._validation import check_open_unit
-    from synthamp.accountant import GaussianRelease, compute_epsilon
-    from synthamp.accountant._profile import profile_epsilon
-    from synthamp.cli.account import _choose_accountant
+    # the accountant loads scipy: heavy, on use only
+    from synthamp.accountant import GaussianRelease, compute_epsilon, profile_epsilon
 
     delta = check_open_unit("delta", delta)
     rdp = compute_epsilon(release, delta)
@@ -149,7 +148,7 @@ def _upper_bounds(release, delta: float, accountant: str | None) -> dict:
 
 def _write_tradeoff(release, trials: int, seed: int | None, csv_path, plot_path) -> None:
     """The exact trade-off curve of the audited pair next to an empirical one (CSV, PNG)."""
-    from synthamp._io import atomic_write_text, atomic_write_with
+    # the audit loads scipy: heavy, on use only
     from synthamp.audit import sample_statistic
     from synthamp.audit._tradeoff import empirical_tradeoff, exact_tradeoff
 
@@ -169,7 +168,7 @@ def _write_tradeoff(release, trials: int, seed: int | None, csv_path, plot_path)
         import matplotlib
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # matplotlib: heavy
 
         fig, ax = plt.subplots(figsize=(5.0, 4.2))
         ax.plot(exact.fpr, exact.fnr, "-", label=exact.label)
@@ -268,8 +267,6 @@ def audit(
     with Clopper–Pearson confidence bounds on the error rates. Consistent
     means lower <= upper; tightness is lower/upper.
     """
-    from synthamp._io import check_writable
-
     for path, param in ((tradeoff_csv, "tradeoff"), (plot_file, "plot")):
         if path is not None:
             check_writable(path, force=True, param=param)
@@ -289,7 +286,7 @@ def audit(
         accountant,
     )
     if tradeoff_csv is not None or plot_file is not None:
-        from synthamp.accountant import GaussianRelease, SyntheticDataRelease
+        from synthamp.accountant import GaussianRelease, SyntheticDataRelease  # scipy: heavy
 
         release = (
             GaussianRelease(sensitivity, sigma)
