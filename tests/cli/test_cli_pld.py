@@ -84,6 +84,7 @@ def test_bad_input_exits_2_with_one_line(capsys, extra, flag):
     assert lines[0].startswith("synthamp: error:") and flag in lines[0]
 
 
+@pytest.mark.slow
 def test_generator_report_gives_both_numbers_and_names_the_accountant():
     import numpy as np
 

@@ -94,7 +94,7 @@ PAIRS = [  # (dim, a, b, ε)
     (50, 3.0, 2.0, 1.0),
     (50, 3.0, 2.0, 2.5),
     (1, 2.0, 0.5, 2.0),
-    (300, 8.0, 7.0, 0.3),
+    pytest.param(300, 8.0, 7.0, 0.3, marks=pytest.mark.slow),
     (50, 2.0, 3.0, 0.5),  # reverse order: lower tail, L bounded above
     (10, 0.0, 1.5, 0.2),
 ]
