@@ -15,6 +15,14 @@ baselines are measured on the same inputs:
 Run by hand: ``.venv/bin/python benchmarks/bench_engine.py [--out PATH]``.
 Writes a Markdown table (default docs/benchmarks/engine.md).
 
+``--large`` times the large-amplitude rows of issue 12 (real data: c = C/σ ≈ 200,
+a up to 1000) and its slow cases, engine alone, in one run: for each (d, a, b,
+n_syn) one plateau order, one finite order (target: ≤ 20× the plateau order of
+the same (α, d, a, b)), the finite release over 64 orders (target: ≤ 3× one
+order) and the largest single call (target: ≤ 1 s); medians of 3 calls without
+warm-up. Accuracy at these points is a test (tests/test_large_amplitude.py),
+not a benchmark.
+
 ``--quick`` times the engine alone, without baselines or errors (seconds, not
 minutes: for checking a speed change): the plateau over 64 orders and at one
 order, the finite release over 64 orders, Fisher information and the exact
@@ -307,13 +315,86 @@ def bench_quick() -> list[list[str]]:
     return rows
 
 
+#: (d, a, b, n_syn) of the large-amplitude rows: a from 200 to 1000, a − b from 1e-3 to 10,
+#: and the slow cases of issue 12 (d = 10, a = 100, b = 0, n_syn = 1; d = 20, c ≈ 206).
+LARGE_CASES = [
+    (20, 206.0169, 205.7696, 100_000),
+    (20, 200.0, 199.999, 10),
+    (20, 500.0, 490.0, 10_000),
+    (10**4, 1000.0, 999.0, 10_000),
+    (2, 1000.0, 999.9, 10**7),
+    (10, 100.0, 0.0, 1),
+]
+
+
+def bench_large() -> list[list[str]]:
+    """Large amplitudes: plateau vs finite per order, 64 orders vs one, the largest call."""
+    rows = []
+    alpha = 2.0
+    for dim, a, b, n in LARGE_CASES:
+        t_plateau = median_time(partial(renyi_plateau, [alpha], dim, a, b), 9)
+        times = []
+
+        def timed(fn, times=times):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+
+        one = partial(renyi_finite, [alpha], dim, a, b, n)
+        many = partial(renyi_finite, ORDERS_64, dim, a, b, n)
+        t_one = median_time(lambda one=one: timed(one), 3, warm_up=False)
+        t_many = median_time(lambda many=many: timed(many), 3, warm_up=False)
+        rows.append(
+            [
+                f"d={dim}, a={a:g}, b={b:g}, n_syn={n:,}",
+                fmt_time(t_plateau),
+                fmt_time(t_one),
+                f"{t_one / t_plateau:.0f}" + ("" if t_one <= 20 * t_plateau else " **(> 20)**"),
+                fmt_time(t_many),
+                f"{t_many / t_one:.1f}" + ("" if t_many <= 3 * t_one else " **(> 3)**"),
+                fmt_time(max(times)) + ("" if max(times) <= 1.0 else " **(> 1 s)**"),
+            ]
+        )
+        print(rows[-1], flush=True)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=None, help="default docs/benchmarks/engine.md")
     parser.add_argument(
         "--quick", action="store_true", help="engine timings only, no baselines (seconds)"
     )
+    parser.add_argument(
+        "--large", action="store_true", help="large-amplitude rows and slow cases (issue 12)"
+    )
     args = parser.parse_args()
+
+    if args.large:
+        header = [
+            "case (α = 2 for one order)",
+            "plateau, 1 order",
+            "finite, 1 order",
+            "ratio (≤ 20)",
+            "finite, 64 orders",
+            "64 / 1 (≤ 3)",
+            "largest call (≤ 1 s)",
+        ]
+        lines = [
+            "# Large amplitudes: the finite engine against the plateau (issue 12)",
+            "",
+            f"`benchmarks/bench_engine.py --large`. Date: {datetime.date.today().isoformat()}. "
+            f"Machine: {machine()}; load average {os.getloadavg()[0]:.1f} at the end (the "
+            "machine is shared by up to 8 engineers). Medians of 3 calls without warm-up "
+            "(plateau: 9 calls after a warm-up). Orders: 64 geometrically spaced from 1.01 "
+            "to 256.",
+            "",
+            *markdown_table(header, bench_large()),
+            "",
+        ]
+        print("\n".join(lines))
+        write_report(args.out or "docs/benchmarks/engine_large.md", lines)
+        return
 
     if args.quick:
         lines = [

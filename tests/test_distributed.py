@@ -14,21 +14,16 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
-from test_cli_release import TARGETS, _args, _run
 
+from release_cases import TARGETS, private_frame, release_args, run
 from synthamp._validation import InputError
 from synthamp.generator import PrivateLinearGenerator
-from synthamp.partitioned import (
-    PartitionTask,
-    iter_partition,
-    plan_partitions,
-    write_dataset,
-)
+from synthamp.partitioned import PartitionTask, iter_partition, plan_partitions
 
 dd = pytest.importorskip("dask.dataframe", reason="needs the optional extra synthamp[dask]")
 distributed = pytest.importorskip("distributed", reason="needs the optional extra synthamp[dask]")
 
-from synthamp.distributed import dask_frame  # noqa: E402
+from synthamp.distributed import dask_frame, write_dataset  # noqa: E402
 
 K = 3
 
@@ -126,6 +121,20 @@ def test_no_task_carries_an_array_larger_than_k_by_k(tmp_path):
     assert all(isinstance(t, PartitionTask) and t.factor.shape == (K, K) for t in tasks)
 
 
+@pytest.mark.parametrize("seed", [None, 11])
+def test_no_task_carries_the_seed_of_the_noise(seed):
+    from synthamp.partitioned import generator_partitions
+
+    generator = _generator(seed=seed)
+    # The noise and the generator's own stream descend from this root entropy.
+    root = generator._state("rng").bit_generator.seed_seq.entropy
+    secrets = {root} | ({seed} if seed is not None else set())
+    tasks = generator_partitions(generator, 1000, 4)
+    for task in tasks:
+        carried = {int(word) for word in np.atleast_1d(task.seed.entropy)}
+        assert not carried & secrets
+
+
 # --------------------------------------------------------------------------- what they write
 
 
@@ -162,11 +171,10 @@ def test_local_cluster_output_does_not_depend_on_the_number_of_workers(
     from distributed import Client, LocalCluster
 
     monkeypatch.chdir(tmp_path)
-    from test_cli_release import _frame
 
-    _frame().to_csv("data.csv", index=False)
+    private_frame().to_csv("data.csv", index=False)
     common = {"--partitions": "4", "--n-syn": "20000", "--seed": "8"}
-    code, _, err = _run(capsys, _args(**common, **{"--out": "local"}))
+    code, _, err = run(capsys, release_args(**common, **{"--out": "local"}))
     assert code == 0, err
     with (
         LocalCluster(
@@ -183,8 +191,10 @@ def test_local_cluster_output_does_not_depend_on_the_number_of_workers(
             cluster.scale(workers)
             client.wait_for_workers(workers, timeout=120)
             out = f"workers{workers}"
-            args = _args(**common, **{"--out": out, "--backend": "dask", "--scheduler": address})
-            code, _, err = _run(capsys, args)
+            args = release_args(
+                **common, **{"--out": out, "--backend": "dask", "--scheduler": address}
+            )
+            code, _, err = run(capsys, args)
             assert code == 0, err
             report = json.loads((tmp_path / f"{out}.privacy.json").read_text())
             assert report["n_syn"] is None and any("dask workers" in n for n in report["notes"])

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from test_cli_release import FEATURES, TARGETS, _args, _frame, _run, _snapshot
 
+from release_cases import FEATURES, TARGETS, private_frame, release_args, run, snapshot
 from synthamp import _io, generator, report, tabular
 from synthamp._validation import InputError
 from synthamp.cli import release as release_cli
@@ -32,7 +32,7 @@ DEAD_PID = 4_194_303
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    _frame().to_csv("data.csv", index=False)
+    private_frame().to_csv("data.csv", index=False)
     return tmp_path
 
 
@@ -64,21 +64,21 @@ def _temporaries(directory: Path) -> list[str]:
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs a /proc file system")
 @pytest.mark.parametrize("flag", ["--out", "--report"])
 def test_output_under_proc_is_refused_before_any_work(workdir, capsys, no_work, flag):
-    before = _snapshot(workdir)
+    before = snapshot(workdir)
     target = "/proc/synthamp-test.csv" if flag == "--out" else "/proc/synthamp-test.json"
-    code, out, err = _run(capsys, _args(**{flag: target}))
+    code, out, err = run(capsys, release_args(**{flag: target}))
     assert code == 2
     line = _one_error_line(err, flag)
     assert "cannot write in /proc" in line
-    assert _snapshot(workdir) == before and out == ""
+    assert snapshot(workdir) == before and out == ""
 
 
 def test_output_whose_parent_is_a_file_is_refused(workdir, capsys, no_work):
-    before = _snapshot(workdir)
-    code, _, err = _run(capsys, _args(**{"--out": "data.csv/syn.csv"}))
+    before = snapshot(workdir)
+    code, _, err = run(capsys, release_args(**{"--out": "data.csv/syn.csv"}))
     assert code == 2
     assert "data.csv is not a directory" in _one_error_line(err, "--out")
-    assert _snapshot(workdir) == before
+    assert snapshot(workdir) == before
 
 
 def _fail_markdown(monkeypatch):
@@ -90,20 +90,20 @@ def _fail_markdown(monkeypatch):
 
 def test_report_write_failure_leaves_no_table(workdir, capsys, monkeypatch):
     _fail_markdown(monkeypatch)
-    before = _snapshot(workdir)
-    code, _, err = _run(capsys, _args())
+    before = snapshot(workdir)
+    code, _, err = run(capsys, release_args())
     assert code == 2
     assert "No space left on device" in _one_error_line(err, "--report")
-    assert _snapshot(workdir) == before and _temporaries(workdir) == []
+    assert snapshot(workdir) == before and _temporaries(workdir) == []
 
 
 def test_failed_overwrite_keeps_the_previous_outputs(workdir, capsys, monkeypatch):
-    assert _run(capsys, _args(**{"--n-syn": "10"}))[0] == 0
-    before = _snapshot(workdir)
+    assert run(capsys, release_args(**{"--n-syn": "10"}))[0] == 0
+    before = snapshot(workdir)
     _fail_markdown(monkeypatch)
-    code, _, err = _run(capsys, _args(**{"--n-syn": "20", "--force": True}))
+    code, _, err = run(capsys, release_args(**{"--n-syn": "20", "--force": True}))
     assert code == 2 and "--report" in err
-    assert _snapshot(workdir) == before and _temporaries(workdir) == []
+    assert snapshot(workdir) == before and _temporaries(workdir) == []
 
 
 def test_table_write_failure_exits_2_naming_out(workdir, capsys, monkeypatch):
@@ -112,12 +112,12 @@ def test_table_write_failure_exits_2_naming_out(workdir, capsys, monkeypatch):
         raise OSError(5, "Input/output error")
 
     monkeypatch.setattr(generator.PrivateLinearGenerator, "_chunks", explode)
-    before = _snapshot(workdir)
-    code, _, err = _run(capsys, _args())
+    before = snapshot(workdir)
+    code, _, err = run(capsys, release_args())
     assert code == 2
     line = _one_error_line(err, "--out")
     assert "cannot write syn.csv: Input/output error" in line  # the destination, not the temp
-    assert _snapshot(workdir) == before and _temporaries(workdir) == []
+    assert snapshot(workdir) == before and _temporaries(workdir) == []
 
 
 def test_commit_failure_rolls_back_every_output(tmp_path, monkeypatch):
@@ -150,11 +150,11 @@ def test_stale_temporaries_are_removed_and_reported(workdir, capsys):
     stale_folder.mkdir()
     live = workdir / f".syn.csv.{_io.TEMP_TAG}-{os.getpid()}-0123abcf"  # a running release
     live.write_bytes(b"y")
-    code, _, err = _run(capsys, _args())
+    code, _, err = run(capsys, release_args())
     assert code == 0, err
     assert not stale.exists() and not stale_folder.exists() and live.exists()
-    warnings = [line for line in err.splitlines() if line.startswith("synthamp: warning:")]
-    assert len(warnings) == 2 and all("interrupted run" in line for line in warnings)
+    removed = [line for line in err.splitlines() if "interrupted run" in line]
+    assert len(removed) == 2 and all(line.startswith("synthamp: warning:") for line in removed)
 
 
 # --------------------------------------------------------------------------- signals
@@ -163,7 +163,7 @@ def test_stale_temporaries_are_removed_and_reported(workdir, capsys):
 def _start_release(directory: Path, *extra: str) -> subprocess.Popen:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(Path(tabular.__file__).parents[1]), *sys.path])
-    command = [sys.executable, "-m", "synthamp", *_args(**{"--n-syn": "10000000"}), *extra]
+    command = [sys.executable, "-m", "synthamp", *release_args(**{"--n-syn": "10000000"}), *extra]
     return subprocess.Popen(
         command, cwd=directory, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
@@ -193,7 +193,7 @@ def test_sigterm_removes_the_temporary_file_and_exits_143(workdir):
 
 
 def test_duplicated_column_names_exit_2(workdir, capsys):
-    frame = _frame()
+    frame = private_frame()
     (workdir / "dup.csv").write_text(
         frame.to_csv(index=False).replace("x0,x1,", "x0,x0,", 1), encoding="utf-8"
     )
@@ -204,14 +204,14 @@ def test_duplicated_column_names_exit_2(workdir, capsys):
     arrays = [pa.array(frame.iloc[:, j]) for j in range(frame.shape[1])]
     pq.write_table(pa.Table.from_arrays(arrays, names=names), "dup.parquet")
     for name in ("dup.csv", "dup.parquet"):
-        code, _, err = _run(capsys, _args(**{"--data": name, "--features": "x0,x2"}))
+        code, _, err = run(capsys, release_args(**{"--data": name, "--features": "x0,x2"}))
         assert code == 2
         assert "column 'x0' appears twice" in _one_error_line(err, "--data")
 
 
 def test_unnamed_index_column_exits_2_with_a_hint(workdir, capsys):
-    _frame().to_csv("indexed.csv")  # pandas writes the index as an unnamed first column
-    code, _, err = _run(capsys, _args(**{"--data": "indexed.csv", "--features": None}))
+    private_frame().to_csv("indexed.csv")  # pandas writes the index as an unnamed first column
+    code, _, err = run(capsys, release_args(**{"--data": "indexed.csv", "--features": None}))
     assert code == 2
     assert "index=False" in _one_error_line(err, "--data")
 
@@ -227,12 +227,12 @@ def test_complex_and_object_columns_are_refused_with_the_parameter():
 
 
 def test_clipping_statistics_say_they_are_not_covered(workdir, capsys):
-    frame = _frame()
+    frame = private_frame()
     frame.loc[:9, "x0"] = 5.0
     frame.to_csv("big.csv", index=False)
     share = np.mean(np.linalg.norm(frame[FEATURES].to_numpy(), axis=1) > 1)
     assert share > 10 / 120
-    code, _, err = _run(capsys, _args(**{"--data": "big.csv"}))
+    code, _, err = run(capsys, release_args(**{"--data": "big.csv"}))
     assert code == 0, err
     notes = [line for line in err.splitlines() if "feature rows" in line]
     assert len(notes) == 1 and f"{100 * share:.1f}% of feature rows" in notes[0]
@@ -249,7 +249,7 @@ def test_python_warnings_are_one_line(workdir, capsys, monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(tabular, "read_table", noisy)
-    code, _, err = _run(capsys, _args())
+    code, _, err = run(capsys, release_args())
     assert code == 0, err
     assert "synthamp: warning: something worth knowing" in err.splitlines()
     assert "warnings.warn" not in err and ".py:" not in err
@@ -260,17 +260,17 @@ def test_python_warnings_are_one_line(workdir, capsys, monkeypatch):
 
 def test_n_syn_is_unlimited_only_under_unlimited_accounting(workdir, capsys, monkeypatch):
     monkeypatch.setattr(release_cli, "MAX_N_SYN", 100)
-    code, _, err = _run(capsys, _args(**{"--n-syn": "500"}))
+    code, _, err = run(capsys, release_args(**{"--n-syn": "500"}))
     assert code == 2 and "--unlimited" in _one_error_line(err, "--n-syn")
-    code, _, err = _run(capsys, _args(**{"--n-syn": "500", "--unlimited": True}))
+    code, _, err = run(capsys, release_args(**{"--n-syn": "500", "--unlimited": True}))
     assert code == 0, err
     assert len(pd.read_csv("syn.csv")) == 500
     assert json.loads((workdir / "syn.privacy.json").read_text())["n_syn"] is None
 
 
 def test_partitions_write_a_parquet_dataset(workdir, capsys):
-    args = _args(**{"--out": "syn", "--partitions": "3", "--n-syn": "1001", "--seed": "4"})
-    code, out, err = _run(capsys, args)
+    args = release_args(**{"--out": "syn", "--partitions": "3", "--n-syn": "1001", "--seed": "4"})
+    code, out, err = run(capsys, args)
     assert code == 0, err
     files = sorted(p.name for p in (workdir / "syn").iterdir())
     assert files == ["part.0.parquet", "part.1.parquet", "part.2.parquet"]
@@ -281,9 +281,9 @@ def test_partitions_write_a_parquet_dataset(workdir, capsys):
     assert json.loads((workdir / "syn.privacy.json").read_text())["n_syn"] == 1001
     assert "wrote 1,001 synthetic records" in out
     # Existing dataset: refused without --force, replaced with it.
-    code, _, err = _run(capsys, args)
+    code, _, err = run(capsys, args)
     assert code == 2 and "--force" in _one_error_line(err, "--out")
-    code, _, err = _run(capsys, [*args, "--force"])
+    code, _, err = run(capsys, [*args, "--force"])
     assert code == 0, err
     assert pd.read_parquet(workdir / "syn").equals(dataset)  # same seed, same records
     assert _temporaries(workdir) == []
@@ -292,7 +292,9 @@ def test_partitions_write_a_parquet_dataset(workdir, capsys):
 def test_partitioned_force_never_deletes_foreign_files(workdir, capsys):
     (workdir / "syn").mkdir()
     (workdir / "syn" / "notes.txt").write_text("mine")
-    code, _, err = _run(capsys, _args(**{"--out": "syn", "--partitions": "2", "--force": True}))
+    code, _, err = run(
+        capsys, release_args(**{"--out": "syn", "--partitions": "2", "--force": True})
+    )
     assert code == 2 and "notes.txt" in _one_error_line(err, "--out")
     assert (workdir / "syn" / "notes.txt").read_text() == "mine"
 
@@ -308,16 +310,16 @@ def test_partitioned_force_never_deletes_foreign_files(workdir, capsys):
     ],
 )
 def test_bad_scale_options_exit_2(workdir, capsys, no_work, overrides, flag):
-    before = _snapshot(workdir)
-    code, _, err = _run(capsys, _args(**overrides))
+    before = snapshot(workdir)
+    code, _, err = run(capsys, release_args(**overrides))
     assert code == 2
     _one_error_line(err, flag)
-    assert _snapshot(workdir) == before
+    assert snapshot(workdir) == before
 
 
 def test_missing_dask_extra_is_one_line(workdir, capsys, no_work, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
-    code, _, err = _run(capsys, _args(**{"--backend": "dask", "--partitions": "2"}))
+    code, _, err = run(capsys, release_args(**{"--backend": "dask", "--partitions": "2"}))
     assert code == 2
     assert "pip install 'synthamp[dask]'" in _one_error_line(err, "--backend")
 
@@ -332,10 +334,82 @@ def test_missing_dask_extra_is_one_line(workdir, capsys, no_work, monkeypatch):
     ],
 )
 def test_demo_and_figures_refuse_unwritable_outputs_at_once(workdir, capsys, args):
-    before = _snapshot(workdir)
+    before = snapshot(workdir)
     start = time.perf_counter()
-    code, _, err = _run(capsys, args)
+    code, _, err = run(capsys, args)
     assert code == 2
     _one_error_line(err, args[-2])
     assert time.perf_counter() - start < 5  # refused before computing anything
-    assert _snapshot(workdir) == before
+    assert snapshot(workdir) == before
+
+
+# --------------------------------------------------------------------------- after the layout move
+
+
+def test_huge_cells_are_clipped_to_the_bound_not_to_zero():
+    from synthamp.ridge import clip_rows, row_norms
+
+    rows = np.array([[1e308, 1e308], [-1e308, 5.0], [3.0, 4.0], [0.0, 0.0], [1e-320, 1e-320]])
+    clipped = clip_rows(rows, 1.0)
+    np.testing.assert_allclose(row_norms(clipped)[:3], 1.0, rtol=1e-15)
+    np.testing.assert_allclose(clipped[0], [2**-0.5, 2**-0.5], rtol=1e-15)
+    np.testing.assert_array_equal(clipped[3:], rows[3:])  # below the bound: unchanged
+    assert np.isfinite(row_norms(rows)).all() and row_norms(rows)[4] > 0
+    np.testing.assert_allclose(row_norms(rows[:1]), [2**0.5 * 1e308], rtol=1e-15)
+
+
+def test_release_with_a_1e308_cell_succeeds_without_numpy_warnings(workdir, capsys):
+    frame = private_frame()
+    frame.loc[4, "x1"] = 1e308
+    frame.to_csv("huge.csv", index=False)
+    code, _, err = run(capsys, release_args(**{"--data": "huge.csv"}))
+    assert code == 0, err
+    assert "RuntimeWarning" not in err and "overflow" not in err
+    assert "feature rows exceed norm 1" in err
+
+
+@pytest.mark.parametrize(
+    ("values", "rule"),
+    [
+        (np.ones((5, 3)) + 1j, "complex"),
+        (np.ones((5, 3)).astype(object), "dtype object"),
+        (np.array([["a"] * 3] * 5), "dtype <U1"),
+    ],
+)
+def test_estimator_refuses_complex_and_object_features(values, rule):
+    from synthamp.generator import PrivateLinearGenerator
+
+    estimator = PrivateLinearGenerator(label_bound=1.0, ridge=0.1, sigma=1.0)
+    with pytest.raises(InputError, match=rule) as info:
+        estimator.fit(values, np.ones((5, 1)))
+    assert info.value.param == "X"
+    with pytest.raises(InputError, match=rule) as info:
+        estimator.fit(np.ones((5, 3)), values[:, :1])
+    assert info.value.param == "Y"
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy", "copy"])
+def test_a_copy_never_replays_its_parents_stream(how):
+    import copy
+    import pickle
+
+    from synthamp.generator import PrivateLinearGenerator
+
+    rng = np.random.default_rng(0)
+    features = rng.normal(size=(60, 4)) / 3
+    parent = PrivateLinearGenerator(
+        label_bound=1.0, ridge=0.1, sigma=0.5, accounting="post-processing", random_state=1
+    ).fit(features, features[:, :2])
+    copier = {
+        "pickle": lambda g: pickle.loads(pickle.dumps(g)),
+        "deepcopy": copy.deepcopy,
+        "copy": copy.copy,
+    }[how]
+    duplicate, twin = copier(parent), copier(parent)
+    first = duplicate.sample(1000)
+    assert not np.isin(first, parent.sample(1000)).any()
+    assert not np.isin(first, twin.sample(1000)).any()  # two copies differ too
+    # Same law: the copy holds the same factor R (covered: unlimited, Gram sampler).
+    np.testing.assert_array_equal(duplicate._state("factor"), parent._state("factor"))
+    # The stream's state is never pickled (a placeholder stands for it).
+    assert isinstance(parent.__getstate__()["_PrivateLinearGenerator__rng"], str)

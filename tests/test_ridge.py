@@ -262,3 +262,25 @@ def test_debiased_gram_input_checks():
         debiased_gram(np.ones(3), sigma=1, dim=2, seed_scale=1)
     with pytest.raises(InputError):
         debiased_gram(np.ones((3, 1)), sigma=0, dim=2, seed_scale=1)
+
+
+def test_row_norms_match_mpmath_over_the_whole_float_range():
+    import mpmath
+
+    from synthamp.ridge import row_norms
+
+    rng = np.random.default_rng(5)
+    exponents = rng.integers(-320, 308, size=(300, 1))
+    rows = rng.uniform(-1, 1, size=(300, 4)) * 10.0 ** exponents.astype(float)
+    rows[:10] = np.finfo(np.float64).max / 2  # norm 1.8e308 · √4 / 2 ≈ max: still finite
+    rows[10] = [1e308, -1e308, 1e-320, 0.0]
+    rows[11] = 0.0
+    with mpmath.workdps(40):
+        reference = [
+            float(mpmath.sqrt(sum(mpmath.mpf(float(v)) ** 2 for v in row))) for row in rows
+        ]
+    computed = row_norms(rows)
+    normal = np.array(reference) > np.finfo(np.float64).tiny
+    np.testing.assert_allclose(computed[normal], np.array(reference)[normal], rtol=4e-16)
+    np.testing.assert_allclose(computed[~normal], np.array(reference)[~normal], atol=1e-323)
+    assert np.isfinite(computed).all()

@@ -8,6 +8,9 @@ number of rows and its own spawned seed child; never V, the noise N, the seeds
 Z or the private data. The values written do not depend on the number of
 workers (the seed children are fixed by the plan, before any scheduling).
 
+:func:`write_dataset` is the entry point for a fitted generator, with either
+writer: this process (:func:`synthamp.partitioned.write_partitions`) or dask.
+
 Because the workers (and their logs, spill files and crash dumps) see R, and R
 reveals VᵀV, a distributed release is accounted as unlimited: the plateau
 guarantee covers the disclosure of VᵀV, a finite-n_syn guarantee does not.
@@ -20,10 +23,30 @@ import logging
 import os
 from collections.abc import Iterator, Sequence
 
-from synthamp._validation import InputError
-from synthamp.partitioned import PartitionTask, partition_frame, partition_name
+import numpy as np
 
-__all__ = ["DISTRIBUTED_NOTE", "dask_frame", "require_dask", "write_partitions_dask"]
+from synthamp._io import OutputTransaction, check_directory_output
+from synthamp._validation import InputError
+from synthamp.partitioned import (
+    PartitionTask,
+    default_columns,
+    generator_partitions,
+    partition_frame,
+    partition_name,
+    write_partitions,
+)
+
+__all__ = [
+    "BACKENDS",
+    "DISTRIBUTED_NOTE",
+    "dask_frame",
+    "require_dask",
+    "write_dataset",
+    "write_partitions_dask",
+]
+
+#: Where the partitions are computed.
+BACKENDS = ("local", "dask")
 
 #: Why a distributed release is accounted as unlimited (goes into the report).
 DISTRIBUTED_NOTE = (
@@ -40,8 +63,8 @@ LOCAL_SCHEDULERS = ("synchronous", "threads", "processes")
 def require_dask() -> None:
     """Raise ``InputError("backend", ...)`` naming the extra if dask is not installed."""
     try:
-        import dask.dataframe  # noqa: F401
-        import distributed  # noqa: F401
+        import dask.dataframe  # noqa: F401  (dask: the optional extra)
+        import distributed  # noqa: F401  (dask: the optional extra)
     except ImportError:
         raise InputError(
             "backend", "dask needs the optional extra: pip install 'synthamp[dask]'"
@@ -50,9 +73,8 @@ def require_dask() -> None:
 
 def dask_frame(tasks: Sequence[PartitionTask], columns: Sequence[str]):
     """The release as a lazy ``dask.dataframe.DataFrame``, one partition per task."""
-    import dask.dataframe as dd
-    import numpy as np
-    import pandas as pd
+    import dask.dataframe as dd  # dask: the optional extra
+    import pandas as pd  # pandas is heavy: loaded only to build the frame
 
     require_dask()
     meta = pd.DataFrame({name: np.empty(0, dtype=np.float64) for name in columns})
@@ -74,7 +96,7 @@ def _scheduler(scheduler) -> Iterator[dict]:
     elif isinstance(scheduler, str) and scheduler in LOCAL_SCHEDULERS:
         yield {"scheduler": scheduler}
     elif isinstance(scheduler, str | os.PathLike):
-        from distributed import Client
+        from distributed import Client  # dask: the optional extra
 
         try:
             client = Client(str(scheduler), timeout="10s")
@@ -93,7 +115,7 @@ def local_cluster(n_workers: int | None = None) -> Iterator[object]:
     One thread per worker, no dashboard, quiet logs. Yields the client.
     """
     require_dask()
-    from distributed import Client, LocalCluster
+    from distributed import Client, LocalCluster  # dask: the optional extra
 
     n_workers = n_workers or max(1, min(4, os.cpu_count() or 1))
     with (
@@ -142,3 +164,76 @@ def write_partitions_dask(
             compute_kwargs=compute_kwargs,
         )
     return sum(task.rows for task in tasks)
+
+
+def write_dataset(
+    generator,
+    path: str | os.PathLike,
+    n_total: int,
+    *,
+    partitions: int,
+    columns: Sequence[str] | None = None,
+    backend: str = "local",
+    scheduler=None,
+    force: bool = False,
+) -> int:
+    """Write ``n_total`` records of a fitted generator as a partitioned Parquet dataset.
+
+    The folder ``path`` appears complete or not at all (it is written under a
+    temporary name, ``.NAME.synthamp-tmp-PID-TOKEN``, then renamed).
+
+    Parameters
+    ----------
+    generator : PrivateLinearGenerator
+        Fitted, with ``sampler="gram"``. With ``backend="dask"`` it must have been
+        fitted for an unlimited release (``n_syn=None``): the workers receive R,
+        which reveals VᵀV, covered only by the unlimited guarantee (THEORY.md §17).
+    path : path-like
+        Destination folder (replaced only with ``force`` and only if it holds
+        nothing but ``.parquet`` files).
+    n_total : int
+        Number of records (counted against a finite ``n_syn``).
+    partitions : int
+        Number of files ``part.{i}.parquet``; each holds ⌊n/P⌋ or ⌈n/P⌉ records.
+    columns : sequence of str, optional
+        Column names (default y0 … y{k-1}).
+    backend : {"local", "dask"}
+        Write in this process (:func:`synthamp.partitioned.write_partitions`) or
+        on dask (:func:`write_partitions_dask`).
+    scheduler : optional
+        For dask: a scheduler address, a ``distributed.Client``, or a dask
+        scheduler name ("synchronous", "threads", "processes"). None: dask's
+        default (the current client, if any).
+    force : bool
+        Replace an existing dataset.
+
+    Returns
+    -------
+    int
+        Records written.
+    """
+    if backend not in BACKENDS:
+        raise InputError("backend", f"must be one of {', '.join(BACKENDS)}")
+    if backend == "dask":
+        require_dask()
+        if getattr(generator, "n_syn_", None) is not None:
+            raise InputError(
+                "backend",
+                "a distributed release ships R (hence VᵀV) to the workers, which only the "
+                "unlimited guarantee covers: fit the generator with n_syn=None",
+            )
+    destination = check_directory_output(path, force=force, param="path")
+    generator._check_fitted()
+    columns = list(columns) if columns is not None else default_columns(generator.n_targets_)
+    if len(columns) != generator.n_targets_:
+        raise InputError("columns", f"needs {generator.n_targets_} names, got {len(columns)}")
+    tasks = generator_partitions(generator, n_total, partitions)
+    with OutputTransaction() as transaction:
+        folder = transaction.add(destination, param="path", directory=True)
+        with transaction.writing("path"):
+            if backend == "dask":
+                rows = write_partitions_dask(tasks, folder, columns, scheduler=scheduler)
+            else:
+                rows = write_partitions(tasks, folder, columns)
+        transaction.commit()
+    return rows

@@ -62,13 +62,13 @@ from synthamp._validation import (
     InputError,
     check_integer,
     check_n_syn,
+    check_nonnegative,
     check_open_unit,
     check_positive,
 )
 from synthamp._version import __version__
-from synthamp.accountant import gaussian_epsilon
-from synthamp.accountant._pld import calibrate_sigma_pld, gaussian_sigma
-from synthamp.accountant._profile import profile_epsilon
+from synthamp.accountant._choice import ACCOUNTANTS, tight_accounting
+from synthamp.amplification import amplification_outlook
 from synthamp.report import ADJACENCY, PrivacyReport
 
 # The ridge mathematics lives in synthamp.ridge; its names stay importable from here.
@@ -135,63 +135,10 @@ class _Accounting:
     kind: str
     sigma_post_processing: float
     epsilon_post_processing: float
+    fallback: str | None = None
     accountant: str = "rdp"
     epsilon_rdp: float | None = None
     epsilon_pld: float | None = None
-
-
-#: Accountants of :class:`PrivateLinearGenerator` (None: pld for k = 1 unlimited, else rdp).
-ACCOUNTANTS = ("pld", "rdp")
-
-
-def _choose_accountant(accountant: str | None, out_dim: int, n_syn: int | None, method: str):
-    """pld when requested, or by default for k = 1, unlimited, exact accounting."""
-    if accountant is not None:
-        return accountant
-    return "pld" if out_dim == 1 and n_syn is None and method == "exact" else "rdp"
-
-
-def _with_pld(
-    rdp: _Accounting, choice: str | None, epsilon, delta, common: dict, n_syn, method: str
-) -> _Accounting:
-    """The RDP accounting, completed by the PLD accountant (THEORY.md §14).
-
-    With the pld accountant the guarantee is the PLD's (a calibration by PLD
-    when σ was calibrated); the RDP ε at the same σ is kept for the report.
-    With rdp, the PLD ε is added for comparison when it is cheap (k = 1
-    unlimited). Post-processing (releasing V) keeps its own accounting.
-    """
-    chosen = _choose_accountant(choice, common["out_dim"], n_syn, method)
-    if method == "post-processing":
-        return replace(rdp, epsilon_rdp=rdp.epsilon)
-    sigma = rdp.sigma
-    if chosen == "pld" and epsilon is not None:
-        sigma = calibrate_sigma_pld(epsilon, delta, **common, n_syn=n_syn).sigma
-    release = accountant.SyntheticDataRelease(**common, sigma=sigma, n_syn=n_syn)
-    eps_pld = None
-    if chosen == "pld" or (common["out_dim"] == 1 and n_syn is None):
-        eps_pld = float(profile_epsilon(release, delta).epsilon)
-    eps_rdp, order = rdp.epsilon, rdp.optimal_order
-    if sigma != rdp.sigma:
-        at_sigma = accountant.compute_epsilon(release, delta, method=method)
-        eps_rdp, order = float(at_sigma.epsilon), float(at_sigma.optimal_order)
-    if chosen == "rdp":
-        return replace(rdp, epsilon_rdp=eps_rdp, epsilon_pld=eps_pld)
-    kind = "exact" if common["out_dim"] == 1 else "certified"
-    # the baseline with the same (tight) accountant: the Gaussian mechanism's exact profile
-    sensitivity = release.effective_sensitivity
-    return replace(
-        rdp,
-        sigma=sigma,
-        epsilon=eps_pld,
-        sigma_post_processing=gaussian_sigma(eps_pld, delta, sensitivity) if eps_pld > 0 else sigma,
-        epsilon_post_processing=gaussian_epsilon(delta, sensitivity, sigma),
-        optimal_order=order,  # of the RDP number reported alongside
-        kind=kind,
-        accountant="pld",
-        epsilon_rdp=eps_rdp,
-        epsilon_pld=eps_pld,
-    )
 
 
 def _account(
@@ -206,10 +153,11 @@ def _account(
     n_syn: int | None,
     method: str,
     choice: str | None = "rdp",
+    time_budget: float | None = accountant.DEFAULT_TIME_BUDGET,
 ) -> _Accounting:
     """Calibrate σ (or take it), and compute the guarantee and its post-processing twin.
 
-    ``choice`` is the accountant (:func:`_with_pld`; None: the default rule).
+    ``choice`` is the accountant (``accountant._choice``; None: the default rule).
 
     All numbers come from :mod:`synthamp.accountant`; nothing here depends on
     the private data (only on the declared bounds, d, k and m).
@@ -217,8 +165,9 @@ def _account(
     common = dict(dim=dim, out_dim=out_dim, norm_bound=norm_bound, sensitivity=sensitivity)
     if sigma is None:
         calibration = accountant.calibrate_sigma(
-            epsilon, delta, **common, n_syn=n_syn, method=method
+            epsilon, delta, **common, n_syn=n_syn, method=method, time_budget=time_budget
         )
+        fallback = calibration.fallback
         sigma = float(calibration.sigma)
         achieved, order, kind = calibration.epsilon, calibration.optimal_order, calibration.kind
         sigma_pp = float(calibration.sigma_post_processing)
@@ -230,8 +179,9 @@ def _account(
         release = accountant.SyntheticDataRelease(
             dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn
         )
-        result = accountant.compute_epsilon(release, delta, method=method)
+        result = accountant.compute_epsilon(release, delta, method=method, time_budget=time_budget)
         achieved, order, kind = result.epsilon, result.optimal_order, result.kind
+        fallback = result.fallback
         epsilon_pp = result.epsilon_post_processing
         sigma_pp = sigma  # post-processing itself, or ε = 0: nothing to compare with
         if achieved > 0 and method != "post-processing":
@@ -248,8 +198,14 @@ def _account(
         kind=str(kind),
         sigma_post_processing=sigma_pp,
         epsilon_post_processing=float(epsilon_pp),
+        fallback=fallback,
     )
-    return _with_pld(rdp, choice, epsilon, delta, common, n_syn, method)
+    numbers = {"sigma": rdp.sigma, "epsilon": rdp.epsilon, "optimal_order": rdp.optimal_order}
+    fields = tight_accounting(
+        rdp=numbers, choice=choice, epsilon=epsilon, delta=delta, common=common,
+        n_syn=n_syn, method=method,
+    )  # fmt: skip
+    return replace(rdp, **fields)
 
 
 # ---------------------------------------------------------------------------
@@ -259,9 +215,14 @@ def _account(
 
 def _check_matrix(param: str, values: ArrayLike, *, allow_1d: bool) -> np.ndarray:
     try:
-        array = np.asarray(values, dtype=np.float64)
+        raw = np.asarray(values)
     except (TypeError, ValueError):
         raise InputError(param, "must be a numeric array") from None
+    if raw.dtype.kind == "c":
+        raise InputError(param, "is complex; real numbers are needed (nothing is dropped)")
+    if raw.dtype.kind not in "biuf":
+        raise InputError(param, f"must be a real numeric array, got dtype {raw.dtype}")
+    array = raw.astype(np.float64)
     if array.ndim == 1 and allow_1d:
         array = array[:, None]
     if array.ndim != 2:
@@ -324,6 +285,11 @@ class PrivateLinearGenerator(BaseEstimator):
     sampler : {"gram", "seeds"}, default "gram"
         "gram" draws records as σ_z·gR with RᵀR = VᵀV (same law as ZV, O(k²)
         per record, holds only R); "seeds" computes ZV literally (holds V).
+    time_budget : float or None, default :data:`~synthamp.accountant.DEFAULT_TIME_BUDGET`
+        Seconds for finite-release accounting (``n_syn`` set, exact method);
+        once spent, the unlimited-release (plateau) bound, sound for every
+        n_syn, stands in and the report says so. None waits for the finite
+        result however long it takes.
     random_state : int, optional
         None (default): noise and seeds come from operating-system entropy
         (``numpy.random.SeedSequence()`` draws 128 bits from the OS; numpy's
@@ -363,7 +329,9 @@ class PrivateLinearGenerator(BaseEstimator):
     ``get_params`` and the report never show. Pickling keeps them only when
     their disclosure is covered by the guarantee (unlimited ``n_syn`` with the
     Gram sampler, or ``release_model=True``); otherwise the pickled copy cannot
-    sample, and a warning says so.
+    sample, and a warning says so. The random stream's state is never pickled
+    or copied: an unpickled or copied generator samples from a fresh stream
+    seeded with OS entropy, so it never replays its parent's records.
     """
 
     def __init__(
@@ -382,6 +350,7 @@ class PrivateLinearGenerator(BaseEstimator):
         accounting: str = "exact",
         accountant: str | None = None,
         sampler: str = "gram",
+        time_budget: float | None = accountant.DEFAULT_TIME_BUDGET,
         random_state: int | None = None,
     ) -> None:
         self.label_bound = label_bound
@@ -397,6 +366,7 @@ class PrivateLinearGenerator(BaseEstimator):
         self.accounting = accounting
         self.accountant = accountant
         self.sampler = sampler
+        self.time_budget = time_budget
         self.random_state = random_state
 
     # -- validation ---------------------------------------------------------
@@ -418,6 +388,9 @@ class PrivateLinearGenerator(BaseEstimator):
             "seed_scale": None
             if self.seed_scale is None
             else check_positive("seed_scale", self.seed_scale),
+            "time_budget": None
+            if self.time_budget is None
+            else check_nonnegative("time_budget", self.time_budget),
         }
         if self.sigma is not None and self.epsilon is not None:
             raise InputError("epsilon", "give either sigma or epsilon (with delta), not both")
@@ -516,6 +489,7 @@ class PrivateLinearGenerator(BaseEstimator):
             n_syn=n_syn,
             method=method,
             choice=self.accountant,
+            time_budget=params["time_budget"],
         )
         sigma = accounting.sigma
         seed_scale = params["seed_scale"] or 1.0 / math.sqrt(d)
@@ -637,6 +611,10 @@ class PrivateLinearGenerator(BaseEstimator):
             not_released=tuple(not_released),
             notes=tuple(notes),
             synthamp_version=__version__,
+            accounting_note=accounting.fallback or "",
+            amplification=""
+            if accounting.method == "post-processing"
+            else amplification_outlook(d, self.norm_bound_, accounting.sigma, k).message,
         )
 
     # -- the released model (opt-in) ----------------------------------------
@@ -771,6 +749,9 @@ class PrivateLinearGenerator(BaseEstimator):
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(super().__getstate__())  # a copy: never clobber the live object
+        # The stream's state determines the parent's future records: never copied.
+        if state.get("_PrivateLinearGenerator__rng") is not None:
+            state["_PrivateLinearGenerator__rng"] = _FRESH_STREAM
         private = [key for key in state if key.startswith("_PrivateLinearGenerator__")]
         covered = bool(self.release_model) or (
             getattr(self, "n_syn_", 0) is None
@@ -787,3 +768,18 @@ class PrivateLinearGenerator(BaseEstimator):
             for key in private:
                 state[key] = None
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore a pickled or copied generator with a fresh stream from OS entropy.
+
+        A copy never replays its parent's stream (it would emit the parent's
+        "fresh" records again); even with ``random_state`` its records are not
+        reproducible.
+        """
+        super().__setstate__(state)
+        if isinstance(self._state("rng"), str):  # _FRESH_STREAM
+            self.__rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence()))
+
+
+#: Placeholder pickled instead of the stream (see ``PrivateLinearGenerator.__setstate__``).
+_FRESH_STREAM = "fresh stream from OS entropy"

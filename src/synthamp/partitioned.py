@@ -15,9 +15,10 @@ Two writers consume the same tasks and write the same values:
   chunks (memory independent of the number of records);
 - :func:`synthamp.distributed.write_partitions_dask`, on a dask cluster.
 
-:func:`write_dataset` is the transactional entry point for a fitted
-:class:`~synthamp.generator.PrivateLinearGenerator`: the dataset folder is
-written under a temporary name and renamed into place at the end.
+:func:`synthamp.distributed.write_dataset` is the transactional entry point
+for a fitted :class:`~synthamp.generator.PrivateLinearGenerator` (either
+writer): the dataset folder is written under a temporary name and renamed
+into place at the end.
 """
 
 from __future__ import annotations
@@ -31,21 +32,17 @@ import numpy as np
 
 from synthamp._validation import InputError, check_integer
 from synthamp.ridge import _draw_with_factor
+from synthamp.tabular import write_rows
 
 __all__ = [
-    "BACKENDS",
     "PartitionTask",
     "default_columns",
     "iter_partition",
     "partition_frame",
     "partition_name",
     "plan_partitions",
-    "write_dataset",
     "write_partitions",
 ]
-
-#: Where the partitions are computed.
-BACKENDS = ("local", "dask")
 
 #: Rows drawn at once inside a partition (the values do not depend on it).
 PARTITION_CHUNK = 262_144
@@ -107,7 +104,7 @@ def iter_partition(task: PartitionTask, chunk_size: int = PARTITION_CHUNK) -> It
 
 def partition_frame(task: PartitionTask, names: Sequence[str]):
     """One partition as a :class:`pandas.DataFrame` with columns ``names`` (for dask)."""
-    import pandas as pd
+    import pandas as pd  # pandas is heavy: loaded only on dask workers
 
     chunks = list(iter_partition(task))
     values = np.concatenate(chunks) if chunks else np.empty((0, len(names)))
@@ -136,8 +133,6 @@ def write_partitions(
     Memory does not grow with the number of records. ``on_chunk(rows)`` is
     called after each chunk (progress). Returns the number of records.
     """
-    from synthamp.tabular import write_rows
-
     directory = Path(directory)
     total = 0
     for task in tasks:
@@ -165,83 +160,20 @@ def generator_partitions(generator, n_total: int, partitions: int) -> tuple[Part
     if partitions > n_total:
         raise InputError("partitions", f"{partitions} partitions for {n_total} records")
     generator._reserve(n_total, "n_total")
-    seed = generator._state("rng").bit_generator.seed_seq
-    return plan_partitions(factor, seed, n_total, partitions)
+    return plan_partitions(factor, _release_root(generator), n_total, partitions)
 
 
-def write_dataset(
-    generator,
-    path: str | os.PathLike,
-    n_total: int,
-    *,
-    partitions: int,
-    columns: Sequence[str] | None = None,
-    backend: str = "local",
-    scheduler=None,
-    force: bool = False,
-) -> int:
-    """Write ``n_total`` records of a fitted generator as a partitioned Parquet dataset.
+def _release_root(generator) -> np.random.SeedSequence:
+    """The root of the partitions' streams, which must not reveal the noise's seed.
 
-    The folder ``path`` appears complete or not at all (it is written under a
-    temporary name, ``.NAME.synthamp-tmp-PID-TOKEN``, then renamed).
-
-    Parameters
-    ----------
-    generator : PrivateLinearGenerator
-        Fitted, with ``sampler="gram"``. With ``backend="dask"`` it must have been
-        fitted for an unlimited release (``n_syn=None``): the workers receive R,
-        which reveals VᵀV, covered only by the unlimited guarantee (THEORY.md §17).
-    path : path-like
-        Destination folder (replaced only with ``force`` and only if it holds
-        nothing but ``.parquet`` files).
-    n_total : int
-        Number of records (counted against a finite ``n_syn``).
-    partitions : int
-        Number of files ``part.{i}.parquet``; each holds ⌊n/P⌋ or ⌈n/P⌉ records.
-    columns : sequence of str, optional
-        Column names (default y0 … y{k-1}).
-    backend : {"local", "dask"}
-        Write in this process, or on dask (:mod:`synthamp.distributed`).
-    scheduler : optional
-        For dask: a scheduler address, a ``distributed.Client``, or a dask
-        scheduler name ("synchronous", "threads", "processes"). None: dask's
-        default (the current client, if any).
-    force : bool
-        Replace an existing dataset.
-
-    Returns
-    -------
-    int
-        Records written.
+    A child of the generator's own seed sequence would carry its entropy, from
+    which the noise N can be recomputed (N and the records share one root), so
+    the partitions never descend from it. Without ``random_state``: 128 fresh
+    bits of OS entropy. With it (research only): 256 bits drawn from the
+    generator's sampling stream, so that the release is reproducible and still
+    independent of the number of workers.
     """
-    from synthamp._io import OutputTransaction, check_directory_output
-
-    if backend not in BACKENDS:
-        raise InputError("backend", f"must be one of {', '.join(BACKENDS)}")
-    if backend == "dask":
-        from synthamp.distributed import require_dask
-
-        require_dask()
-        if getattr(generator, "n_syn_", None) is not None:
-            raise InputError(
-                "backend",
-                "a distributed release ships R (hence VᵀV) to the workers, which only the "
-                "unlimited guarantee covers: fit the generator with n_syn=None",
-            )
-    destination = check_directory_output(path, force=force, param="path")
-    generator._check_fitted()
-    columns = list(columns) if columns is not None else default_columns(generator.n_targets_)
-    if len(columns) != generator.n_targets_:
-        raise InputError("columns", f"needs {generator.n_targets_} names, got {len(columns)}")
-    tasks = generator_partitions(generator, n_total, partitions)
-    with OutputTransaction() as transaction:
-        folder = transaction.add(destination, param="path", directory=True)
-        with transaction.writing("path"):
-            if backend == "dask":
-                from synthamp.distributed import write_partitions_dask
-
-                rows = write_partitions_dask(tasks, folder, columns, scheduler=scheduler)
-            else:
-                rows = write_partitions(tasks, folder, columns)
-        transaction.commit()
-    return rows
+    if generator.random_state is None:
+        return np.random.SeedSequence()
+    words = generator._state("rng").integers(0, 2**32, size=8, dtype=np.uint64)
+    return np.random.SeedSequence([int(word) for word in words])

@@ -99,6 +99,14 @@ class PrivacyReport:
         guarantee is the one named by ``accountant``.
     synthamp_version : str
         Version of synthamp that made the release.
+    accounting_note : str
+        How the accounting ended when it is not what was asked: e.g. the
+        finite-release accounting stopped at its time budget and the
+        unlimited-release (plateau) bound, sound for every n_syn, was used.
+        Empty otherwise. It does not qualify the guarantee.
+    amplification : str
+        One line on whether amplification pays at this setting, why (c = C/σ
+        against d) and the levers (THEORY.md §16; heuristic, for insight).
     schema : int
         Version of this layout.
     """
@@ -134,6 +142,8 @@ class PrivacyReport:
     epsilon_pld: float | None = None
     synthamp_version: str = ""
     schema: int = REPORT_SCHEMA
+    accounting_note: str = ""
+    amplification: str = ""
 
     @property
     def noise_saved(self) -> float:
@@ -190,6 +200,10 @@ class PrivacyReport:
             lines += [f"> **Warning.** {self.seed_policy}", ""]
         for note in self.notes:
             lines += [f"> **Note.** {note}", ""]
+        if self.accounting_note:
+            lines += [f"**Accounting.** {self.accounting_note}", ""]
+        if self.amplification:
+            lines += [f"**Amplification.** {self.amplification}", ""]
         order = "—" if self.optimal_order is None else _num(self.optimal_order)
         rows = [
             ("ε", _num(self.epsilon), "privacy loss"),

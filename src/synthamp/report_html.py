@@ -82,21 +82,29 @@ class EpsilonDeltaCurve:
     epsilon_post_processing: np.ndarray
 
 
+#: Seconds for each finite-release curve this page recomputes (the guarantee itself was
+#: accounted before); past them the plateau bound, sound for every n_syn, is drawn instead
+#: and labelled certified (synthamp.accountant.rdp_curve).
+CURVE_TIME_BUDGET = 2.0
+
+
 def _release(report: PrivacyReport):
+    """The release the guarantee was computed for (the plateau if finite accounting ran out)."""
     return SyntheticDataRelease(
         report.dim,
         report.out_dim,
         report.norm_bound,
         report.sensitivity,
         report.sigma,
-        n_syn=report.n_syn,
+        n_syn=None if report.accounting_note else report.n_syn,
     )
 
 
 def _rdp_profile(report: PrivacyReport, deltas: np.ndarray) -> EpsilonDeltaCurve:
     """ε(δ) through the RDP curve and its conversion (THEORY.md §12)."""
     release = _release(report)
-    curve = rdp_curve(release, DEFAULT_ORDERS, report.accounting_method, lower=False)
+    method, budget = report.accounting_method, CURVE_TIME_BUDGET
+    curve = rdp_curve(release, DEFAULT_ORDERS, method, lower=False, time_budget=budget)
     post = rdp_curve(release, DEFAULT_ORDERS, "post-processing")
 
     def profile(rdp: np.ndarray) -> np.ndarray:
@@ -468,6 +476,12 @@ def render_html(
         )
     for note in report.notes:
         body.append(f'<p class="caveat"><strong>Note.</strong> {esc(note)}</p>')
+    for title, line in (
+        ("Accounting.", report.accounting_note),
+        ("Amplification.", report.amplification),
+    ):
+        if line:
+            body.append(f"<p><strong>{title}</strong> {esc(line)}</p>")
 
     # 2. What is and is not released.
     body.append("<h2>What is released, and what is not</h2>")
@@ -594,7 +608,9 @@ def _at(grid: np.ndarray, values: np.ndarray, x: float) -> float:
 
 def _rdp_section(report: PrivacyReport, term: _Terms) -> str:
     release = _release(report)
-    curve = rdp_curve(release, DEFAULT_ORDERS, report.accounting_method)
+    curve = rdp_curve(
+        release, DEFAULT_ORDERS, report.accounting_method, time_budget=CURVE_TIME_BUDGET
+    )
     post = rdp_curve(release, DEFAULT_ORDERS, "post-processing")
     series = [
         Series(f"synthetic records ({curve.kind})", curve.orders, curve.rdp, _COLORS[0]),

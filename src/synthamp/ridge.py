@@ -57,6 +57,7 @@ __all__ = [
     "ridge_fit",
     "ridge_norm_bound",
     "ridge_sensitivity",
+    "row_norms",
 ]
 
 #: The ridge objective, stated once (the λ convention).
@@ -129,19 +130,57 @@ def ridge_sensitivity(label_bound: float, ridge: float, n_records: int) -> float
     return label_bound * (1.0 + 2.0 * math.sqrt(ridge)) / (n_records * ridge**1.5)
 
 
+def row_norms(values: ArrayLike) -> np.ndarray:
+    """Euclidean norm of each row, without overflow or underflow in the squares.
+
+    Each row is divided by its largest absolute entry before squaring, so a
+    row of cells near 1e308 has a finite norm (unless the norm itself exceeds
+    the float range, where it is ``inf``) and a row of subnormal cells a
+    non-zero one. Relative error a few ulp.
+
+    Parameters
+    ----------
+    values : array_like of shape (m, d)
+
+    Returns
+    -------
+    ndarray of shape (m,)
+    """
+    scale, unit = _scaled_rows(np.asarray(values, dtype=np.float64))
+    with np.errstate(over="ignore"):
+        return scale * unit
+
+
+def _scaled_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(s, u) with s the largest |entry| of each row (1 for zero rows), u = ‖row/s‖ ∈ [1, √d]."""
+    scale = np.max(np.abs(values), axis=1) if values.shape[1] else np.zeros(len(values))
+    scale = np.where(scale > 0, scale, 1.0)
+    return scale, np.linalg.norm(values / scale[:, None], axis=1)
+
+
 def clip_rows(values: ArrayLike, bound: float) -> np.ndarray:
     """Scale each row with Euclidean norm above ``bound`` down to norm ``bound``.
 
-    A per-record map, so it preserves replace-one adjacency.
+    A per-record map, so it preserves replace-one adjacency. Norms are
+    computed by :func:`row_norms`' scaling, so a row of huge cells (1e308) is
+    clipped to norm ``bound`` like any other, never to zero; the result has
+    norm ≤ ``bound`` in floating point.
     """
     values = np.asarray(values, dtype=np.float64)
-    norms = np.linalg.norm(values, axis=1, keepdims=True)
-    factor = np.minimum(1.0, bound / np.maximum(norms, np.finfo(np.float64).tiny))
-    # Rows exactly at the bound may land one ulp above it after the product.
-    out = values * factor
-    over = np.linalg.norm(out, axis=1) > bound
+    scale, unit = _scaled_rows(values)
+    with np.errstate(over="ignore"):
+        over = unit > bound / scale  # ‖row‖ = scale·unit > bound, without the product
+    out = values.copy()
     if over.any():
-        out[over] *= 1.0 - 4 * np.finfo(np.float64).eps
+        factor = bound / unit[over]
+        out[over] = values[over] / scale[over, None] * factor[:, None]
+        # Rows exactly at the bound may land one ulp above it after the product
+        # (by either way of computing the norm).
+        clipped = out[over]
+        with np.errstate(over="ignore"):
+            norm = np.maximum(row_norms(clipped), np.linalg.norm(clipped, axis=1))
+        above = np.flatnonzero(over)[norm > bound]
+        out[above] *= 1.0 - 4 * np.finfo(np.float64).eps
     return out
 
 

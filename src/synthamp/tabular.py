@@ -1,14 +1,18 @@
 """Reading private tables and writing synthetic ones (CSV or Parquet, by extension).
 
-Input problems (a missing file, a missing or non-numeric column, a NaN or
-infinite cell, fewer than two records) raise :class:`synthamp.InputError`
-naming the command-line parameter, so ``synthamp release`` exits with code 2
-and one line. Error messages name columns and row numbers, never cell values:
-the table is private.
+Input problems (a missing file, a missing, duplicated, unnamed, non-numeric
+or complex column, a NaN or infinite cell, fewer than two records) raise
+:class:`synthamp.InputError` naming the command-line parameter, so
+``synthamp release`` exits with code 2 and one line. Error messages name
+columns and row numbers, never cell values: the table is private.
 
-Output is written atomically through :mod:`synthamp._io` (temporary file, then
-rename), in chunks, so that writing ``n_syn`` records needs memory independent
-of ``n_syn`` and an interrupted write leaves no partial file.
+Duplicated names are refused because pandas would silently rename them ("a",
+"a.1"); an unnamed first column is refused because it is almost always a row
+index written by pandas, which would otherwise become a feature.
+
+Output is written in chunks (memory independent of ``n_syn``), under a
+temporary name that :mod:`synthamp._io` renames into place at the end, so an
+interrupted write leaves no partial file.
 """
 
 from __future__ import annotations

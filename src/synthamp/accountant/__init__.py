@@ -49,6 +49,7 @@ Calibration (``_calibration``)
    calibrate_sigma      -- the smallest σ meeting a target (ε, δ), by bisection on log σ
    Calibration          -- its result, with the post-processing calibration
    CALIBRATION_WINDOW   -- half-width of the window of orders inside the bisection
+   DEFAULT_TIME_BUDGET  -- seconds for finite-release accounting before the plateau stands in
 
 The curve of a release (model v ∈ R^{d×k}, n_syn records, T releases):
 
@@ -96,6 +97,7 @@ calibration relies on, in that of ``synthamp.accountant._calibration``.
 
 from __future__ import annotations
 
+from synthamp._budget import DEFAULT_TIME_BUDGET
 from synthamp.accountant._calibration import CALIBRATION_WINDOW, Calibration, calibrate_sigma
 from synthamp.accountant._curves import EpsilonResult, compute_epsilon, rdp_curve
 from synthamp.accountant._export import MissingExtraError, to_dp_accounting_pld, to_prv
@@ -140,6 +142,7 @@ __all__ = [
     "CALIBRATION_WINDOW",
     "DEFAULT_DISCRETIZATION",
     "DEFAULT_ORDERS",
+    "DEFAULT_TIME_BUDGET",
     "FALLBACK_SCAN_POINTS",
     "METHODS",
     "SCAN_POINTS",

@@ -20,14 +20,15 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from synthamp._budget import DEFAULT_TIME_BUDGET, TimeBudgetExceeded, report_status, time_budget
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_open_unit, check_positive
-from synthamp.accountant._curves import _rdp_curve
+from synthamp.accountant._curves import _check_budget, _rdp_curve, budget_note
 from synthamp.accountant._pld import calibrate_sigma_pld
 from synthamp.accountant._releases import (
     Method,
@@ -69,6 +70,10 @@ class Calibration:
         The method calibrated.
     kind : Kind
         Kind of the curve at ``sigma``.
+    fallback : str or None
+        Set when the finite-release refinement stopped at its time budget and
+        ``sigma`` is the unlimited-release (plateau) calibration, which is
+        sound for every n_syn; one line.
     """
 
     sigma: float
@@ -81,23 +86,32 @@ class Calibration:
     noise_reduction: float
     method: str
     kind: Kind
+    fallback: str | None = None
 
 
 def _bisect_sigma(
-    epsilon_at: Callable[[float], tuple], target: float, start: float, rtol: float
+    epsilon_at: Callable[[float], tuple],
+    target: float,
+    start: float,
+    rtol: float,
+    first_step: float = 2.0,
 ) -> tuple[float, tuple]:
     """Smallest σ with ε(σ) <= target, by bracketing then bisection on log σ.
 
     ``epsilon_at(σ)`` returns a tuple whose first item is ε(σ), assumed
     non-increasing in σ. Returns (σ_hi, epsilon_at(σ_hi)) with ε(σ_hi) <= target
-    and σ_hi/σ_lo <= 1 + rtol for a σ_lo with ε(σ_lo) > target.
+    and σ_hi/σ_lo <= 1 + rtol for a σ_lo with ε(σ_lo) > target. The bracket
+    grows by factors of 2; with ``first_step`` < 2 (a start known to be close)
+    it grows by ``first_step``, then its square, and so on.
     """
     max_steps = 2100  # 2^±1050 spans every positive double
     hi = lo = start
     at_hi = epsilon_at(hi)
+    step = first_step
     if at_hi[0] > target:
         for _ in range(max_steps):
-            lo, hi = hi, 2.0 * hi
+            lo, hi = hi, step * hi
+            step = min(step * step, 2.0)
             at_hi = epsilon_at(hi)
             if at_hi[0] <= target:
                 break
@@ -105,7 +119,8 @@ def _bisect_sigma(
             raise RuntimeError("calibration: no sigma reaches the target epsilon")
     else:
         for _ in range(max_steps):
-            lo = hi / 2.0
+            lo = hi / step
+            step = min(step * step, 2.0)
             at_lo = epsilon_at(lo)
             if at_lo[0] > target:
                 break
@@ -147,6 +162,7 @@ def _calibrate_worst_case(
     start: float,
     center: int,
     rtol: float,
+    first_step: float = 2.0,
 ) -> tuple[float, float, float, Kind]:
     """Calibration of the exact k = 1 accountant with few engine calls.
 
@@ -178,7 +194,7 @@ def _calibrate_worst_case(
             post = post_processing_rdp(window, r.effective_sensitivity, sigma)
             return _epsilon(window, r.releases * np.minimum(upper, post), delta, warn=False)
 
-        sigma, _ = _bisect_sigma(epsilon_at, target, start, rtol)
+        sigma, _ = _bisect_sigma(epsilon_at, target, start, rtol, first_step)
         eps, order, kind = checked(sigma)
         index = int(np.searchsorted(orders, order))
         # The optimum must be inside the window, unless the window ends at the grid's end.
@@ -195,6 +211,56 @@ def _calibrate_worst_case(
     return sigma, eps, order, kind
 
 
+#: First bracketing step of the finite refinement, which starts at the plateau's σ.
+FINITE_FIRST_STEP = 1.01
+
+
+def _calibrate_finite(
+    base: SyntheticDataRelease,
+    target: float,
+    delta: float,
+    orders: NDArray[np.float64],
+    start: float,
+    center: int,
+    rtol: float,
+    budget: float | None,
+) -> tuple[float, float, float, Kind, str | None]:
+    """Exact k = 1 calibration of a finite release: the plateau first, then refined in budget.
+
+    The plateau's σ is sound for every n_syn (the finite release is a
+    post-processing of VᵀV, THEORY.md §3); the finite ε(σ) is no larger, so the
+    finite σ is no larger either, and its search starts from the plateau's
+    with a small first step. If the time budget runs out first, the plateau's
+    σ stands (kind certified: an upper bound for this release) and the last
+    item says so.
+    """
+    n_syn = base.n_syn
+    report_status("calibrating σ for an unlimited release (plateau)")
+    sigma_p, eps_p, order_p, _ = _calibrate_worst_case(
+        replace(base, n_syn=None), target, delta, orders, start, center, rtol
+    )
+    plateau = (sigma_p, eps_p, order_p, Kind.CERTIFIED)
+    report_status(
+        f"refining σ for n_syn = {n_syn:,} records from the plateau's σ = {sigma_p:.4g}"
+        + ("" if budget is None else f" (time budget {budget:g} s)")
+    )
+    try:
+        with time_budget(budget):
+            finite = _calibrate_worst_case(
+                base,
+                target,
+                delta,
+                orders,
+                sigma_p,
+                int(np.searchsorted(orders, order_p)),
+                rtol,
+                FINITE_FIRST_STEP,
+            )
+    except TimeBudgetExceeded:
+        return (*plateau, budget_note(n_syn, budget))
+    return (*(finite if finite[0] <= sigma_p else plateau), None)
+
+
 @privacy_quantity("certified")
 def calibrate_sigma(
     epsilon: float,
@@ -209,6 +275,7 @@ def calibrate_sigma(
     method: Method = "exact",
     orders: ArrayLike | None = None,
     rtol: float = 1e-4,
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
     accountant: str = "rdp",
     discretization: float = 1e-4,
 ):
@@ -234,6 +301,13 @@ def calibrate_sigma(
         Rényi orders; default :data:`DEFAULT_ORDERS`.
     rtol : float, default 1e-4
         Relative width of the final bracket on σ.
+    time_budget : float or None, default :data:`~synthamp.accountant.DEFAULT_TIME_BUDGET` (10 s)
+        Seconds for the finite-release refinement (None: no limit). For a
+        finite release (``n_syn`` set, exact method, k = 1) σ is first
+        calibrated for an unlimited release (the plateau, sound for every
+        n_syn), then refined with the finite engine; if the budget runs out
+        the plateau's σ is returned and ``fallback`` says so. The budget is
+        checked between engine calls, so it may be overrun by one.
     accountant : {"rdp", "pld"}, default "rdp"
         pld: calibrate on the exact privacy profile composed by PLD
         (:func:`synthamp.accountant.calibrate_sigma_pld`, THEORY.md §14).
@@ -257,11 +331,13 @@ def calibrate_sigma(
     method = _check_method(method)
     orders = np.unique(_check_orders(orders))  # sorted: ε is a minimum over orders
     rtol = check_positive("rtol", rtol)
+    budget = _check_budget(time_budget)
     base = SyntheticDataRelease(dim, out_dim, norm_bound, sensitivity, 1.0, n_syn, releases)
 
     def make_epsilon_at(name: str) -> Callable[[float], tuple[float, float, Kind]]:
         return lambda sigma: _epsilon_at_sigma(sigma, base, orders, name, delta)
 
+    fallback = None
     # Gaussian mechanism with RDP conversion at the optimal order: a good start.
     start = base.effective_sensitivity * math.sqrt(2.0 * releases * math.log(1.0 / delta)) / target
     sigma_post, (eps_post, order_post, kind_post) = _bisect_sigma(
@@ -271,9 +347,14 @@ def calibrate_sigma(
         sigma, (eps, order, kind) = sigma_post, (eps_post, order_post, kind_post)
     elif method == "exact" and out_dim == 1:
         center = int(np.searchsorted(orders, order_post))
-        sigma, eps, order, kind = _calibrate_worst_case(
-            base, target, delta, orders, sigma_post, center, rtol
-        )
+        if n_syn is None:
+            sigma, eps, order, kind = _calibrate_worst_case(
+                base, target, delta, orders, sigma_post, center, rtol
+            )
+        else:
+            sigma, eps, order, kind, fallback = _calibrate_finite(
+                base, target, delta, orders, sigma_post, center, rtol, budget
+            )
     else:  # closed-form certified bounds: cheap at every order
         sigma, (eps, order, kind) = _bisect_sigma(make_epsilon_at(method), target, sigma_post, rtol)
     if order in (orders.min(), orders.max()):
@@ -294,4 +375,5 @@ def calibrate_sigma(
         noise_reduction=1.0 - sigma / sigma_post,
         method=method,
         kind=kind,
+        fallback=fallback,
     )

@@ -13,14 +13,20 @@ code calls the kernels.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from synthamp._budget import (
+    DEFAULT_TIME_BUDGET,
+    TimeBudgetExceeded,
+    report_status,
+    time_budget,
+)
 from synthamp._kinds import Kind, privacy_quantity
-from synthamp._validation import InputError, check_open_unit
+from synthamp._validation import InputError, check_nonnegative, check_open_unit
 from synthamp.accountant._pld import compute_epsilon_pld
 from synthamp.accountant._releases import (
     GaussianRelease,
@@ -35,7 +41,7 @@ from synthamp.accountant._releases import (
 from synthamp.accountant._worst_case import _worst_case, _worst_case_result
 from synthamp.bounds import amplification_ratio_local_upper, global_bound, post_processing_rdp
 
-__all__ = ["EpsilonResult", "compute_epsilon", "rdp_curve"]
+__all__ = ["PLATEAU_FALLBACK", "EpsilonResult", "budget_note", "compute_epsilon", "rdp_curve"]
 
 
 def _gaussian_curve(release: GaussianRelease, orders: NDArray[np.float64]) -> RdpCurve:
@@ -50,6 +56,7 @@ def rdp_curve(
     method: Method = "exact",
     *,
     lower: bool = True,
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
 ) -> RdpCurve:
     """RDP curve of a release over a grid of orders.
 
@@ -73,6 +80,15 @@ def rdp_curve(
 
     A :class:`GaussianRelease` has the exact curve T·αΔ²/(2σ²) whatever the method.
 
+    **Time budget.** A finite release (``n_syn`` set) needs the finite engine,
+    which can take minutes at large n_syn and large amplitudes. Its work stops
+    once ``time_budget`` seconds are spent; the curve is then the plateau's
+    (the unlimited release), which bounds the privacy loss of every n_syn:
+    the finite release is a post-processing of the Gram matrix VᵀV and
+    D_α(ZV‖ZW) is non-decreasing in n_syn (THEORY.md §3). Such a curve is
+    certified (an upper bound, never used as a lower one) and its
+    ``fallback`` says so; for k > 1 the k = 1 lower bound is dropped instead.
+
     Parameters
     ----------
     release : SyntheticDataRelease or GaussianRelease
@@ -82,6 +98,9 @@ def rdp_curve(
     method : {"exact", "global", "post-processing"}, default "exact"
     lower : bool, default True
         Compute ``rdp_lower`` for k > 1 (costs engine calls).
+    time_budget : float or None, default :data:`~synthamp.accountant.DEFAULT_TIME_BUDGET` (10 s)
+        Seconds for the finite-release computation (None: no limit). The
+        budget is checked between engine calls, so it may be overrun by one.
 
     Returns
     -------
@@ -90,7 +109,61 @@ def rdp_curve(
     """
     orders = _check_orders(orders)
     method = _check_method(method)
-    return _rdp_curve(_check_release(release), orders, method, lower=lower)
+    budget = _check_budget(time_budget)
+    return _rdp_curve_within_budget(_check_release(release), orders, method, lower, budget)
+
+
+def _check_budget(seconds: float | None) -> float | None:
+    return None if seconds is None else check_nonnegative("time_budget", seconds)
+
+
+#: What a finite release falls back on when its time budget is spent.
+PLATEAU_FALLBACK = (
+    "the unlimited-release (plateau) bound is used instead, which covers every n_syn "
+    "(THEORY.md §3): sound, possibly a little above the finite value"
+)
+
+
+def budget_note(n_syn: int, seconds: float | None, consequence: str = PLATEAU_FALLBACK) -> str:
+    """The one line that says a finite-release computation stopped at its time budget."""
+    spent = "" if seconds is None else f" of {seconds:g} s"
+    return (
+        f"finite-release accounting (n_syn = {n_syn:,}) stopped at its time budget{spent}; "
+        + consequence
+    )
+
+
+def _needs_finite_engine(release: Release, method: str, lower: bool) -> bool:
+    return (
+        isinstance(release, SyntheticDataRelease)
+        and release.n_syn is not None
+        and method == "exact"
+        and (release.out_dim == 1 or lower)
+    )
+
+
+def _rdp_curve_within_budget(
+    release: Release, orders: NDArray[np.float64], method: str, lower: bool, budget: float | None
+) -> RdpCurve:
+    """:func:`_rdp_curve` with the finite engine under a time budget, the plateau as fallback."""
+    if not _needs_finite_engine(release, method, lower):
+        return _rdp_curve(release, orders, method, lower=lower)
+    report_status(
+        f"accounting for n_syn = {release.n_syn:,} records"
+        + ("" if budget is None else f" (time budget {budget:g} s)")
+    )
+    try:
+        with time_budget(budget):
+            return _rdp_curve(release, orders, method, lower=lower)
+    except TimeBudgetExceeded:
+        report_status("time budget spent: accounting for an unlimited release (plateau)")
+        if release.out_dim == 1:
+            plateau = _rdp_curve(replace(release, n_syn=None), orders, method, lower=False)
+            note = budget_note(release.n_syn, budget)
+        else:  # the certified curve does not depend on n_syn; only the lower bound is dropped
+            plateau = _rdp_curve(release, orders, method, lower=False)
+            note = budget_note(release.n_syn, budget, "the exact k = 1 lower bound is omitted")
+        return RdpCurve(orders, plateau.rdp, Kind.CERTIFIED, plateau.method, None, note)
 
 
 def _check_release(release: object) -> Release:
@@ -162,6 +235,9 @@ class EpsilonResult:
         min(Δ, 2C).
     heuristics : Mapping[str, RdpCurve]
         Labelled heuristic curves, for insight only (never used for ε).
+    fallback : str or None
+        Set when the finite-release computation stopped at its time budget
+        and ``curve`` is the plateau bound (sound for every n_syn); one line.
     """
 
     epsilon: float
@@ -174,15 +250,18 @@ class EpsilonResult:
     curve_post_processing: RdpCurve
     effective_sensitivity: float
     heuristics: Mapping[str, RdpCurve] = field(default_factory=lambda: MappingProxyType({}))
+    fallback: str | None = None
 
 
-def _extra_curve(extra: RdpCurve | Release, orders: NDArray[np.float64]) -> RdpCurve:
+def _extra_curve(
+    extra: RdpCurve | Release, orders: NDArray[np.float64], budget: float | None
+) -> RdpCurve:
     if isinstance(extra, RdpCurve):
         if not extra.kind.usable_in_guarantee:
             raise InputError("extra_curves", f"a {extra.kind} curve never feeds a guarantee")
         return extra
     if isinstance(extra, SyntheticDataRelease | GaussianRelease):
-        return _rdp_curve(extra, orders, "exact", lower=True)
+        return _rdp_curve_within_budget(extra, orders, "exact", True, budget)
     raise InputError("extra_curves", f"must hold RdpCurve or release objects, got {extra!r}")
 
 
@@ -194,6 +273,7 @@ def compute_epsilon(
     method: Method = "exact",
     extra_curves: Iterable[RdpCurve | Release] = (),
     *,
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
     accountant: str = "rdp",
     discretization: float = 1e-4,
 ):
@@ -222,6 +302,10 @@ def compute_epsilon(
     extra_curves : iterable of RdpCurve, SyntheticDataRelease or GaussianRelease
         Other mechanisms run on the same data, composed with ``release``.
         Curves must use the same orders; heuristic curves are refused.
+    time_budget : float or None, default :data:`~synthamp.accountant.DEFAULT_TIME_BUDGET` (10 s)
+        Seconds for the finite-release computation of ``release`` (None: no
+        limit); past it the plateau bound is used and ``fallback`` says so
+        (:func:`rdp_curve`).
     accountant : {"rdp", "pld"}, default "rdp"
     discretization : float, default 1e-4
         The PLD's interval h (``accountant="pld"``).
@@ -249,9 +333,10 @@ def compute_epsilon(
     delta = check_open_unit("delta", delta)
     orders = _check_orders(orders)
     method = _check_method(method)
-    extras = [_extra_curve(e, orders) for e in extra_curves]
+    budget = _check_budget(time_budget)
+    extras = [_extra_curve(e, orders, budget) for e in extra_curves]
     release = _check_release(release)
-    curve = _rdp_curve(release, orders, method, lower=True)
+    curve = _rdp_curve_within_budget(release, orders, method, True, budget)
     base = post = _rdp_curve(release, orders, "post-processing", lower=True)
     for extra in extras:
         curve = curve + extra
@@ -280,4 +365,5 @@ def compute_epsilon(
         curve_post_processing=post,
         effective_sensitivity=sensitivity,
         heuristics=MappingProxyType(heuristics),
+        fallback=curve.fallback,
     )

@@ -280,6 +280,11 @@ class RdpCurve:
     rdp_lower : array_like or None, default None
         A proven lower bound on the worst-case RDP of the mechanism, when the
         curve is only an upper bound (k > 1; THEORY.md §8).
+    fallback : str or None, default None
+        Set when the requested computation did not finish within its time
+        budget and the curve is the sound bound the accountant had instead
+        (for a finite release, the plateau, which bounds every n_syn); says so
+        in one line.
 
     Notes
     -----
@@ -296,6 +301,7 @@ class RdpCurve:
     kind: Kind
     method: str
     rdp_lower: NDArray[np.float64] | None = None
+    fallback: str | None = None
 
     def __post_init__(self) -> None:
         orders = _frozen(check_alpha(self.orders, "orders"))
@@ -325,14 +331,16 @@ class RdpCurve:
         lower = None
         if lower_a is not None and lower_b is not None and kind is not Kind.EXACT:
             lower = lower_a + lower_b
-        return RdpCurve(self.orders, self.rdp + other.rdp, kind, method, lower)
+        notes = [note for note in (self.fallback, other.fallback) if note]
+        fallback = "; ".join(dict.fromkeys(notes)) or None
+        return RdpCurve(self.orders, self.rdp + other.rdp, kind, method, lower, fallback)
 
     def __mul__(self, count: int) -> RdpCurve:
         if isinstance(count, bool) or not isinstance(count, int | np.integer):
             return NotImplemented
         count = check_integer("releases", count, 1)
         lower = None if self.rdp_lower is None else count * self.rdp_lower
-        return RdpCurve(self.orders, count * self.rdp, self.kind, self.method, lower)
+        return RdpCurve(self.orders, count * self.rdp, self.kind, self.method, lower, self.fallback)
 
     __rmul__ = __mul__
 

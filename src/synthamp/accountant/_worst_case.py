@@ -67,6 +67,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from synthamp._budget import check_budget
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import check_alpha, check_dim, check_n_syn, check_positive
 from synthamp.accountant._releases import _frozen
@@ -144,6 +145,7 @@ class _EdgeEvaluator:
         if self.n_syn is None:
             value, error = self._plateau(alpha, self.dim, a, b)
         else:
+            check_budget()  # the finite engine is the slow one: stop here once the budget is spent
             value, error = self._finite(alpha, self.dim, self.n_syn, a, b)
         value = np.asarray(value, dtype=float).reshape(alpha.shape)
         error = np.asarray(error, dtype=float).reshape(alpha.shape)

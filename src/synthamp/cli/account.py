@@ -13,8 +13,10 @@ from typing import Any
 
 import click
 
+from synthamp._budget import DEFAULT_TIME_BUDGET
 from synthamp._validation import check_alpha, check_open_unit, check_positive
 from synthamp.cli._common import FLOAT_LIST, echo_json
+from synthamp.cli._status import live_status, time_budget_option
 
 __all__ = ["account", "account_result", "calibrate", "calibrate_result"]
 
@@ -60,6 +62,7 @@ def _common_options(fn):
             help="exact: k = 1 worst case (k > 1: best certified bound); "
             "global: Theorem 5.2/5.4; post-processing: releasing the model.",
         ),
+        time_budget_option,
         click.option(
             "--accountant",
             type=click.Choice(_ACCOUNTANTS),
@@ -134,6 +137,15 @@ def _notes(release) -> list[str]:
     return notes
 
 
+def _amplification(release) -> str | None:
+    """The outlook line of THEORY.md §16: does amplification pay at this (d, C, σ, k)?"""
+    from synthamp.amplification import amplification_outlook  # loads scipy: heavy
+
+    return amplification_outlook(
+        release.dim, release.norm_bound, release.sigma, release.out_dim
+    ).message
+
+
 def _run_capturing_warnings(fn, *args, **kwargs) -> tuple[Any, list[str]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -160,6 +172,7 @@ def account_result(
     method: str = "exact",
     accountant: str | None = None,
     discretization: float = 1e-4,
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
 ) -> dict:
     """The JSON object of ``synthamp account``.
 
@@ -172,8 +185,10 @@ def account_result(
     ``post_processing`` ({``rdp``, ``epsilon``, ``accountant``}: releasing
     the model, ε by the same accountant), ``sensitivity``,
     ``effective_sensitivity``, ``release``, ``heuristic`` (labelled extras,
-    never a guarantee), ``notes`` and ``warnings``. With a list of δ
-    (``--delta-grid``), ``delta`` and every ε are lists, one entry per δ.
+    never a guarantee), ``fallback`` (set when finite-n_syn accounting stopped
+    at its time budget), ``amplification`` (THEORY.md §16), ``notes`` and
+    ``warnings``. With a list of δ (``--delta-grid``), ``delta`` and every ε
+    are lists, one entry per δ.
     """
     from synthamp.accountant import SyntheticDataRelease, compute_epsilon  # loads scipy: heavy
 
@@ -190,7 +205,12 @@ def account_result(
     results, caught = [], []
     for d in deltas:
         result, warned = _run_capturing_warnings(
-            compute_epsilon, release, d, orders=orders, method=method
+            compute_epsilon,
+            release,
+            d,
+            orders=orders,
+            method=method,
+            time_budget=time_budget,
         )
         results.append(result)
         caught += [w for w in warned if w not in caught]
@@ -248,6 +268,8 @@ def account_result(
             "releases": release.releases,
         },
         "heuristic": heuristic,
+        "fallback": result.fallback,
+        "amplification": _amplification(release),
         "notes": _notes(release),
         "warnings": caught,
     }
@@ -266,6 +288,7 @@ def calibrate_result(
     method: str = "exact",
     accountant: str | None = None,
     discretization: float = 1e-4,
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
 ) -> dict:
     """The JSON object of ``synthamp calibrate``.
 
@@ -275,10 +298,11 @@ def calibrate_result(
     ``epsilon_post_processing``, ``sensitivity``, ``effective_sensitivity``,
     ``accountant`` and ``accountant_reason``, ``sigma_rdp`` (the RDP
     calibration) and ``sigma_pld`` (by PLD, None when not run),
-    ``discretization``, ``notes`` and ``warnings``. ``sigma``, ``epsilon``
-    and the post-processing baseline are those of the chosen accountant (for
-    pld, the Gaussian mechanism's exact profile), so that the noise reduction
-    compares like with like.
+    ``discretization``, ``fallback`` (set when finite-n_syn refinement stopped
+    at its time budget), ``amplification`` (THEORY.md §16), ``notes`` and
+    ``warnings``. ``sigma``, ``epsilon`` and the post-processing baseline are
+    those of the chosen accountant (for pld, the Gaussian mechanism's exact
+    profile), so that the noise reduction compares like with like.
     """
     from synthamp.accountant import SyntheticDataRelease, calibrate_sigma  # loads scipy: heavy
 
@@ -295,6 +319,7 @@ def calibrate_result(
         releases=releases,
         method=method,
         orders=orders,
+        time_budget=time_budget,
     )
     discretization = check_positive("discretization", discretization)
     chosen, reason = _choose_accountant(accountant, out_dim, n_syn)
@@ -342,6 +367,8 @@ def calibrate_result(
         "epsilon_post_processing": eps_post,
         "sensitivity": release.sensitivity,
         "effective_sensitivity": release.effective_sensitivity,
+        "fallback": cal.fallback,
+        "amplification": _amplification(release),
         "notes": _notes(release),
         "warnings": caught,
     }
@@ -357,6 +384,9 @@ def _echo_warnings(result: dict) -> None:
 
 
 def _echo_notes(result: dict) -> None:
+    if result["fallback"]:
+        click.echo(f"note: {result['fallback']}")
+    click.echo(f"note: {result['amplification']}")
     for note in result["notes"]:
         click.echo(f"note: {note}")
     _echo_warnings(result)
@@ -383,6 +413,7 @@ def account(
     alpha,
     delta,
     method,
+    time_budget,
     accountant,
     discretization,
     as_json,
@@ -397,20 +428,22 @@ def account(
     or the method requested, converted to (ε, δ). Both numbers are shown; the
     post-processing baseline (releasing the perturbed model) alongside.
     """
-    result = account_result(
-        dim,
-        out_dim,
-        norm_bound,
-        sensitivity,
-        sigma,
-        n_syn,
-        releases,
-        alpha,
-        delta if delta_grid is None else list(delta_grid),
-        method,
-        accountant,
-        discretization,
-    )
+    with live_status("accounting"):
+        result = account_result(
+            dim,
+            out_dim,
+            norm_bound,
+            sensitivity,
+            sigma,
+            n_syn,
+            releases,
+            alpha,
+            delta if delta_grid is None else list(delta_grid),
+            method,
+            accountant,
+            discretization,
+            time_budget,
+        )
     if as_json:
         echo_json(result)
         _echo_warnings(result)
@@ -463,6 +496,7 @@ def calibrate(
     alpha,
     delta,
     method,
+    time_budget,
     accountant,
     discretization,
     as_json,
@@ -474,20 +508,22 @@ def calibrate(
     and the noise saved, 1 − σ/σ_post-processing. The achieved ε never
     exceeds the target.
     """
-    result = calibrate_result(
-        epsilon,
-        delta,
-        dim,
-        out_dim,
-        norm_bound,
-        sensitivity,
-        n_syn,
-        releases,
-        alpha,
-        method,
-        accountant,
-        discretization,
-    )
+    with live_status("calibrating σ"):
+        result = calibrate_result(
+            epsilon,
+            delta,
+            dim,
+            out_dim,
+            norm_bound,
+            sensitivity,
+            n_syn,
+            releases,
+            alpha,
+            method,
+            accountant,
+            discretization,
+            time_budget,
+        )
     if as_json:
         echo_json(result)
         _echo_warnings(result)

@@ -25,6 +25,7 @@ from synthamp._validation import (
     check_open_unit,
     check_positive,
 )
+from synthamp.cli._status import live_status, time_budget_option
 
 __all__ = ["demo", "release"]
 
@@ -114,10 +115,12 @@ def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: floa
     holder only, are not covered by the privacy guarantee, and are not written
     into any output.
     """
+    from synthamp.ridge import row_norms  # scipy.linalg: loaded only to release
+
     notes = []
     shares = [
-        ("feature", np.linalg.norm(features, axis=1) > 1.0, "norm 1 (after --feature-scale)"),
-        ("target", np.linalg.norm(targets, axis=1) > label_bound, f"--label-bound {label_bound:g}"),
+        ("feature", row_norms(features) > 1.0, "norm 1 (after --feature-scale)"),
+        ("target", row_norms(targets) > label_bound, f"--label-bound {label_bound:g}"),
     ]
     for what, clipped, bound in shares:
         share = float(np.mean(clipped))
@@ -239,8 +242,10 @@ def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: floa
     "--scheduler",
     default=None,
     metavar="ADDRESS",
-    help="Dask scheduler address (default: a local cluster of worker processes).",
+    help="Dask scheduler address (tcp://host:8786), or synchronous|threads|processes. "
+    "Default: a local cluster of worker processes.",
 )
+@time_budget_option
 def release(
     data,
     targets,
@@ -260,6 +265,7 @@ def release(
     accounting,
     accountant,
     unlimited,
+    time_budget,
     partitions,
     backend,
     scheduler,
@@ -354,19 +360,21 @@ def release(
         table_tmp = transaction.add(out_path, param="out", directory=partitions is not None)
         report_tmps = [transaction.add(path, param="report") for path in report_paths]
         _warn_stale(transaction.stale)
-        generator = PrivateLinearGenerator(
-            label_bound=label_bound,
-            ridge=ridge,
-            norm_bound=norm_bound,
-            sigma=sigma,
-            epsilon=epsilon,
-            delta=delta,
-            n_syn=None if unlimited else n_syn,
-            feature_scale=feature_scale,
-            accounting=accounting,
-            accountant=accountant,
-            random_state=seed,
-        ).fit(x, y)
+        with live_status("fitting and accounting"):
+            generator = PrivateLinearGenerator(
+                label_bound=label_bound,
+                ridge=ridge,
+                norm_bound=norm_bound,
+                sigma=sigma,
+                epsilon=epsilon,
+                delta=delta,
+                n_syn=None if unlimited else n_syn,
+                feature_scale=feature_scale,
+                accounting=accounting,
+                accountant=accountant,
+                time_budget=time_budget,
+                random_state=seed,
+            ).fit(x, y)
         del x, y
         privacy = generator.privacy_
         if distributed:
@@ -478,6 +486,9 @@ def _print_release_summary(privacy, rows: int, out_path: Path, report_paths: tup
         console.print("[bold yellow]warning:[/] seeded run: the noise is not secret")
     for note in privacy.notes:
         console.print(f"[yellow]note:[/] {note}")
+    for line in (privacy.accounting_note, privacy.amplification):
+        if line:
+            console.print(f"note: {line}")
     console.print("report: " + ", ".join(str(p) for p in report_paths))
 
 
@@ -571,7 +582,8 @@ DEMO_REPEATS = 200
     help="Account for exactly N records instead of any number (slower, slightly less noise).",
 )
 @click.option("--force", is_flag=True, help="Overwrite the demo's files if they exist.")
-def demo(out_dir, epsilon, delta, n_syn, seed, finite, force):
+@time_budget_option
+def demo(out_dir, epsilon, delta, n_syn, seed, finite, force, time_budget):
     """Release synthetic data from scikit-learn's diabetes dataset (no download).
 
     Fits a private ridge generator (d = 65 public polynomial features of the 10
@@ -605,13 +617,14 @@ def demo(out_dir, epsilon, delta, n_syn, seed, finite, force):
     console = Console(highlight=False, soft_wrap=True)
     features, target, _ = demo_dataset()
     m, d = features.shape
-    with console.status("calibrating σ (exact accounting) and fitting"):
+    with live_status("calibrating σ (exact accounting) and fitting"):
         generator = PrivateLinearGenerator(
             label_bound=1.0,
             ridge=DEMO_RIDGE,
             epsilon=epsilon,
             delta=delta,
             n_syn=n_syn if finite else None,
+            time_budget=time_budget,
             random_state=seed,
         ).fit(features, target)
     privacy = generator.privacy_
@@ -663,6 +676,8 @@ def demo(out_dir, epsilon, delta, n_syn, seed, finite, force):
             f"  (errors above 1: at ε = {epsilon:g} the noise dominates a model fitted on "
             f"{m} records; see docs/release.md for what the data can be used for)"
         )
+    if privacy.accounting_note:
+        console.print(f"note: {privacy.accounting_note}")
     if not privacy.noise_secret:
         console.print("[bold yellow]warning:[/] seeded run: the noise is not secret")
     console.print("wrote " + ", ".join(str(p) for p in paths))

@@ -33,7 +33,11 @@ joint tail of Y and X (a large S with both factors large), e.g. at
 ρ ≈ 1.6·10^4 for d = n_syn = 1, a = 1, b = 0, α = 256. When resolving it
 would exceed a work budget, :class:`FiniteGridTooCostly` is raised and the
 caller (:func:`finite_scaled`) computes the smaller orders and bounds the
-others by the plateau.
+others by the plateau. Separately, a caller's *time* budget
+(:mod:`synthamp._budget`, set by the accountant) is checked before each block
+of inner integrals; once spent, :class:`synthamp._budget.TimeBudgetExceeded`
+propagates to the accountant, which falls back on the plateau (no partial
+result of this module is ever used).
 
 :func:`finite_scaled` is the kernel behind
 :func:`synthamp.divergence.renyi_finite` (scaled units, no validation), and
@@ -49,6 +53,7 @@ import math
 import numpy as np
 from scipy import special
 
+from synthamp._budget import check_budget
 from synthamp.divergence._kernel import (
     LLR_REL_TOL,
     NODES_PER_SIGMA,
@@ -271,6 +276,7 @@ def _inner_over_y(ygrid: _YGrid, log_rho: np.ndarray, n: int):
     rows = max(1, _BLOCK // len(ygrid.u))
     shared = float(ygrid.llr.max() - ygrid.llr.min()) <= 500.0
     for start in range(0, len(log_rho), rows):
+        check_budget()  # a caller's time budget (synthamp._budget) may stop the work here
         sl = slice(start, start + rows)
         w = 2.0 * (log_rho[sl, None] - ygrid.u[None, :])  # log(X/n) at y = s/x
         log_w = ChiSquare(n).log_density_log_ratio(w)
@@ -399,6 +405,7 @@ def _inner_over_x(ygrid: _YGrid, log_rho: np.ndarray, n: int, max_inner: int = _
     out = [np.empty_like(log_rho) for _ in range(3)]
     start = 0
     while start < len(order):
+        check_budget()  # a caller's time budget (synthamp._budget) may stop the work here
         m = int(need[order[min(len(order) - 1, start)]])
         rows = max(1, _BLOCK // (16 * m))  # ℓ_Y may use a path integral per entry
         block = order[start : start + rows]

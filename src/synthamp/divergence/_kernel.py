@@ -48,6 +48,8 @@ from synthamp.divergence._special import (
     _powers,
     _ratio_debye,
     bessel_ratio,
+    hankel_log_sum,
+    hankel_threshold,
     log_bessel_i_normalized,
 )
 
@@ -93,6 +95,17 @@ def llr_sqrt(
     r = np.asarray(r, dtype=float)
     if a == b:
         return np.zeros_like(r), np.zeros_like(r)
+    if min(a, b) > 0.0:
+        far = min(a, b) * r >= hankel_threshold(nu)
+        if far.all():
+            return llr_hankel(r, nu, a, b)
+        if far.any():
+            out, err = np.empty(r.shape), np.empty(r.shape)
+            out[far], err[far] = llr_hankel(r[far], nu, a, b)
+            near = ~far
+            g_near = None if g_values is None else (g_values[0][near], g_values[1][near])
+            out[near], err[near] = llr_sqrt(r[near], nu, a, b, tol, g_values=g_near)
+            return out, err
     ga, gb = g_pair(nu, a, b, r) if g_values is None else g_values
     half_diff = 0.5 * (a - b) * (a + b)
     out = (ga - gb) - half_diff
@@ -106,6 +119,30 @@ def llr_sqrt(
     use_path = (err > limit) & path_integral_applies(r, nu, a, b)
     if use_path.any():
         out[use_path], err[use_path] = llr_path_integral(r[use_path], nu, a, b)
+    return out, err
+
+
+def llr_hankel(r: np.ndarray, nu: float, a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
+    """ℓ(r) and its rounding error where min(a, b)·r >= ``hankel_threshold(ν)`` (a, b > 0).
+
+    With Hankel's expansion G_ν(z) = z − ½ log(2πz) + log Γ(ν+1) + ν log(2/z)
+    + log S_ν(z) (:func:`._special.hankel_log_sum`), the large terms of
+    ℓ = −(a² − b²)/2 + G_ν(ar) − G_ν(br) cancel analytically:
+
+        ℓ(r) = (a − b)(r − (a + b)/2) − (ν + ½) log1p((a − b)/b)
+               + log S_ν(ar) − log S_ν(br),
+
+    a sum of moderate terms with no cancellation beyond r − (a + b)/2 (exact
+    to an ulp of r). Error: a few ulp of each term (4ε budgeted), plus the
+    truncation of S, below 10^{−25}. This is THEORY.md §4, trap 4, at large
+    arguments, where the path integral would need R_ν at ~100 points per r.
+    """
+    gap = a - b
+    linear = gap * (r - 0.5 * (a + b))
+    log_ratio = (nu + 0.5) * math.log1p(gap / b)
+    tail = hankel_log_sum(nu, a * r) - hankel_log_sum(nu, b * r)
+    out = (linear - log_ratio) + tail
+    err = 4 * EPS * (abs(gap) * (r + 0.5 * (a + b)) + abs(log_ratio) + np.abs(tail) + 1.0)
     return out, err
 
 

@@ -224,6 +224,31 @@ def _ratio_debye(nu: float, z: np.ndarray) -> np.ndarray:
 Z_HANKEL = 1e5
 
 
+#: Hankel's expansion is used for the log-likelihood ratio from z >= max(this, 100ν²):
+#: there each term of the sum is below 1/200 of the previous one (see :func:`hankel_log_sum`).
+Z_HANKEL_MIN = 2e3
+
+
+def hankel_threshold(nu: float) -> float:
+    """Smallest z from which :func:`hankel_log_sum` is used: max(2·10³, 100ν²)."""
+    return max(Z_HANKEL_MIN, 100.0 * nu * nu)
+
+
+def hankel_log_sum(nu: float, z: np.ndarray) -> np.ndarray:
+    """log Σ_{k≤10} (−1)^k a_k(ν)/z^k = log(I_ν(z) e^{−z} √(2πz)) for z >= ``hankel_threshold(ν)``.
+
+    DLMF 10.40.1, a_k(ν) = Π_{j=1..k} (4ν² − (2j−1)²)/(k! 8^k). For
+    z >= max(2·10³, 25·4ν²) the ratio of consecutive terms,
+    |4ν² − (2k−1)²|/(8kz), is at most 1/200 for k ≤ 10 (and (2k−1)²/(8kz) <
+    10^{−3} where (2k−1)² > 4ν²), so the first omitted term is below
+    200^{−11} < 10^{−25}; DLMF 10.40(ii) bounds the remainder by a small
+    multiple of it, and the e^{−z} part of I_ν is below e^{−4000} relative.
+    The value is ≈ 0 (the sum is within 1/200·(1 + …) of 1); its rounding
+    error is a few ulp absolute.
+    """
+    return np.log(_hankel_sum(nu, z))
+
+
 def _hankel_sum(nu: float, z: np.ndarray) -> np.ndarray:
     """Σ_k (−1)^k a_k(ν)/z^k with I_ν(z) e^{−z} √(2πz) ~ that sum (DLMF 10.40.1).
 

@@ -1,0 +1,128 @@
+"""When amplification cannot pay (THEORY.md §16): a one-line outlook for data holders.
+
+Hiding the model behind synthetic data amplifies privacy by the ratio
+η = D_α(VᵀV‖WᵀW)/D_α(V‖W), locally (Δ → 0) at most η ≈ 2c²/(2c² + m − 3)
+with c = C/σ and m = ⌊d/k⌋ (Theorems 5.1, 5.3; the sharp form is
+:func:`synthamp.bounds.amplification_ratio_local_upper`). At a fixed target ε
+the RDP curve scales as η/σ², so the noise needed scales as √η and the noise
+saved by amplification is about
+
+    saving ≈ 1 − √η ≈ m/(4c²)   when c² ≫ m.
+
+**Rule.** Amplification is called negligible when this predicted saving is
+below :data:`NEGLIGIBLE_NOISE_SAVING` (1%), i.e. roughly when m < 0.04·c².
+It needs m ≳ 2c² to matter (η = 1/2 there: about 29% less noise). For ridge
+regression (THEORY.md §13) C/Δ = mλ/(2(1 + 2√λ)) with m records, so at a fixed
+ε the ratio c grows with the number of records and with λ: the levers are a
+wider generator (more, e.g. random, features), a smaller ridge penalty, or a
+smaller norm bound C.
+
+The outlook is a *heuristic* (it rests on the local expansion): it explains a
+result and never feeds a guarantee. The tests compare its prediction with the
+noise saving the exact accountant measures.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from synthamp._validation import check_positive
+from synthamp.bounds import amplification_ratio_local_upper
+
+__all__ = ["NEGLIGIBLE_NOISE_SAVING", "AmplificationOutlook", "amplification_outlook"]
+
+#: Amplification is negligible when the predicted relative noise saving is below this.
+NEGLIGIBLE_NOISE_SAVING = 0.01
+
+
+@dataclass(frozen=True)
+class AmplificationOutlook:
+    """What amplification can do at a setting (:func:`amplification_outlook`).
+
+    Attributes
+    ----------
+    negligible : bool
+        Predicted noise saving below :data:`NEGLIGIBLE_NOISE_SAVING`.
+    c : float
+        C/σ.
+    width : int
+        m = ⌊d/k⌋, the width per record dimension.
+    eta : float
+        Local upper bound on the amplification ratio (heuristic).
+    predicted_saving : float
+        1 − √η, the predicted relative noise saving at a fixed ε.
+    width_needed : float
+        2c², the width per record dimension from which amplification matters.
+    message : str
+        One line: the verdict, why (c against d) and the levers.
+    """
+
+    negligible: bool
+    c: float
+    width: int
+    eta: float
+    predicted_saving: float
+    width_needed: float
+    message: str
+
+
+def amplification_outlook(
+    dim: int, norm_bound: float, sigma: float, out_dim: int = 1
+) -> AmplificationOutlook:
+    """Say whether amplification can pay at (d, C, σ, k) (THEORY.md §16; heuristic).
+
+    Parameters
+    ----------
+    dim : int
+        Model width d.
+    norm_bound : float
+        C > 0, bound on ‖v‖_F.
+    sigma : float
+        Noise scale σ > 0 (the calibrated or given σ).
+    out_dim : int, default 1
+        Record dimension k.
+
+    Returns
+    -------
+    AmplificationOutlook
+
+    Examples
+    --------
+    THEORY.md §16: m = 5000 records, λ = 1, B = 1, (ε, δ) = (1, 1e-5) give
+    c ≈ 200; with d = 20 features amplification cannot pay.
+
+    >>> outlook = amplification_outlook(20, norm_bound=0.5, sigma=0.5 / 206)
+    >>> outlook.negligible, round(100 * outlook.predicted_saving, 3)
+    (True, 0.011)
+    """
+    sigma = check_positive("sigma", sigma)
+    eta = amplification_ratio_local_upper(dim, norm_bound, sigma, out_dim)
+    c = norm_bound / sigma
+    width = dim // out_dim
+    saving = 1.0 - math.sqrt(eta)
+    needed = 2.0 * c * c
+    negligible = saving < NEGLIGIBLE_NOISE_SAVING
+    name = "d" if out_dim == 1 else "⌊d/k⌋"
+    shown = f"{name} = {width}"
+    if negligible:
+        message = (
+            f"amplification is negligible here (about {100 * saving:.2g}% less noise): "
+            f"c = C/σ = {c:.3g} gives c² = {c * c:.2g} ≫ {shown}; it needs {name} ≳ 2c² = "
+            f"{needed:.2g}: use a wider generator (more or random features), a smaller ridge "
+            "penalty λ (c grows with λ), or a smaller norm bound C"
+        )
+    else:
+        message = (
+            f"amplification can pay here (about {100 * saving:.2g}% less noise predicted): "
+            f"c = C/σ = {c:.3g}, c² = {c * c:.2g} against {shown}"
+        )
+    return AmplificationOutlook(
+        negligible=negligible,
+        c=c,
+        width=width,
+        eta=eta,
+        predicted_saving=saving,
+        width_needed=needed,
+        message=message,
+    )
