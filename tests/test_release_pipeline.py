@@ -328,7 +328,7 @@ def test_missing_dask_extra_is_one_line(workdir, capsys, no_work, monkeypatch):
 @pytest.mark.parametrize(
     "args",
     [
-        ["demo", "--out-dir", "/proc/synthamp-demo"],
+        ["demo", "--out", "/proc/synthamp-demo"],
         ["figures", "--quick", "--out", "/proc/synthamp-figures"],
         ["figures", "--quick", "--out", "data.csv/figures"],
     ],

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from synthamp.report import ADJACENCY, REPORT_SCHEMA, PrivacyReport
+from synthamp.report import ADJACENCY, REPORT_SCHEMA, SCHEMA_VERSION, PrivacyReport
 
 
 def _report(**changes) -> PrivacyReport:
@@ -48,6 +48,8 @@ def test_noise_saved_is_one_minus_the_sigma_ratio():
     assert _report(sigma=1.0).noise_saved == 0.0
     assert _report(sigma_post_processing=0.0).noise_saved == 0.0
     assert _report(sigma_post_processing=math.nan).noise_saved == 0.0
+    # never negative: a method needing more noise than post-processing saves nothing
+    assert _report(sigma=1.2).noise_saved == 0.0
 
 
 def test_guarantee_is_unconditional_only_without_seed_or_notes():
@@ -60,6 +62,7 @@ def test_json_round_trip_is_exact():
     report = _report(n_syn=1000, notes=("a caveat",))
     data = json.loads(report.to_json())
     assert data["schema"] == REPORT_SCHEMA
+    assert data["document"] == "privacy-report" and data["schema_version"] == SCHEMA_VERSION
     assert data["noise_saved"] == report.noise_saved
     assert data["released"] == ["synthetic records"]
     assert PrivacyReport.from_dict(data) == report
@@ -93,8 +96,16 @@ def test_the_report_is_immutable():
 def test_markdown_states_the_guarantee_and_its_table():
     text = _report().to_markdown()
     assert text.startswith("# Privacy report\n")
-    assert "**(1, 1e-05)-differential privacy** under replace-one adjacency" in text
-    assert "for unlimited synthetic records" in text
+    # the first sentence says plainly what is guaranteed
+    first = text.split("\n")[2]
+    assert first.startswith(
+        "**Whatever anyone concludes from the published synthetic records (any number of them)"
+    )
+    assert (
+        f"at most {math.exp(1.0):.4g} times as likely, plus a probability of at most 1e-05" in first
+    )
+    assert "(1, 1e-05)-differentially private under replace-one adjacency" in first
+    assert "only" not in first
     assert "| σ | 0.75 |" in text and "| noise saved | 25.0% |" in text
     assert "| m | 20,000 |" in text
     assert "Warning" not in text and "Note" not in text
@@ -106,13 +117,14 @@ def test_markdown_warns_about_a_user_seed_and_shows_notes():
     text = _report(noise_secret=False, seed_policy="user seed: research only", notes=("n1",))
     md = text.to_markdown()
     assert "> **Warning.** user seed: research only" in md
+    assert "provided the user seed of this run stays secret" in md.split("\n")[2]
     assert "> **Note.** n1" in md
 
 
 def test_markdown_numbers_for_humans():
     md = _report(n_syn=1_000_000, optimal_order=None, epsilon=0.123456789).to_markdown()
-    assert "for 1,000,000 synthetic records" in md
+    assert "synthetic records (up to 1,000,000 of them)" in md
     assert "| optimal Rényi order α | — |" in md
     assert "| ε | 0.1235 |" in md
-    assert "the noisy model V" in _report(model_released=True).to_markdown()
+    assert "noisy model V and synthetic records" in _report(model_released=True).to_markdown()
     assert "| ε (post-processing) | ∞ |" in _report(epsilon_post_processing=math.inf).to_markdown()

@@ -58,6 +58,15 @@ The generator (:mod:`synthamp.generator`)
 
    PrivateLinearGenerator -- scikit-learn estimator: fit, perturb, sample synthetic records
 
+Planning and reporting (:mod:`synthamp.planning`, :mod:`synthamp.report_html`)
+------------------------------------------------------------------------------
+
+.. autosummary::
+   :toctree: generated/
+
+   plan_release         -- before the data: σ, noise saved and utility for each λ and width
+   render_html          -- the privacy report as one self-contained HTML page
+
 Conventions
 -----------
 
@@ -108,6 +117,8 @@ if TYPE_CHECKING:  # the names below are loaded on first use, see __getattr__
         renyi_plateau,
     )
     from synthamp.generator import PrivateLinearGenerator
+    from synthamp.planning import plan_release
+    from synthamp.report_html import render_html
 
 __all__ = [
     "DEFAULT_ORDERS",
@@ -128,9 +139,11 @@ __all__ = [
     "log_likelihood_ratio",
     "log_likelihood_ratio_finite",
     "ncx2_logpdf",
+    "plan_release",
     "privacy_quantity",
     "rdp_curve",
     "rdp_to_epsilon",
+    "render_html",
     "renyi_finite",
     "renyi_plateau",
     "worst_case_rdp",
@@ -170,6 +183,8 @@ _LAZY: dict[str, str] = {
         "synthamp.divergence",
     ),
     "PrivateLinearGenerator": "synthamp.generator",
+    "plan_release": "synthamp.planning",
+    "render_html": "synthamp.report_html",
 }
 
 

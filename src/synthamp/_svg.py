@@ -123,7 +123,7 @@ def line_plot(
         Decade-logarithmic axes (non-positive values are dropped).
     plot_id : str
         ``id`` of the ``<figure>``.
-    legend : {"upper left", "lower left"}
+    legend : {"upper left", "upper right", "lower left", "lower right"}
         Corner of the legend (choose the one the curves leave empty).
 
     Returns
@@ -187,8 +187,13 @@ def line_plot(
                 f'<polyline points="{points}" fill="none" stroke="{s.color}" stroke-width="2.5"'
                 f'{dash} class="curve" data-series="{label}"/>'
             )
-    legend_y = TOP + 10 if legend == "upper left" else TOP + inner_h - _legend_height(series) - 10
-    parts.append(_legend(series, LEFT + 10, legend_y))
+    legend_y = (
+        TOP + 10 if legend.startswith("upper") else TOP + inner_h - _legend_height(series) - 10
+    )
+    legend_x = LEFT + 10
+    if legend.endswith("right"):
+        legend_x = LEFT + inner_w - _legend_width(series) - 10
+    parts.append(_legend(series, legend_x, legend_y))
     parts.append("</svg>")
     return (
         f'<figure id="{esc(plot_id)}">' + "".join(parts) + f"<figcaption>{esc(title)}</figcaption>"
@@ -215,10 +220,14 @@ def _legend_height(series: Sequence[Series]) -> int:
     return 20 * len(series) + 8
 
 
+def _legend_width(series: Sequence[Series]) -> int:
+    return 12 + round(6.5 * max((len(s.label) for s in series), default=0)) + 40
+
+
 def _legend(series: Sequence[Series], x: float, y: float) -> str:
     rows = []
     height = _legend_height(series)
-    width = 12 + 7 * max((len(s.label) for s in series), default=0) + 40
+    width = _legend_width(series)
     rows.append(f'<rect x="{x}" y="{y}" width="{width}" height="{height}" class="legend-box"/>')
     for i, s in enumerate(series):
         cy = y + 14 + 20 * i

@@ -6,7 +6,7 @@ fixes everything the accountant needs for each ridge penalty λ: the norm bound
 C = B/(2√λ), the sensitivity Δ = B(1 + 2√λ)/(mλ^{3/2}) (THEORY.md §13), and so
 the noise σ of the amplification-aware accountant and of post-processing, the
 noise saved, and the proven bound on the expected error of the Gram matrix the
-synthetic records carry (:func:`synthamp.generator.gram_error_bound`).
+synthetic records carry (:func:`synthamp.ridge.gram_error_bound`).
 :func:`plan_release` tabulates them over λ (and over generator widths, for a
 generator wider than the table, e.g. random features) and marks the best row.
 
@@ -90,6 +90,8 @@ class Plan:
         B and the target (ε, δ).
     n_syn : int or None
         Records accounted (None: any number).
+    releases : int
+        Releases of the same data accounted (T).
     method : str
         The amplification-aware accounting method.
     rows : tuple of PlanRow
@@ -97,7 +99,9 @@ class Plan:
     best : int
         Index of the row with the smallest ``relative_gram_error``.
     criterion : str
-        What "best" means, in words.
+        What "best" means, in words: the smallest ``relative_gram_error``, the
+        error relative to C², the largest Gram matrix a model within the norm
+        bound can have.
     """
 
     n_records: int
@@ -107,6 +111,7 @@ class Plan:
     epsilon: float
     delta: float
     n_syn: int | None
+    releases: int
     method: str
     rows: tuple[PlanRow, ...]
     best: int
@@ -124,6 +129,7 @@ def plan_release(
     ridges: Sequence[float] = DEFAULT_RIDGES,
     widths: Sequence[int] | None = None,
     n_syn: int | None = None,
+    releases: int = 1,
     method: str = "exact",
 ) -> Plan:
     """Tabulate C, Δ, σ, the noise saved and the utility over ridge penalties and widths.
@@ -147,6 +153,8 @@ def plan_release(
     n_syn : int, optional
         Records to account for; default any number (the plateau, which covers
         every number).
+    releases : int, default 1
+        T releases of the same data (RDP composition).
     method : {"exact", "global"}, default "exact"
         The amplification-aware accounting method (see
         :func:`synthamp.accountant.rdp_curve`).
@@ -173,6 +181,7 @@ def plan_release(
         raise InputError("width", "give at least one value")
     if n_syn is not None:
         n_syn = check_integer("n_syn", n_syn, 1)
+    releases = check_integer("releases", releases, 1)
 
     rows = []
     for width in widths:
@@ -187,6 +196,7 @@ def plan_release(
                 norm_bound=norm_bound,
                 sensitivity=sensitivity,
                 n_syn=n_syn,
+                releases=releases,
                 method=method,
             )
             sigma, sigma_pp = float(cal.sigma), float(cal.sigma_post_processing)
@@ -223,12 +233,12 @@ def plan_release(
         epsilon=epsilon,
         delta=delta,
         n_syn=n_syn,
+        releases=releases,
         method=method,
         rows=tuple(rows),
         best=best,
         criterion=(
-            "smallest expected Gram-matrix error relative to C² (the largest Gram matrix a "
-            "model within the norm bound can have); a larger λ also shrinks the fitted model, "
+            "smallest Gram error relative to C²; a larger λ also shrinks the fitted model, "
             "a bias the plan cannot see without the data"
         ),
     )

@@ -18,13 +18,18 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ADJACENCY", "REPORT_SCHEMA", "PrivacyReport"]
+__all__ = ["ADJACENCY", "REPORT_SCHEMA", "SCHEMA_VERSION", "PrivacyReport"]
 
-#: Version of the JSON layout below; bump when fields change meaning.
-REPORT_SCHEMA = 1
+#: Version of every JSON synthamp writes: the report and the ``--json`` output of the
+#: commands (docs/json.md, docs/synthamp-output.schema.json); bump when a key changes meaning.
+SCHEMA_VERSION = 1
+
+#: Version of the report's layout (the same number: one schema for everything).
+REPORT_SCHEMA = SCHEMA_VERSION
 
 #: The neighbouring relation every guarantee of synthamp refers to.
 ADJACENCY = (
@@ -147,10 +152,15 @@ class PrivacyReport:
 
     @property
     def noise_saved(self) -> float:
-        """Fraction of the post-processing noise saved: 1 − σ/σ_post-processing."""
+        """Fraction of the post-processing noise saved: max(0, 1 − σ/σ_post-processing).
+
+        Never negative: an accounting method that needs more noise than
+        post-processing saves nothing (σ and σ_post-processing are both in the
+        report).
+        """
         if not self.sigma_post_processing > 0:
             return 0.0
-        return 1.0 - self.sigma / self.sigma_post_processing
+        return max(0.0, 1.0 - self.sigma / self.sigma_post_processing)
 
     @property
     def guarantee_is_unconditional(self) -> bool:
@@ -158,8 +168,12 @@ class PrivacyReport:
         return self.noise_secret and not self.notes
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dictionary (tuples become lists; ``noise_saved`` is included)."""
-        out: dict[str, Any] = {}
+        """A JSON-ready dictionary (tuples become lists; ``noise_saved`` is included).
+
+        It opens with ``document: "privacy-report"`` and ``schema_version``
+        (docs/json.md).
+        """
+        out: dict[str, Any] = {"document": "privacy-report", "schema_version": SCHEMA_VERSION}
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
             out[field.name] = list(value) if isinstance(value, tuple) else value
@@ -180,20 +194,38 @@ class PrivacyReport:
         """The report as an indented JSON document."""
         return json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n"
 
+    def guarantee_sentence(self, number: Callable[[float], str] | None = None) -> str:
+        """The guarantee in one plain sentence, for a reader who does not know DP.
+
+        Parameters
+        ----------
+        number : callable, optional
+            Formats a number (default: 4 significant digits).
+        """
+        fmt = _num if number is None else number
+        records = (
+            "synthetic records (any number of them)"
+            if self.n_syn is None
+            else f"synthetic records (up to {self.n_syn:,} of them)"
+        )
+        published = f"noisy model V and {records}" if self.model_released else records
+        proviso = "" if self.noise_secret else ", provided the user seed of this run stays secret"
+        factor = fmt(math.exp(self.epsilon))
+        return (
+            f"Whatever anyone concludes from the published {published}, that conclusion would "
+            f"have been almost as likely had any one person's record been different: at most "
+            f"{factor} times as likely, plus a probability of at most {fmt(self.delta)}{proviso}."
+        )
+
     def to_markdown(self) -> str:
         """The report as a Markdown document for humans."""
         n_syn = "unlimited" if self.n_syn is None else f"{self.n_syn:,}"
-        what = (
-            "the noisy model V and synthetic records"
-            if self.model_released
-            else ("synthetic records only")
-        )
         lines = [
             "# Privacy report",
             "",
-            f"This release of {what} satisfies **({_num(self.epsilon)}, {_num(self.delta)})"
-            f"-differential privacy** under {self.adjacency.split(':')[0]} adjacency, "
-            f"for {n_syn} synthetic records.",
+            f"**{self.guarantee_sentence()}** In technical terms, this release is "
+            f"({_num(self.epsilon)}, {_num(self.delta)})-differentially private under "
+            f"{self.adjacency.split(':')[0]} adjacency.",
             "",
         ]
         if not self.noise_secret:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -27,12 +28,13 @@ def test_cli_account_json(capsys):
         "rdp_lower",
         "epsilon",
         "delta",
-        "optimal_alpha",
-        "method",
+        "optimal_order",
+        "accounting",
         "post_processing",
     }
     assert required <= set(result)
-    assert result["rdp_lower"] is None and result["method"] == "exact"
+    assert result["schema_version"] == 1 and result["command"] == "account"
+    assert result["rdp_lower"] is None and result["accounting"] == "exact"
     assert {"rdp", "epsilon"} <= set(result["post_processing"])
     assert len(result["alpha"]) == len(result["rdp"]) == DEFAULT_ORDERS.size
     assert result["delta"] == 1e-5
@@ -56,19 +58,39 @@ def test_cli_account_k2_and_effective_sensitivity(capsys):
 
 
 def test_cli_account_text(capsys):
-    assert main([*ACCOUNT, "--sigma", "0.5", "--method", "global"]) == 0
+    assert main([*ACCOUNT, "--sigma", "0.5", "--accounting", "global"]) == 0
     out = capsys.readouterr().out
-    assert "epsilon =" in out and "post-processing" in out
+    assert "epsilon =" in out and "post-processing" in out and "method global" in out
+
+
+def test_cli_old_method_flag_is_a_hidden_alias_that_warns(capsys):
+    assert main([*ACCOUNT, "--sigma", "0.5", "--method", "global"]) == 0
+    captured = capsys.readouterr()
+    assert "method global" in captured.out
+    assert captured.err == "synthamp: warning: --method is deprecated; use --accounting\n"
+    assert main(["account", "--help"]) == 0
+    assert "--method" not in capsys.readouterr().out
 
 
 def test_cli_calibrate_json(capsys):
     result = run_json(capsys, [*CALIBRATE, "--sensitivity", "0.1", "--json"])
-    assert {"sigma", "epsilon", "sigma_post_processing", "noise_reduction", "method"} <= set(result)
+    assert {"sigma", "epsilon", "sigma_post_processing", "noise_saved", "accounting"} <= set(result)
     assert result["epsilon"] <= 1.0
-    assert result["noise_reduction"] == pytest.approx(
+    assert result["noise_saved"] == pytest.approx(
         1 - result["sigma"] / result["sigma_post_processing"]
     )
-    assert result["noise_reduction"] > 0
+    assert result["noise_saved"] > 0
+
+
+def test_cli_calibrate_global_k2_never_prints_a_negative_saving(capsys):
+    argv = ["calibrate", "--epsilon", "1", "--dim", "20", "--out-dim", "2", "--norm-bound", "2",
+            "--sensitivity", "0.5", "--accounting", "global"]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "no noise saved" in out and not re.search(r"(?<![\w.])-\s*\d", out)  # no negative
+    assert "Theorem 5.4 alone" in out
+    result = run_json(capsys, [*argv, "--json"])
+    assert result["sigma"] > result["sigma_post_processing"] and result["noise_saved"] == 0.0
 
 
 @pytest.mark.parametrize(
@@ -86,6 +108,7 @@ def test_cli_calibrate_json(capsys):
         ([*ACCOUNT, "--sigma", "0.5", "--n-syn", "0"], "--n-syn"),
         ([*ACCOUNT, "--sigma", "0.5", "--out-dim", "1001"], "--out-dim"),
         ([*ACCOUNT, "--sigma", "0.5", "--alpha", "1,2"], "--alpha"),
+        ([*ACCOUNT, "--sigma", "0.5", "--accounting", "magic"], "--accounting"),
         ([*ACCOUNT, "--sigma", "0.5", "--method", "magic"], "--method"),
         ([*ACCOUNT, "--sigma", "0.5", "--norm-bound", "0"], "--norm-bound"),
         (["account", "--dim", "0", "--norm-bound", "1", "--sensitivity", "1", "--sigma", "1"],

@@ -18,7 +18,9 @@ BOUND_NAMES = ["post_processing", "global", "global_elementary", "global_as_prin
 def test_cli_json_contract(capsys):
     assert main([*CLI_ARGS, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"alpha", *BOUND_NAMES, "prior_work", "eta_local_upper", "kinds"}
+    assert list(out)[:2] == ["schema_version", "command"] and out["command"] == "bounds"
+    keys = {"alpha", *BOUND_NAMES, "prior_work", "eta_local_upper", "kinds"}
+    assert set(out) == {"schema_version", "command", *keys}
     assert out["alpha"] == [2.0, 4.0]
     for name in BOUND_NAMES:
         assert isinstance(out[name], list) and len(out[name]) == 2

@@ -42,7 +42,7 @@ def test_delta_grid_gives_arrays(capsys):
     argv = [*ACCOUNT, "--sigma", "1.0", "--releases", "10", "--json"]
     result = run_json(capsys, [*argv, "--delta-grid", "1e-3,1e-5,1e-8"])
     assert result["delta"] == [1e-3, 1e-5, 1e-8]
-    for key in ("epsilon", "epsilon_pld", "epsilon_rdp", "epsilon_pld_lower", "optimal_alpha"):
+    for key in ("epsilon", "epsilon_pld", "epsilon_rdp", "epsilon_pld_lower", "optimal_order"):
         assert len(result[key]) == 3
     assert result["epsilon"] == sorted(result["epsilon"])  # smaller δ, larger ε
     release = SyntheticDataRelease(100, 1, 2.0, 0.5, 1.0, releases=10)

@@ -117,7 +117,7 @@ def test_release_writes_records_and_report(workdir, capsys):
     report = json.loads((workdir / "syn.privacy.json").read_text())
     assert REQUIRED_FIELDS <= set(report)
     markdown = (workdir / "syn.privacy.md").read_text()
-    assert "differential privacy" in markdown and "Not released" in markdown
+    assert "differentially private" in markdown and "Not released" in markdown
     assert "wrote 1,000 synthetic records" in out
     # No temporary files left behind.
     assert sorted(p.name for p in workdir.iterdir()) == [
@@ -350,29 +350,45 @@ def quick_accounting(monkeypatch):
 def test_demo_writes_files_and_summary(tmp_path, capsys, quick_accounting, monkeypatch):
     monkeypatch.setattr(release_cli, "DEMO_REPEATS", 20)
     out_dir = tmp_path / "demo"
-    code, out, err = _run(
-        capsys, ["demo", "--out-dir", str(out_dir), "--n-syn", "2000", "--seed", "3"]
-    )
+    code, out, err = _run(capsys, ["demo", "--out", str(out_dir), "--n-syn", "2000", "--seed", "3"])
     assert code == 0, err
     assert sorted(p.name for p in out_dir.iterdir()) == sorted(release_cli.DEMO_FILES)
     synthetic = pd.read_csv(out_dir / "synthetic.csv")
     assert synthetic.shape == (2000, 1)
     report = json.loads((out_dir / "privacy-report.json").read_text())
     assert report["dim"] == 65 and report["n_records"] == 442
-    assert report["n_syn"] is None and "any number of synthetic records" in out
+    # Like release, demo accounts for exactly the records it releases by default.
+    assert report["n_syn"] == 2000 and "for 2,000 synthetic records" in out
     assert "40% less noise" in out  # 1 − 0.9/1.5
     assert "utility" in out and "not secret" in out
     # A second run refuses to overwrite without --force, and changes nothing.
     before = _snapshot(out_dir)
-    code, _, err = _run(capsys, ["demo", "--out-dir", str(out_dir), "--n-syn", "2000"])
-    assert code == 2 and "--force" in err
+    code, _, err = _run(capsys, ["demo", "--out", str(out_dir), "--n-syn", "2000"])
+    assert code == 2 and "--force" in err and "--out" in err
     assert _snapshot(out_dir) == before
     code, out, err = _run(
-        capsys, ["demo", "--out-dir", str(out_dir), "--n-syn", "2000", "--force", "--finite"]
+        capsys, ["demo", "--out", str(out_dir), "--n-syn", "2000", "--force", "--unlimited"]
     )
     assert code == 0, err
     report = json.loads((out_dir / "privacy-report.json").read_text())
-    assert report["n_syn"] == 2000 and "for 2,000 synthetic records" in out
+    assert report["n_syn"] is None and "any number of synthetic records" in out
+
+
+def test_demo_old_flags_are_hidden_aliases_that_warn(
+    tmp_path, capsys, quick_accounting, monkeypatch
+):
+    monkeypatch.setattr(release_cli, "DEMO_REPEATS", 5)
+    argv = ["demo", "--out-dir", str(tmp_path / "d"), "--n-syn", "100", "--finite", "--json"]
+    code, out, err = _run(capsys, argv)
+    assert code == 0, err
+    assert "synthamp: warning: --out-dir is deprecated; use --out" in err
+    assert "synthamp: warning: --finite is deprecated" in err
+    data = json.loads(out)
+    assert data["command"] == "demo" and data["privacy"]["n_syn"] == 100
+    assert data["written"]["report_html"] == str(tmp_path / "d" / "privacy-report.html")
+    assert main(["demo", "--help"]) == 0
+    helptext = capsys.readouterr().out
+    assert "--out-dir" not in helptext and "--finite" not in helptext and "--unlimited" in helptext
 
 
 def test_demo_features_use_public_scaling_only():
@@ -387,7 +403,7 @@ def test_demo_features_use_public_scaling_only():
 @pytest.mark.slow
 def test_demo_end_to_end_with_exact_accounting(tmp_path, capsys):
     start = time.perf_counter()
-    code, out, err = _run(capsys, ["demo", "--out-dir", str(tmp_path / "d")])
+    code, out, err = _run(capsys, ["demo", "--out", str(tmp_path / "d")])
     elapsed = time.perf_counter() - start
     assert code == 0, err
     report = json.loads((tmp_path / "d" / "privacy-report.json").read_text())

@@ -144,7 +144,10 @@ def test_monotone_finite_and_bounded(nu, z, factor):
         # Amos (1974): z/(ν+1+√(z²+(ν+1)²)) ≤ R_ν(z) ≤ z/(ν+½+√(z²+(ν+½)²))
         lower = z / (nu + 1 + math.hypot(z, nu + 1))
         upper = z / (nu + 0.5 + math.hypot(z, nu + 0.5))
-        assert lower * (1 - 1e-13) <= r1 <= upper * (1 + 1e-13)
+        # subnormal z (e.g. 2.2e-311) leaves R with a few significant bits: allow
+        # a few subnormal steps besides the relative tolerance
+        tiny = 4 * np.finfo(float).smallest_subnormal
+        assert lower * (1 - 1e-13) - tiny <= r1 <= upper * (1 + 1e-13) + tiny
 
 
 @settings(max_examples=150, deadline=None)

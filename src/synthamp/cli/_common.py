@@ -9,10 +9,17 @@ from typing import Any
 import click
 import numpy as np
 
-__all__ = ["FLOAT_LIST", "JSON_SCHEMA_VERSION", "FloatList", "echo_json", "envelope", "json_ready"]
+from synthamp.report import SCHEMA_VERSION
 
-#: Version of the JSON printed by ``--json`` (docs/json.md); bump when a key changes meaning.
-JSON_SCHEMA_VERSION = 1
+__all__ = [
+    "FLOAT_LIST",
+    "SCHEMA_VERSION",
+    "FloatList",
+    "deprecated_alias",
+    "echo_json",
+    "envelope",
+    "json_ready",
+]
 
 
 class FloatList(click.ParamType):
@@ -57,10 +64,26 @@ def json_ready(obj: Any) -> Any:
 
 
 def echo_json(obj: Any) -> None:
-    """Print one JSON object on stdout."""
+    """Print one JSON object on stdout, led by ``schema_version`` and ``command`` (docs/json.md)."""
+    ctx = click.get_current_context(silent=True)
+    if isinstance(obj, dict) and ctx is not None:
+        obj = envelope(ctx.info_name, obj)
     click.echo(json.dumps(json_ready(obj), indent=2))
 
 
-def envelope(command: str, **fields: Any) -> dict[str, Any]:
+def envelope(command: str, fields: dict[str, Any]) -> dict[str, Any]:
     """One command's JSON object: ``schema_version`` and ``command`` first, then ``fields``."""
-    return {"schema_version": JSON_SCHEMA_VERSION, "command": command, **fields}
+    rest = {k: v for k, v in fields.items() if k not in ("schema_version", "command")}
+    return {"schema_version": SCHEMA_VERSION, "command": command, **rest}
+
+
+def deprecated_alias(value: Any, alias_value: Any, *, old: str, new: str) -> Any:
+    """Resolve a hidden, deprecated spelling of an option: warn and use it when given.
+
+    Commands declare the old spelling as a hidden option with default ``None``
+    and pass both values here.
+    """
+    if alias_value is None or alias_value is False:
+        return value
+    click.echo(f"synthamp: warning: {old} is deprecated; use {new}", err=True)
+    return alias_value

@@ -15,7 +15,7 @@ import click
 
 from synthamp._budget import DEFAULT_TIME_BUDGET
 from synthamp._validation import check_alpha, check_open_unit, check_positive
-from synthamp.cli._common import FLOAT_LIST, echo_json
+from synthamp.cli._common import FLOAT_LIST, deprecated_alias, echo_json
 from synthamp.cli._status import live_status, time_budget_option
 
 __all__ = ["account", "account_result", "calibrate", "calibrate_result"]
@@ -55,13 +55,15 @@ def _common_options(fn):
         ),
         click.option("--delta", type=float, default=1e-5, show_default=True, help="δ in (0, 1)."),
         click.option(
-            "--method",
+            "--accounting",
+            "method",
             type=click.Choice(_METHODS),
             default="exact",
             show_default=True,
-            help="exact: k = 1 worst case (k > 1: best certified bound); "
-            "global: Theorem 5.2/5.4; post-processing: releasing the model.",
+            help="exact: k = 1 worst case (k > 1: min of Theorem 5.4 and post-processing); "
+            "global: Theorem 5.2/5.4 alone; post-processing: releasing the model.",
         ),
+        click.option("--method", "method_alias", type=click.Choice(_METHODS), hidden=True),
         time_budget_option,
         click.option(
             "--accountant",
@@ -116,7 +118,7 @@ def _pld_epsilons(release, deltas, discretization: float) -> tuple[list, list]:
     return upper, [min(lo, up) for lo, up in zip(lower, upper, strict=True)]
 
 
-def _notes(release) -> list[str]:
+def _notes(release, method: str) -> list[str]:
     notes = []
     if release.sensitivity > 2.0 * release.norm_bound:
         notes.append(
@@ -129,10 +131,16 @@ def _notes(release) -> list[str]:
             f"for k = 1 the worst case depends on the norms only: "
             f"|‖v‖ − ‖w‖| <= min(Δ, C) = {release.amplitude_gap:g}"
         )
-    if release.out_dim > 1:
+    if release.out_dim > 1 and method != "post-processing":
+        curve = (
+            "the smaller of Theorem 5.4 and post-processing"
+            if method == "exact"
+            else "Theorem 5.4 alone (it can exceed post-processing; --accounting exact takes "
+            "the smaller of the two)"
+        )
         notes.append(
-            "k > 1: the curve is a certified upper bound (min of Theorem 5.4 and "
-            "post-processing); rdp_lower is the exact k = 1 worst case with the same d"
+            f"k > 1: the RDP curve is a certified upper bound, {curve}; rdp_lower is the exact "
+            "k = 1 worst case with the same d"
         )
     return notes
 
@@ -181,7 +189,7 @@ def account_result(
     ``accountant`` (``pld`` or ``rdp``) and ``accountant_reason``,
     ``epsilon_rdp``, ``epsilon_pld`` and ``epsilon_pld_lower`` (the exact
     value lies between; for k > 1 the PLD is of post-processing, certified),
-    ``discretization``, ``optimal_alpha``, ``method``, ``kind``,
+    ``discretization``, ``optimal_order``, ``accounting``, ``kind``,
     ``post_processing`` ({``rdp``, ``epsilon``, ``accountant``}: releasing
     the model, ε by the same accountant), ``sensitivity``,
     ``effective_sensitivity``, ``release``, ``heuristic`` (labelled extras,
@@ -249,8 +257,8 @@ def account_result(
         "epsilon_pld": one(eps_pld),
         "epsilon_pld_lower": one(eps_pld_lower),
         "discretization": discretization,
-        "optimal_alpha": one([r.optimal_order for r in results]),
-        "method": result.method,
+        "optimal_order": one([r.optimal_order for r in results]),
+        "accounting": result.method,
         "kind": str(result.kind) if chosen == "rdp" or out_dim == 1 else "certified",
         "post_processing": {
             "rdp": post.rdp,
@@ -270,7 +278,7 @@ def account_result(
         "heuristic": heuristic,
         "fallback": result.fallback,
         "amplification": _amplification(release),
-        "notes": _notes(release),
+        "notes": _notes(release, method),
         "warnings": caught,
     }
 
@@ -293,8 +301,8 @@ def calibrate_result(
     """The JSON object of ``synthamp calibrate``.
 
     Keys: ``sigma``, ``epsilon`` (achieved, <= target), ``sigma_post_processing``,
-    ``noise_reduction`` (1 − sigma/sigma_post_processing), ``method``,
-    ``target_epsilon``, ``delta``, ``optimal_alpha``, ``kind``,
+    ``noise_saved`` (max(0, 1 − sigma/sigma_post_processing)), ``accounting``,
+    ``target_epsilon``, ``delta``, ``optimal_order``, ``kind``,
     ``epsilon_post_processing``, ``sensitivity``, ``effective_sensitivity``,
     ``accountant`` and ``accountant_reason``, ``sigma_rdp`` (the RDP
     calibration) and ``sigma_pld`` (by PLD, None when not run),
@@ -358,18 +366,18 @@ def calibrate_result(
         "sigma_pld": sigma_pld,
         "discretization": discretization,
         "sigma_post_processing": sigma_post,
-        "noise_reduction": 1.0 - sigma / sigma_post,
-        "method": cal.method,
+        "noise_saved": max(0.0, 1.0 - sigma / sigma_post),
+        "accounting": cal.method,
         "target_epsilon": cal.target_epsilon,
         "delta": cal.delta,
-        "optimal_alpha": cal.optimal_order,
+        "optimal_order": cal.optimal_order,
         "kind": str(cal.kind),
         "epsilon_post_processing": eps_post,
         "sensitivity": release.sensitivity,
         "effective_sensitivity": release.effective_sensitivity,
         "fallback": cal.fallback,
         "amplification": _amplification(release),
-        "notes": _notes(release),
+        "notes": _notes(release, method),
         "warnings": caught,
     }
 
@@ -413,6 +421,7 @@ def account(
     alpha,
     delta,
     method,
+    method_alias,
     time_budget,
     accountant,
     discretization,
@@ -428,6 +437,7 @@ def account(
     or the method requested, converted to (ε, δ). Both numbers are shown; the
     post-processing baseline (releasing the perturbed model) alongside.
     """
+    method = deprecated_alias(method, method_alias, old="--method", new="--accounting")
     with live_status("accounting"):
         result = account_result(
             dim,
@@ -466,16 +476,16 @@ def account(
             )
         click.echo(
             f"  rdp: epsilon = {_fmt(at('epsilon_rdp', i))} (optimal alpha "
-            f"{_fmt(at('optimal_alpha', i))}; method {result['method']})"
+            f"{_fmt(at('optimal_order', i))}; method {result['accounting']})"
         )
         click.echo(
             f"  post-processing (releasing the model): epsilon = {_fmt(at('post_processing', i))}"
         )
     click.echo(f"accountant: {result['accountant']} ({result['accountant_reason']})")
     if result["rdp_lower"] is not None and not grid:
-        i = list(result["alpha"]).index(result["optimal_alpha"])
+        i = list(result["alpha"]).index(result["optimal_order"])
         click.echo(
-            f"at alpha {_fmt(result['optimal_alpha'])}: RDP in "
+            f"at alpha {_fmt(result['optimal_order'])}: RDP in "
             f"[{_fmt(result['rdp_lower'][i])}, {_fmt(result['rdp'][i])}] (lower: exact k = 1)"
         )
     _echo_notes(result)
@@ -496,6 +506,7 @@ def calibrate(
     alpha,
     delta,
     method,
+    method_alias,
     time_budget,
     accountant,
     discretization,
@@ -508,6 +519,7 @@ def calibrate(
     and the noise saved, 1 − σ/σ_post-processing. The achieved ε never
     exceeds the target.
     """
+    method = deprecated_alias(method, method_alias, old="--method", new="--accounting")
     with live_status("calibrating σ"):
         result = calibrate_result(
             epsilon,
@@ -534,10 +546,14 @@ def calibrate(
         f"accountant {result['accountant']}, {result['kind']})"
     )
     if result["accountant"] == "pld":
-        click.echo(f"  rdp: sigma = {_fmt(result['sigma_rdp'])} (method {result['method']})")
-    click.echo(
-        f"post-processing: sigma = {_fmt(result['sigma_post_processing'])}; "
-        f"noise reduction {100 * result['noise_reduction']:.2f}%"
-    )
+        click.echo(f"  rdp: sigma = {_fmt(result['sigma_rdp'])} (method {result['accounting']})")
+    if result["sigma"] > result["sigma_post_processing"]:
+        saved = (
+            f"no noise saved: {result['accounting']} accounting needs more noise than "
+            "post-processing here (--accounting exact takes the smaller)"
+        )
+    else:
+        saved = f"noise saved {100 * result['noise_saved']:.2f}%"
+    click.echo(f"post-processing: sigma = {_fmt(result['sigma_post_processing'])}; {saved}")
     click.echo(f"accountant: {result['accountant']} ({result['accountant_reason']})")
     _echo_notes(result)

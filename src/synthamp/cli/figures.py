@@ -17,6 +17,7 @@ import click
 from synthamp import _io
 from synthamp._validation import InputError
 from synthamp._version import __version__
+from synthamp.cli._common import echo_json
 
 __all__ = ["figures", "write_figures"]
 
@@ -157,7 +158,10 @@ def _progress(show: bool):
 )
 @click.option("--quick", is_flag=True, help="Coarse grids: a preview in about 20 seconds.")
 @click.option("--no-progress", is_flag=True, help="No progress bar on stderr.")
-def figures(out: str, quick: bool, no_progress: bool) -> None:
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON object describing what was written."
+)
+def figures(out: str, quick: bool, no_progress: bool, as_json: bool) -> None:
     """Regenerate the paper's figures from synthamp's exact numbers.
 
     Writes, for each figure, a PNG and a CSV of the plotted data (each curve
@@ -166,6 +170,18 @@ def figures(out: str, quick: bool, no_progress: bool) -> None:
     """
     start = time.perf_counter()
     written = write_figures(out, quick=quick, show_progress=not no_progress)
-    for path in written:
-        click.echo(str(path))
+    if as_json:
+        pngs = [p for p in written if p.suffix == ".png"]
+        echo_json(
+            {
+                "out": str(out),
+                "index": str(written[-1]),
+                "figures": [
+                    {"name": p.stem, "png": str(p), "csv": str(p.with_suffix(".csv"))} for p in pngs
+                ],
+            }
+        )
+    else:
+        for path in written:
+            click.echo(str(path))
     click.echo(f"{len(written)} files in {time.perf_counter() - start:.1f} s", err=True)

@@ -12,7 +12,7 @@ import click
 
 from synthamp import tabular
 from synthamp._validation import InputError
-from synthamp.cli._common import FLOAT_LIST, echo_json, envelope
+from synthamp.cli._common import FLOAT_LIST, echo_json
 
 __all__ = ["plan"]
 
@@ -49,15 +49,36 @@ __all__ = ["plan"]
     help="Records to account for (default: any number).",
 )
 @click.option(
+    "--releases",
+    type=int,
+    default=1,
+    show_default=True,
+    metavar="T",
+    help="Releases of the same data (composed).",
+)
+@click.option(
     "--accounting",
     type=click.Choice(["exact", "global"]),
     default="exact",
     show_default=True,
     help="Amplification-aware accounting method.",
 )
+@click.option("--no-progress", is_flag=True, help="No status line on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def plan(
-    data, targets, features, label_bound, epsilon, delta, ridge, width, n_syn, accounting, as_json
+    data,
+    targets,
+    features,
+    label_bound,
+    epsilon,
+    delta,
+    ridge,
+    width,
+    n_syn,
+    releases,
+    accounting,
+    no_progress,
+    as_json,
 ):
     """Plan a release: C, Δ, σ, noise saved and utility for each λ (and width).
 
@@ -81,7 +102,7 @@ def plan(
         widths = [int(w) for w in width]
     from rich.console import Console  # rich: heavy, on use only
 
-    with Console(stderr=True).status("calibrating σ for each choice"):
+    with Console(stderr=True, quiet=no_progress).status("calibrating σ for each choice"):
         result = plan_release(
             n_records=m,
             n_features=d,
@@ -92,6 +113,7 @@ def plan(
             ridges=ridge,
             widths=widths,
             n_syn=n_syn,
+            releases=releases,
             method=accounting,
         )
     if as_json:
@@ -102,9 +124,8 @@ def plan(
 
 
 def plan_json(result, data) -> dict:
-    """The plan as one JSON object (schema of docs/json.md)."""
-    return envelope(
-        "plan",
+    """The plan as one JSON object (docs/json.md; ``echo_json`` adds the version)."""
+    return dict(
         data={
             "path": str(data),
             "n_records": result.n_records,
@@ -112,8 +133,13 @@ def plan_json(result, data) -> dict:
             "n_targets": result.n_targets,
             "values_read": False,
         },
-        target={"epsilon": result.epsilon, "delta": result.delta, "n_syn": result.n_syn},
-        accounting_method=result.method,
+        target={
+            "epsilon": result.epsilon,
+            "delta": result.delta,
+            "n_syn": result.n_syn,
+            "releases": result.releases,
+        },
+        accounting=result.method,
         label_bound=result.label_bound,
         rows=[dataclasses.asdict(row) for row in result.rows],
         best=result.best,
@@ -123,6 +149,8 @@ def plan_json(result, data) -> dict:
 
 def _print_plan(result, data) -> None:
     records = "any number of" if result.n_syn is None else f"{result.n_syn:,}"
+    if result.releases > 1:
+        records = f"{result.releases} releases of {records}"
     targets = "target" if result.n_targets == 1 else "targets"
     click.echo(
         f"{data}: m = {result.n_records:,} records, d = {result.n_features} features, "
@@ -146,16 +174,17 @@ def _print_plan(result, data) -> None:
             f"{row.relative_gram_error:>8.3g}"
         )
     best = result.rows[result.best]
-    click.echo(f"* best: λ = {best.ridge:g}, width {best.width} ({result.criterion})")
+    click.echo(f"* best: λ = {best.ridge:g}, width {best.width}: {result.criterion}")
     for width in dict.fromkeys(row.width for row in result.rows):
         rows = [row for row in result.rows if row.width == width]
         most = max(row.noise_saved for row in rows)
         if most < 0.05:
-            need = min(row.width_for_amplification for row in rows)
+            need = min(rows, key=lambda row: row.width_for_amplification)
             click.echo(
                 f"width {width}: amplification barely pays (at most {100 * most:.1f}% noise "
-                f"saved); it needs a width d ≳ 2(C/σ)² ≈ {need:,.0f} (Theorem 5.1, a heuristic "
-                "guide), e.g. a wide random-feature generator, or a smaller λ"
+                f"saved); it needs a width d ≳ 2(C/σ)² ≈ {need.width_for_amplification:,.0f} "
+                f"at λ = {need.ridge:g} (Theorem 5.1, a heuristic guide), e.g. a wide "
+                "random-feature generator, or a smaller λ"
             )
     click.echo(
         "Gram error: proven bound on the root-mean-square error (Frobenius) of the Gram matrix "

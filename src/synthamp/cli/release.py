@@ -25,6 +25,14 @@ from synthamp._validation import (
     check_open_unit,
     check_positive,
 )
+from synthamp.cli._common import deprecated_alias, echo_json
+from synthamp.cli._outputs import (
+    audit_json,
+    print_release_summary,
+    run_audit,
+    write_reports,
+    written_json,
+)
 from synthamp.cli._status import live_status, time_budget_option
 
 __all__ = ["demo", "release"]
@@ -73,9 +81,9 @@ def _flag(param: str) -> str:
 
 
 @contextlib.contextmanager
-def _progress_bar(total: int, label: str) -> Iterator[Callable[[int], None]]:
+def _progress_bar(total: int, label: str, *, show: bool = True) -> Iterator[Callable[[int], None]]:
     """A rich progress bar on stderr (only for large totals); yields ``advance(rows)``."""
-    if total < PROGRESS_THRESHOLD:
+    if total < PROGRESS_THRESHOLD or not show:
         yield lambda rows: None
         return
     from rich.console import Console
@@ -100,9 +108,11 @@ def _progress_bar(total: int, label: str) -> Iterator[Callable[[int], None]]:
         yield lambda rows: progress.advance(task, rows)
 
 
-def _with_progress(chunks: Iterator[np.ndarray], total: int, label: str) -> Iterator[np.ndarray]:
+def _with_progress(
+    chunks: Iterator[np.ndarray], total: int, label: str, *, show: bool = True
+) -> Iterator[np.ndarray]:
     """Wrap ``chunks`` in :func:`_progress_bar`."""
-    with _progress_bar(total, label) as advance:
+    with _progress_bar(total, label, show=show) as advance:
         for chunk in chunks:
             yield chunk
             advance(chunk.shape[0])
@@ -245,6 +255,19 @@ def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: floa
     help="Dask scheduler address (tcp://host:8786), or synchronous|threads|processes. "
     "Default: a local cluster of worker processes.",
 )
+@click.option(
+    "--audit",
+    "audit_trials",
+    type=int,
+    default=None,
+    metavar="TRIALS",
+    help="Also audit the release: attack its worst-case pair TRIALS times per dataset (public "
+    "parameters only, no data) and show the result in the HTML report.",
+)
+@click.option("--no-progress", is_flag=True, help="No progress bar on stderr.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON object describing what was written."
+)
 @time_budget_option
 def release(
     data,
@@ -265,6 +288,9 @@ def release(
     accounting,
     accountant,
     unlimited,
+    audit_trials,
+    no_progress,
+    as_json,
     time_budget,
     partitions,
     backend,
@@ -313,6 +339,8 @@ def release(
         check_open_unit("delta", delta)
     if seed is not None:
         check_integer("seed", seed, 0)
+    if audit_trials is not None:
+        check_integer("audit", audit_trials, 100)
     _check_scale_options(partitions, n_syn, distributed, scheduler)
 
     # 2. Output paths, before any work.
@@ -383,12 +411,33 @@ def release(
             privacy = dataclasses.replace(privacy, notes=(*privacy.notes, DISTRIBUTED_NOTE))
         with transaction.writing("out"):
             rows = _write_records(
-                generator, table_tmp, n_syn, target_cols, fmt, partitions, backend, scheduler
+                generator,
+                table_tmp,
+                n_syn,
+                target_cols,
+                fmt,
+                partitions,
+                backend,
+                scheduler,
+                show=not no_progress,
             )
+        audit = (
+            None if audit_trials is None else run_audit(privacy, audit_trials, seed, no_progress)
+        )
         with transaction.writing("report"):
-            _write_reports(privacy, report_tmps, n_released=rows)
+            write_reports(privacy, report_tmps, n_released=rows, audit=audit)
         transaction.commit()
-    _print_release_summary(privacy, rows, out_path, report_paths)
+    extra = {} if audit is None else {"audit": audit_json(audit)}
+    if as_json:
+        echo_json(written_json(privacy, rows, out_path, report_paths, **extra))
+        return 0
+    print_release_summary(privacy, rows, out_path, report_paths)
+    if audit is not None:
+        click.echo(
+            f"audit: ε ≥ {audit.epsilon_lower:.4g} ({100 * audit.confidence:g}% confidence, "
+            f"{audit.trials:,} trials per dataset) against the guaranteed "
+            f"{audit.epsilon_upper:.4g}: {'consistent' if audit.consistent else 'INCONSISTENT'}"
+        )
     return 0
 
 
@@ -425,21 +474,23 @@ def _warn_stale(paths: list[Path]) -> None:
         )
 
 
-def _write_records(generator, target, n_syn, columns, fmt, partitions, backend, scheduler) -> int:
+def _write_records(
+    generator, target, n_syn, columns, fmt, partitions, backend, scheduler, *, show=True
+) -> int:
     """Write the records into ``target`` (a temporary file or folder): one file or P parts."""
     from synthamp import tabular
 
     if partitions is None:
         chunks = generator.iter_samples(n_syn, chunk_size=WRITE_CHUNK)
         return tabular.write_rows(
-            target, _with_progress(chunks, n_syn, "synthetic records"), columns, fmt=fmt
+            target, _with_progress(chunks, n_syn, "synthetic records", show=show), columns, fmt=fmt
         )
     from synthamp.partitioned import generator_partitions, write_partitions
 
     tasks = generator_partitions(generator, n_syn, partitions)
     if backend == "dask":
         return _write_on_dask(tasks, target, columns, scheduler)
-    with _progress_bar(n_syn, "synthetic records") as advance:
+    with _progress_bar(n_syn, "synthetic records", show=show) as advance:
         return write_partitions(tasks, target, columns, on_chunk=advance)
 
 
@@ -454,42 +505,6 @@ def _write_on_dask(tasks, target, columns, scheduler) -> int:
             return write_partitions_dask(tasks, target, columns, scheduler=scheduler)
         with local_cluster() as client:
             return write_partitions_dask(tasks, target, columns, scheduler=client)
-
-
-def _write_reports(privacy, paths, *, n_released: int) -> None:
-    """The privacy report as JSON, Markdown and a self-contained HTML page, into ``paths``.
-
-    The paths are the transaction's temporary names (see
-    :class:`synthamp._io.OutputTransaction`).
-    """
-    from synthamp.report_html import render_html
-
-    json_path, md_path, html_path = paths
-    json_path.write_text(privacy.to_json(), encoding="utf-8")
-    md_path.write_text(privacy.to_markdown(), encoding="utf-8")
-    html_path.write_text(render_html(privacy, n_released=n_released), encoding="utf-8")
-
-
-def _print_release_summary(privacy, rows: int, out_path: Path, report_paths: tuple[Path, ...]):
-    from rich.console import Console
-
-    console = Console(highlight=False, soft_wrap=True)
-    console.print(f"wrote {rows:,} synthetic records (k = {privacy.out_dim}) to {out_path}")
-    console.print(
-        f"guarantee: ({privacy.epsilon:.4g}, {privacy.delta:.3g})-DP, "
-        f"{privacy.accounting_method} accounting ({privacy.accounting_kind}), "
-        f"{privacy.accountant} accountant; "
-        f"σ = {privacy.sigma:.4g} vs {privacy.sigma_post_processing:.4g} for post-processing "
-        f"({100 * privacy.noise_saved:.1f}% noise saved)"
-    )
-    if not privacy.noise_secret:
-        console.print("[bold yellow]warning:[/] seeded run: the noise is not secret")
-    for note in privacy.notes:
-        console.print(f"[yellow]note:[/] {note}")
-    for line in (privacy.accounting_note, privacy.amplification):
-        if line:
-            console.print(f"note: {line}")
-    console.print("report: " + ", ".join(str(p) for p in report_paths))
 
 
 # ---------------------------------------------------------------------------
@@ -559,12 +574,14 @@ DEMO_REPEATS = 200
 
 @click.command("demo")
 @click.option(
-    "--out-dir",
+    "--out",
+    "out_dir",
     default=DEMO_DIR,
     show_default=True,
     metavar="DIR",
     help="Output directory (created if missing).",
 )
+@click.option("--out-dir", "out_dir_alias", default=None, hidden=True)
 @click.option("--epsilon", type=float, default=1.0, show_default=True, help="Target ε.")
 @click.option("--delta", type=float, default=1e-5, show_default=True, help="Target δ.")
 @click.option(
@@ -577,23 +594,56 @@ DEMO_REPEATS = 200
     help="Seed for a reproducible demo (the noise is then NOT secret).",
 )
 @click.option(
-    "--finite",
-    is_flag=True,
-    help="Account for exactly N records instead of any number (slower, slightly less noise).",
+    "--accounting",
+    type=click.Choice(["exact", "global", "post-processing"]),
+    default="exact",
+    show_default=True,
+    help="Accounting method.",
 )
+@click.option(
+    "--unlimited",
+    is_flag=True,
+    help="Account for an unlimited number of records (the n_syn → ∞ plateau; faster, "
+    "slightly more noise) instead of exactly N.",
+)
+@click.option("--finite", "finite_alias", is_flag=True, hidden=True)
 @click.option("--force", is_flag=True, help="Overwrite the demo's files if they exist.")
 @time_budget_option
-def demo(out_dir, epsilon, delta, n_syn, seed, finite, force, time_budget):
+@click.option("--no-progress", is_flag=True, help="No status line on stderr.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON object describing what was written."
+)
+def demo(
+    out_dir,
+    out_dir_alias,
+    epsilon,
+    delta,
+    n_syn,
+    seed,
+    accounting,
+    unlimited,
+    finite_alias,
+    force,
+    no_progress,
+    as_json,
+    time_budget,
+):
     """Release synthetic data from scikit-learn's diabetes dataset (no download).
 
     Fits a private ridge generator (d = 65 public polynomial features of the 10
     baseline variables, k = 1 target: disease progression), calibrates σ to
-    (ε, δ) with amplification-aware accounting for any number of synthetic
-    records (the n_syn → ∞ plateau, which covers the N released; --finite
-    accounts for exactly N), writes N records and the privacy report into
-    DIR, and compares the utility with post-processing calibration at the
-    same ε.
+    (ε, δ) with amplification-aware accounting for exactly the N records
+    released (as release does; --unlimited accounts for any number), writes
+    them and the privacy report (JSON, Markdown, HTML) into DIR, and compares
+    the utility with post-processing calibration at the same ε.
     """
+    out_dir = deprecated_alias(out_dir, out_dir_alias, old="--out-dir", new="--out")
+    if finite_alias:  # the old opt-in is now the default
+        click.echo(
+            "synthamp: warning: --finite is deprecated; demo accounts for exactly N records "
+            "by default (--unlimited for any number)",
+            err=True,
+        )
     epsilon = check_positive("epsilon", epsilon)
     delta = check_open_unit("delta", delta)
     n_syn = check_n_syn(n_syn)
@@ -601,13 +651,13 @@ def demo(out_dir, epsilon, delta, n_syn, seed, finite, force, time_budget):
         check_integer("seed", seed, 0)
     directory = Path(out_dir)
     if directory.exists() and not directory.is_dir():
-        raise InputError("out_dir", f"{directory} exists and is not a directory")
+        raise InputError("out", f"{directory} exists and is not a directory")
     paths = [directory / name for name in DEMO_FILES]
     if directory.is_dir():
         for path in paths:
-            check_writable(path, force=force, param="out_dir")
+            check_writable(path, force=force, param="out")
     else:
-        check_writable(directory, force=False, param="out_dir")
+        check_writable(directory, force=False, param="out")
 
     from rich.console import Console
 
@@ -615,54 +665,64 @@ def demo(out_dir, epsilon, delta, n_syn, seed, finite, force, time_budget):
     from synthamp.generator import PrivateLinearGenerator
 
     console = Console(highlight=False, soft_wrap=True)
+    status = Console(stderr=True, quiet=no_progress)
     features, target, _ = demo_dataset()
     m, d = features.shape
-    with live_status("calibrating σ (exact accounting) and fitting"):
+    with live_status(f"calibrating σ ({accounting} accounting) and fitting"):
         generator = PrivateLinearGenerator(
             label_bound=1.0,
             ridge=DEMO_RIDGE,
             epsilon=epsilon,
             delta=delta,
-            n_syn=n_syn if finite else None,
+            n_syn=None if unlimited else n_syn,
+            accounting=accounting,
             time_budget=time_budget,
             random_state=seed,
         ).fit(features, target)
     privacy = generator.privacy_
-    with console.status("evaluating utility"):
+    with status.status("evaluating utility"):
         utility = _demo_utility(features, target, privacy, n_syn, seed)
 
     created = not directory.is_dir()
     try:
         with OutputTransaction() as transaction:
             if created:
-                with transaction.writing("out_dir"):
+                with transaction.writing("out"):
                     directory.mkdir()
-            synthetic_tmp, *report_tmps = (transaction.add(path, param="out_dir") for path in paths)
+            synthetic_tmp, *report_tmps = (transaction.add(path, param="out") for path in paths)
             _warn_stale(transaction.stale)
-            with transaction.writing("out_dir"):
+            with transaction.writing("out"):
                 chunks = generator.iter_samples(n_syn, chunk_size=WRITE_CHUNK)
                 tabular.write_rows(synthetic_tmp, chunks, ["progression"], fmt="csv")
-                _write_reports(privacy, report_tmps, n_released=n_syn)
+                write_reports(privacy, report_tmps, n_released=n_syn)
             transaction.commit()
     except BaseException:
         if created:
             with contextlib.suppress(OSError):
                 directory.rmdir()  # only if empty: never a folder with other files
         raise
+    if as_json:
+        utility = {**utility, "repeats": DEMO_REPEATS}
+        synthetic_path, *report_paths = paths
+        echo_json(written_json(privacy, n_syn, synthetic_path, report_paths, utility=utility))
+        return 0
 
     console.print(
         f"[bold]synthamp demo[/]: diabetes data, m = {m} patients, d = {d} features, k = 1"
     )
-    covered = f"{n_syn:,}" if finite else "any number of"
+    covered = "any number of" if unlimited else f"{n_syn:,}"
     console.print(
         f"guarantee: ({privacy.epsilon:.3g}, {privacy.delta:.3g})-DP for {covered} synthetic "
         f"records ({privacy.accounting_method} accounting, {privacy.accounting_kind}); "
         f"released {n_syn:,}"
     )
+    if privacy.sigma > privacy.sigma_post_processing:
+        saving = "no noise saved"
+    else:
+        saving = f"[bold]{100 * privacy.noise_saved:.0f}% less noise[/]"
     console.print(
-        f"noise: σ = {privacy.sigma:.4g} with amplification-aware accounting vs "
-        f"σ = {privacy.sigma_post_processing:.4g} with post-processing accounting: "
-        f"[bold]{100 * privacy.noise_saved:.0f}% less noise[/]"
+        f"noise: σ = {privacy.sigma:.4g} with {privacy.accounting_method} accounting vs "
+        f"σ = {privacy.sigma_post_processing:.4g} with post-processing accounting: {saving}"
     )
     amplified, post = utility["amplified"], utility["post_processing"]
     console.print(
