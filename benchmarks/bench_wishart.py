@@ -21,8 +21,9 @@ import numpy as np
 
 from _common import machine_summary, markdown_table, median_time, write_report
 from synthamp import renyi_plateau
-from synthamp._wip_k2_study import SEARCH_DROP, SEARCH_STEP
-from synthamp._wip_wishart import _plateau_2x2, renyi_plateau_gram
+from synthamp.divergence import renyi_plateau_gram
+from synthamp.divergence._wishart import plateau_gram_scaled
+from synthamp.figures._k2_study import SEARCH_DROP, SEARCH_STEP
 
 ORDERS = np.array([1.01, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64], dtype=float)
 GRAM_V = np.array([[3.0, 0.5], [0.5, 0.9]])
@@ -44,7 +45,7 @@ def main() -> None:
             lambda d=dim: renyi_plateau_gram(ORDERS, d, GRAM_V, GRAM_W), args.repeats
         )
         t_search = median_time(
-            lambda d=dim: _plateau_2x2(ORDERS, d, GRAM_V, GRAM_W, SEARCH_STEP, SEARCH_DROP),
+            lambda d=dim: plateau_gram_scaled(ORDERS, d, GRAM_V, GRAM_W, SEARCH_STEP, SEARCH_DROP),
             args.repeats,
         )
         t_k1 = median_time(lambda d=dim: renyi_plateau(ORDERS, d, NORM_V, NORM_W), args.repeats)

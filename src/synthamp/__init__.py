@@ -44,6 +44,7 @@ The exact engine, k = 1 (:mod:`synthamp.divergence`)
 
    renyi_plateau        -- D_α(VᵀV‖WᵀW), unlimited release (the plateau)
    renyi_finite         -- D_α(ZV‖ZW) for n_syn synthetic records
+   renyi_plateau_gram   -- the plateau of a k = 2 pair from its Gram matrices
    DivergenceResult     -- a divergence with its error estimate
    fisher_information   -- Fisher information of the amplitude
    ncx2_logpdf          -- log density of the noncentral χ², stable for large arguments
@@ -115,6 +116,7 @@ if TYPE_CHECKING:  # the names below are loaded on first use, see __getattr__
         ncx2_logpdf,
         renyi_finite,
         renyi_plateau,
+        renyi_plateau_gram,
     )
     from synthamp.generator import PrivateLinearGenerator
     from synthamp.planning import plan_release
@@ -146,6 +148,7 @@ __all__ = [
     "render_html",
     "renyi_finite",
     "renyi_plateau",
+    "renyi_plateau_gram",
     "worst_case_rdp",
 ]
 
@@ -179,6 +182,7 @@ _LAZY: dict[str, str] = {
             "ncx2_logpdf",
             "renyi_finite",
             "renyi_plateau",
+            "renyi_plateau_gram",
         ],
         "synthamp.divergence",
     ),

@@ -68,7 +68,7 @@ def divergence_result(
             result = renyi_finite(alpha, dim, norm_v, norm_w, n_syn, sigma, full_output=True)
         grams = ([norm_v**2], [norm_w**2])
     else:
-        from synthamp._wip_wishart import renyi_plateau_gram  # loads scipy: heavy
+        from synthamp.divergence import renyi_plateau_gram  # loads scipy: heavy
 
         if norm_v is not None or norm_w is not None:
             raise InputError("norm_v", "is for --out-dim 1 (give --gram-v, --gram-w)")

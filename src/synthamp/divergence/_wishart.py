@@ -1,4 +1,4 @@
-"""The exact Rényi-divergence engine for two-dimensional synthetic records (k = 2).
+"""The exact plateau for two-dimensional synthetic records (k = 2): the scaled kernel.
 
 For k = 2 the plateau (unlimited release) is, by sufficiency (THEORY.md §3),
 D_α(W₂(d, I, Ω_v) ‖ W₂(d, I, Ω_w)) with Ω = vᵀv/σ² (2 × 2, positive
@@ -38,7 +38,7 @@ semi-definite). The method is THEORY.md §15:
    boundary layer, the propagated error of ℓ (rounding and the quadrature of
    ₀F₁) and the defect of E_q[L] = 1.
 
-Domain: d in [3, 10^4] (d = 2 is refused: see renyi_plateau_gram), tr Ω ≤ 10^4,
+Domain: d in [3, 10^4] (d = 2 is refused by renyi_plateau_gram), tr Ω ≤ 10^4,
 α in [1.01, 64]. Accuracy (tests/test_wishart.py): 1e-10 relative against the exact k = 1 values on
 rank-one aligned pairs; 1e-8 relative by refinement and by a second
 coordinate system otherwise.
@@ -53,13 +53,18 @@ from functools import lru_cache
 import numpy as np
 from scipy import special
 
-from synthamp._kinds import Kind, privacy_quantity
-from synthamp._validation import InputError, check_alpha, check_integer, check_positive
-from synthamp.divergence import DivergenceResult, renyi_plateau
+from synthamp._validation import InputError
 from synthamp.divergence._kernel import radius_nodes, renyi_on_nodes
 from synthamp.divergence._special import log_bessel_i_normalized
 
-__all__ = ["WishartResult", "log_hyp0f1_2x2", "renyi_plateau_gram"]
+__all__ = [
+    "MAX_DIM_K2",
+    "MAX_TRACE_K2",
+    "STEP_SIGMAS",
+    "check_gram",
+    "log_hyp0f1_2x2",
+    "plateau_gram_scaled",
+]
 
 _EPS = np.finfo(float).eps
 #: Gauss–Jacobi nodes for spread integrands of the ₀F₁ integral.
@@ -70,7 +75,7 @@ _PEAKED = (9.5 * 2.0 / math.pi) ** 2
 _THETA_PER_SIGMA = 2.0
 _THETA_NODES = 18
 #: Lattice: step in local standard deviations; cap of the step in u = r + log r.
-_STEP_SIGMAS = 0.6
+STEP_SIGMAS = 0.6
 _STEP_Y_MAX = 0.5
 #: ... and ≤ 0.3 for d ≤ 16, where the lattice reaches r ~ 1 with weight: there the
 #: integrand is analytic only in a strip of width ~π/2 in u, the trapezoidal error
@@ -80,8 +85,8 @@ _SMALL_D = 16
 #: Flood fill: a node is alive where a tracked log-density is within this of its maximum.
 _DROP = 36.0
 _MAX_LATTICE_NODES = 3_000_000
-_MAX_DIM = 10_000
-_MAX_TRACE = 1e4
+MAX_DIM_K2 = 10_000
+MAX_TRACE_K2 = 1e4
 _FACES = np.array(
     [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], dtype=np.int64
 )
@@ -402,7 +407,7 @@ def _lattice_steps(cov: np.ndarray, step_sigmas: float, dim: int) -> np.ndarray:
     lam = np.linalg.eigvalsh(corr)[:, 0]
     steps = step_sigmas * np.min(np.sqrt(np.maximum(lam, 1e-6))[:, None] * sd, axis=0)
     cap = _STEP_Y_MAX_SMALL_D if dim <= _SMALL_D else _STEP_Y_MAX
-    steps[[0, 2]] = np.minimum(steps[[0, 2]], cap * step_sigmas / _STEP_SIGMAS)
+    steps[[0, 2]] = np.minimum(steps[[0, 2]], cap * step_sigmas / STEP_SIGMAS)
     return steps
 
 
@@ -477,26 +482,7 @@ def _flood(dim, gram_v, gram_w, tilts, origin, steps, seeds, peaks, drop) -> _No
 # ---------------------------------------------------------------------------
 
 
-@dataclasses.dataclass(frozen=True)
-class WishartResult(DivergenceResult):
-    """:class:`DivergenceResult` of the k = 2 engine, with its diagnostics.
-
-    Attributes
-    ----------
-    mass : float
-        Σ q over the lattice times the cell volume (exactly 1 for the exact rule).
-    mean_ratio : float
-        E_q[L] on the lattice (exactly 1).
-    nodes : int
-        Number of lattice nodes evaluated.
-    """
-
-    mass: float = float("nan")
-    mean_ratio: float = float("nan")
-    nodes: int = 0
-
-
-def _check_gram(param: str, gram, dim: int) -> np.ndarray:
+def check_gram(param: str, gram, dim: int) -> np.ndarray:
     """A k × k symmetric PSD matrix (k ∈ {1, 2}) from a scalar, a k × k array or
     the 3 entries (g11, g12, g22)."""
     arr = np.asarray(gram, dtype=float)
@@ -517,77 +503,10 @@ def _check_gram(param: str, gram, dim: int) -> np.ndarray:
     return arr
 
 
-@privacy_quantity(Kind.EXACT)
-def renyi_plateau_gram(
-    alpha, dim, gram_v, gram_w, sigma=1.0, *, full_output: bool = False, _step_scale=1.0
-):
-    """Rényi divergence of unlimited release of k-dimensional records, k ∈ {1, 2} (exact).
-
-    D_α(W_k(d, σ²I, vᵀv) ‖ W_k(d, σ²I, wᵀw)) (THEORY.md §3, §15): the plateau
-    of D_α(ZV‖ZW) as n_syn → ∞, for a given pair. For k = 1 this is
-    :func:`renyi_plateau` with ‖v‖ = √gram_v.
-
-    Parameters
-    ----------
-    alpha : float or sequence of float
-        Rényi orders, each > 1 (tested in [1.01, 64]).
-    dim : int
-        Model width d, 1 ≤ d ≤ 10^4 for k = 1 and 3 ≤ d ≤ 10^4 for k = 2.
-    gram_v, gram_w : array_like
-        vᵀv and wᵀw in natural units: a scalar (k = 1), a 2 × 2 symmetric
-        positive semi-definite matrix, or its entries (g11, g12, g22).
-        tr(gram)/σ² ≤ 10^4.
-    sigma : float, default 1.0
-        Noise scale σ > 0.
-    full_output : bool, default False
-        Return a :class:`WishartResult` (values, error estimates, diagnostics).
-
-    Returns
-    -------
-    ndarray or WishartResult
-        D_α per order. Relative accuracy 1e-8 (1e-10 on rank-one aligned pairs),
-        checked in tests/test_wishart.py.
-
-    Notes
-    -----
-    A pair's exact value is a lower bound on the worst case over adjacent pairs,
-    never an upper bound (THEORY.md §15).
-    """
-    alpha = check_alpha(alpha)
-    dim = check_integer("dim", dim, 1, _MAX_DIM)
-    sigma = check_positive("sigma", sigma)
-    omega_v = _check_gram("gram_v", gram_v, dim) / sigma**2
-    omega_w = _check_gram("gram_w", gram_w, dim) / sigma**2
-    if omega_v.shape != omega_w.shape:
-        raise InputError("gram_w", "must have the shape of gram_v")
-    if omega_v.shape == (2, 2) and dim < 3:
-        # at d = 2 the laws are ring-shaped in Bartlett coordinates and the lattice
-        # rule is not yet validated (errors up to 20%, flagged by the estimate)
-        raise InputError("dim", "must be >= 3 for 2-dimensional records (d = 2 is not supported)")
-    for name, om in (("gram_v", omega_v), ("gram_w", omega_w)):
-        if np.trace(om) > _MAX_TRACE:
-            raise InputError(name, f"tr(gram)/sigma^2 must be <= {_MAX_TRACE:g}")
-    if omega_v.shape == (1, 1):
-        res = renyi_plateau(
-            alpha, dim, math.sqrt(omega_v[0, 0]), math.sqrt(omega_w[0, 0]), full_output=True
-        )
-        return (
-            WishartResult(res.alpha, res.value, res.error, mass=1.0, mean_ratio=1.0)
-            if full_output
-            else res.value
-        )
-    if np.array_equal(omega_v, omega_w):
-        zero = np.zeros_like(alpha)
-        return WishartResult(alpha, zero, zero, mass=1.0, mean_ratio=1.0) if full_output else zero
-    value, error, mass, mean_ratio, count = _plateau_2x2(
-        alpha, dim, omega_v, omega_w, _STEP_SIGMAS * _step_scale
-    )
-    if full_output:
-        return WishartResult(alpha, value, error, mass=mass, mean_ratio=mean_ratio, nodes=count)
-    return value
-
-
-def _plateau_2x2(alpha, dim, omega_v, omega_w, step_sigmas=_STEP_SIGMAS, drop=_DROP):
+def plateau_gram_scaled(alpha, dim, omega_v, omega_w, step_sigmas=STEP_SIGMAS, drop=_DROP):
+    """(value, error, ∫q, E_q[L], nodes) of D_α(W₂(d, I, Ω_v)‖W₂(d, I, Ω_w)) for validated
+    2 × 2 Ω (natural units over σ²), Ω_v ≠ Ω_w, d ≥ 3 (the kernel of
+    :func:`synthamp.divergence.renyi_plateau_gram`)."""
     gram_v, gram_w = _Gram.of(omega_v), _Gram.of(omega_w)
     tilts = np.concatenate([[0.0, 1.0], alpha])
     start = _starting_points(dim, omega_v, omega_w, tilts)

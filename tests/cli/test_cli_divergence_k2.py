@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from synthamp._wip_wishart import renyi_plateau_gram
 from synthamp.cli import main
+from synthamp.divergence import renyi_plateau_gram
 
 GRAMS = ["--gram-v", "3,0.5,0.9", "--gram-w", "2.5,0.2,1.2"]
 

@@ -1,4 +1,4 @@
-"""The exact k = 2 plateau engine (synthamp._wip_wishart), against independent references.
+"""The exact k = 2 plateau engine (synthamp.divergence._wishart), against independent references.
 
 * ₀F₁ of a 2 × 2 argument: the Koev–Edelman series of zonal polynomials (mpmath,
   written here from the definitions: Jack polynomials of parameter 2 in two
@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 
 from synthamp import InputError, renyi_plateau
-from synthamp._wip_wishart import log_hyp0f1_2x2, renyi_plateau_gram
+from synthamp.divergence import renyi_plateau_gram
+from synthamp.divergence._wishart import log_hyp0f1_2x2
 
 # ---------------------------------------------------------------------------
 # Koev–Edelman series for ₀F₁(b; diag(x1, x2)), Jack parameter α = 2
@@ -269,7 +270,7 @@ def test_non_aligned_pairs_stay_below_the_aligned_pair(dim):
     """Evidence for the conjecture (not a proof): rotated rank-one and split rank-two
     adjacent pairs (C = 2, Δ = 0.5) stay below the exact k = 1 worst case with the full d."""
     from synthamp import worst_case_rdp
-    from synthamp._wip_k2_study import _pair, _structured_starts
+    from synthamp.figures._k2_study import _pair, _structured_starts
 
     c, s, orders = 2.0, 0.5, [2.0, 8.0]
     aligned = worst_case_rdp(orders, dim, c, s)
@@ -280,8 +281,8 @@ def test_non_aligned_pairs_stay_below_the_aligned_pair(dim):
 
 def test_search_lower_bound_between_aligned_and_certified():
     from synthamp import worst_case_rdp
-    from synthamp._wip_k2_study import search_lower_bound
     from synthamp.bounds import global_bound, post_processing_rdp
+    from synthamp.figures._k2_study import search_lower_bound
 
     orders = np.array([2.0, 8.0, 100.0])
     lower = search_lower_bound(orders, 10, 2.0, 0.5, starts=4)
@@ -295,7 +296,7 @@ def test_search_lower_bound_between_aligned_and_certified():
 
 @pytest.mark.slow
 def test_study_pipeline_quick():
-    from synthamp._wip_k2_study import study_table
+    from synthamp.figures._k2_study import study_table
 
     table = study_table(quick=True, settings=[(10, 0.5)])
     assert len(table) == 3
