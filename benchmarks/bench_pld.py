@@ -17,18 +17,18 @@ import warnings
 from functools import partial
 
 from _common import machine_summary, markdown_table, median_time, write_report
-from synthamp._wip_pld import (
-    calibrate_sigma_pld,
-    compute_epsilon_pld,
-    privacy_loss_distribution,
-)
-from synthamp._wip_profile import profile_epsilon
 from synthamp.accountant import (
     OrderGridWarning,
     SyntheticDataRelease,
     calibrate_sigma,
     compute_epsilon,
 )
+from synthamp.accountant._pld import (
+    calibrate_sigma_pld,
+    compute_epsilon_pld,
+    privacy_loss_distribution,
+)
+from synthamp.accountant._profile import profile_epsilon
 
 DELTA = 1e-5
 

@@ -389,24 +389,6 @@ def test_the_source_tree_is_found():
 #: longer matches a finding fails :func:`test_the_known_breaches_are_still_there`, to be
 #: deleted. Nothing else may break a rule.
 KNOWN_BREACHES: tuple[str, ...] = (
-    # the PLD accountant (_wip_pld, _wip_profile) until it moves into accountant/
-    "synthamp.generator -> synthamp._wip_pld, a prototype",
-    "synthamp.generator -> synthamp._wip_profile, a prototype",
-    "synthamp.report_html -> synthamp._wip_profile, a prototype",
-    "synthamp.generator imports synthamp._wip_pld in a function",
-    "synthamp.generator imports synthamp._wip_profile in a function",
-    "synthamp.report_html imports synthamp._wip_profile in a function",
-    # the Gaussian mechanism's exact profile, used by the accounting but kept in audit/
-    "synthamp.report_html -> synthamp.audit goes up",
-    "synthamp.report_html imports synthamp.audit in a function",
-    "synthamp.generator imports synthamp.audit in a function",
-    "synthamp._wip_pld <-> synthamp._wip_profile <-> synthamp.audit <-> "
-    "synthamp.audit._end_to_end <-> synthamp.generator",
-    # local imports without the comment the rule asks for
-    "synthamp.generator imports scipy.optimize in a function",
-    "synthamp.report_html imports dataclasses.replace in a function",
-    # the generator grew past 800 lines with the PLD accounting
-    "synthamp/generator.py:",
 )
 
 

@@ -67,6 +67,7 @@ from synthamp._validation import (
     check_positive,
 )
 from synthamp._version import __version__
+from synthamp.accountant._choice import ACCOUNTANTS, tight_accounting
 from synthamp.amplification import amplification_outlook
 from synthamp.report import ADJACENCY, PrivacyReport
 
@@ -140,87 +141,6 @@ class _Accounting:
     epsilon_pld: float | None = None
 
 
-#: Accountants of :class:`PrivateLinearGenerator` (None: pld for k = 1 unlimited, else rdp).
-ACCOUNTANTS = ("pld", "rdp")
-
-
-def _choose_accountant(accountant: str | None, out_dim: int, n_syn: int | None, method: str):
-    """pld when requested, or by default for k = 1, unlimited, exact accounting."""
-    if accountant is not None:
-        return accountant
-    return "pld" if out_dim == 1 and n_syn is None and method == "exact" else "rdp"
-
-
-def _gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
-    """Smallest σ of the Gaussian mechanism with exact ε(δ) <= ε (Balle and Wang 2018)."""
-    from scipy import optimize
-
-    from synthamp.audit import gaussian_epsilon
-
-    def excess(log_sigma: float) -> float:
-        return gaussian_epsilon(delta, sensitivity, math.exp(log_sigma)) - epsilon
-
-    lo = hi = math.log(sensitivity)
-    while excess(hi) > 0:
-        hi += 1.0
-    while excess(lo) <= 0:
-        lo -= 1.0
-    root = optimize.brentq(excess, lo, hi, xtol=1e-12)
-    sigma = math.exp(root)
-    while gaussian_epsilon(delta, sensitivity, sigma) > epsilon:  # the upper side
-        sigma *= 1 + 1e-12
-    return sigma
-
-
-def _with_pld(
-    rdp: _Accounting, choice: str | None, epsilon, delta, common: dict, n_syn, method: str
-) -> _Accounting:
-    """The RDP accounting, completed by the PLD accountant (THEORY.md §14).
-
-    With the pld accountant the guarantee is the PLD's (a calibration by PLD
-    when σ was calibrated); the RDP ε at the same σ is kept for the report.
-    With rdp, the PLD ε is added for comparison when it is cheap (k = 1
-    unlimited). Post-processing (releasing V) keeps its own accounting.
-    """
-    from synthamp._wip_pld import calibrate_sigma_pld
-    from synthamp._wip_profile import profile_epsilon
-    from synthamp.audit import gaussian_epsilon
-
-    chosen = _choose_accountant(choice, common["out_dim"], n_syn, method)
-    if method == "post-processing":
-        return replace(rdp, epsilon_rdp=rdp.epsilon)
-    sigma = rdp.sigma
-    if chosen == "pld" and epsilon is not None:
-        sigma = calibrate_sigma_pld(epsilon, delta, **common, n_syn=n_syn).sigma
-    release = accountant.SyntheticDataRelease(**common, sigma=sigma, n_syn=n_syn)
-    eps_pld = None
-    if chosen == "pld" or (common["out_dim"] == 1 and n_syn is None):
-        eps_pld = float(profile_epsilon(release, delta).epsilon)
-    eps_rdp, order = rdp.epsilon, rdp.optimal_order
-    if sigma != rdp.sigma:
-        at_sigma = accountant.compute_epsilon(release, delta, method=method)
-        eps_rdp, order = float(at_sigma.epsilon), float(at_sigma.optimal_order)
-    if chosen == "rdp":
-        return replace(rdp, epsilon_rdp=eps_rdp, epsilon_pld=eps_pld)
-    kind = "exact" if common["out_dim"] == 1 else "certified"
-    # the baseline with the same (tight) accountant: the Gaussian mechanism's exact profile
-    sensitivity = release.effective_sensitivity
-    return replace(
-        rdp,
-        sigma=sigma,
-        epsilon=eps_pld,
-        sigma_post_processing=_gaussian_sigma(eps_pld, delta, sensitivity)
-        if eps_pld > 0
-        else sigma,
-        epsilon_post_processing=gaussian_epsilon(delta, sensitivity, sigma),
-        optimal_order=order,  # of the RDP number reported alongside
-        kind=kind,
-        accountant="pld",
-        epsilon_rdp=eps_rdp,
-        epsilon_pld=eps_pld,
-    )
-
-
 def _account(
     *,
     epsilon: float | None,
@@ -237,7 +157,7 @@ def _account(
 ) -> _Accounting:
     """Calibrate σ (or take it), and compute the guarantee and its post-processing twin.
 
-    ``choice`` is the accountant (:func:`_with_pld`; None: the default rule).
+    ``choice`` is the accountant (``accountant._choice``; None: the default rule).
 
     All numbers come from :mod:`synthamp.accountant`; nothing here depends on
     the private data (only on the declared bounds, d, k and m).
@@ -280,7 +200,12 @@ def _account(
         epsilon_post_processing=float(epsilon_pp),
         fallback=fallback,
     )
-    return _with_pld(rdp, choice, epsilon, delta, common, n_syn, method)
+    numbers = {"sigma": rdp.sigma, "epsilon": rdp.epsilon, "optimal_order": rdp.optimal_order}
+    fields = tight_accounting(
+        rdp=numbers, choice=choice, epsilon=epsilon, delta=delta, common=common,
+        n_syn=n_syn, method=method,
+    )  # fmt: skip
+    return replace(rdp, **fields)
 
 
 # ---------------------------------------------------------------------------

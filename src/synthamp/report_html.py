@@ -24,7 +24,7 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -32,7 +32,14 @@ import numpy as np
 from synthamp._glossary import GLOSSARY
 from synthamp._svg import Series, line_plot
 from synthamp._validation import InputError
-from synthamp.accountant import DEFAULT_ORDERS, SyntheticDataRelease, rdp_curve, rdp_to_epsilon
+from synthamp.accountant import (
+    DEFAULT_ORDERS,
+    SyntheticDataRelease,
+    gaussian_epsilon,
+    profile_epsilons,
+    rdp_curve,
+    rdp_to_epsilon,
+)
 from synthamp.report import PrivacyReport
 from synthamp.ridge import gram_error_bound
 
@@ -121,11 +128,6 @@ def _pld_profile(report: PrivacyReport, deltas: np.ndarray) -> EpsilonDeltaCurve
     the plateau profile (valid for every n_syn, slightly pessimistic, fast).
     k > 1: the Gaussian profile with Δ_eff (certified), equal to post-processing.
     """
-    from dataclasses import replace
-
-    from synthamp._wip_profile import profile_epsilons
-    from synthamp.audit import gaussian_epsilon
-
     release = _release(report)
     post = np.array(
         [gaussian_epsilon(d, release.effective_sensitivity, release.sigma) for d in deltas]

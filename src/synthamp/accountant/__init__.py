@@ -67,6 +67,27 @@ T releases of independently perturbed models on the same data compose: the
 curve is multiplied by T. Heuristic bounds (the local expansion of Theorems
 5.1/5.3) appear only as labelled extras and never feed ε or σ.
 
+Tight (ε, δ) (``_profile``, ``_pld``, ``_export``; THEORY.md §14)
+------------------------------------------------------------------
+
+.. autosummary::
+   :toctree: generated/
+
+   privacy_profile      -- δ*(ε) of a release: exact worst case (k = 1), certified (k > 1)
+   profile_epsilon      -- ε(δ) of one release from its profile (no discretisation)
+   pair_privacy_profile -- δ(ε) of one ordered pair (v, w)
+   privacy_loss_distribution -- pessimistic PLD (connect-the-dots), composed over T
+   compute_epsilon_pld  -- ε by the PLD accountant, composed with other mechanisms
+   calibrate_sigma_pld  -- the smallest σ by the PLD accountant
+   SubsampledGaussianRelease -- a Poisson-subsampled Gaussian mechanism (DP-SGD step)
+   to_dp_accounting_pld -- export to dp_accounting's PrivacyLossDistribution
+   to_prv               -- export to prv_accountant's PrivacyRandomVariable
+   gaussian_delta       -- the Gaussian mechanism's exact profile δ(ε) (Balle and Wang 2018)
+   gaussian_epsilon     -- its ε(δ)
+
+``compute_epsilon(..., accountant="pld")`` and ``calibrate_sigma(...,
+accountant="pld")`` call the PLD accountant.
+
 The public functions validate their inputs, then call private kernels that
 trust them; code inside the package calls the kernels (no re-validation).
 The proof that the k = 1 worst case lies on an edge is in the docstring of
@@ -79,6 +100,26 @@ from __future__ import annotations
 from synthamp._budget import DEFAULT_TIME_BUDGET
 from synthamp.accountant._calibration import CALIBRATION_WINDOW, Calibration, calibrate_sigma
 from synthamp.accountant._curves import EpsilonResult, compute_epsilon, rdp_curve
+from synthamp.accountant._export import MissingExtraError, to_dp_accounting_pld, to_prv
+from synthamp.accountant._gaussian import gaussian_delta, gaussian_epsilon
+from synthamp.accountant._pld import (
+    DEFAULT_DISCRETIZATION,
+    PldCalibration,
+    PldEpsilon,
+    PrivacyLossDistribution,
+    SubsampledGaussianRelease,
+    calibrate_sigma_pld,
+    compute_epsilon_pld,
+    privacy_loss_distribution,
+)
+from synthamp.accountant._profile import (
+    PrivacyProfile,
+    ProfileEpsilon,
+    pair_privacy_profile,
+    privacy_profile,
+    profile_epsilon,
+    profile_epsilons,
+)
 from synthamp.accountant._releases import (
     DEFAULT_ORDERS,
     METHODS,
@@ -99,6 +140,7 @@ from synthamp.accountant._worst_case import (
 
 __all__ = [
     "CALIBRATION_WINDOW",
+    "DEFAULT_DISCRETIZATION",
     "DEFAULT_ORDERS",
     "DEFAULT_TIME_BUDGET",
     "FALLBACK_SCAN_POINTS",
@@ -108,14 +150,32 @@ __all__ = [
     "EpsilonResult",
     "GaussianRelease",
     "Method",
+    "MissingExtraError",
     "OrderGridWarning",
+    "PldCalibration",
+    "PldEpsilon",
+    "PrivacyLossDistribution",
+    "PrivacyProfile",
+    "ProfileEpsilon",
     "RdpCurve",
     "Release",
+    "SubsampledGaussianRelease",
     "SyntheticDataRelease",
     "WorstCase",
     "calibrate_sigma",
+    "calibrate_sigma_pld",
     "compute_epsilon",
+    "compute_epsilon_pld",
+    "gaussian_delta",
+    "gaussian_epsilon",
+    "pair_privacy_profile",
+    "privacy_loss_distribution",
+    "privacy_profile",
+    "profile_epsilon",
+    "profile_epsilons",
     "rdp_curve",
     "rdp_to_epsilon",
+    "to_dp_accounting_pld",
+    "to_prv",
     "worst_case_rdp",
 ]

@@ -27,8 +27,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from synthamp._budget import DEFAULT_TIME_BUDGET, TimeBudgetExceeded, report_status, time_budget
 from synthamp._kinds import Kind, privacy_quantity
-from synthamp._validation import check_open_unit, check_positive
+from synthamp._validation import InputError, check_open_unit, check_positive
 from synthamp.accountant._curves import _check_budget, _rdp_curve, budget_note
+from synthamp.accountant._pld import calibrate_sigma_pld
 from synthamp.accountant._releases import (
     Method,
     OrderGridWarning,
@@ -275,7 +276,9 @@ def calibrate_sigma(
     orders: ArrayLike | None = None,
     rtol: float = 1e-4,
     time_budget: float | None = DEFAULT_TIME_BUDGET,
-) -> Calibration:
+    accountant: str = "rdp",
+    discretization: float = 1e-4,
+):
     """Smallest noise σ whose release meets the target (ε, δ) (THEORY.md §12).
 
     Brackets σ by doublings/halvings from the post-processing calibration, then
@@ -305,11 +308,24 @@ def calibrate_sigma(
         n_syn), then refined with the finite engine; if the budget runs out
         the plateau's σ is returned and ``fallback`` says so. The budget is
         checked between engine calls, so it may be overrun by one.
+    accountant : {"rdp", "pld"}, default "rdp"
+        pld: calibrate on the exact privacy profile composed by PLD
+        (:func:`synthamp.accountant.calibrate_sigma_pld`, THEORY.md §14).
+    discretization : float, default 1e-4
+        The PLD's interval h.
 
     Returns
     -------
-    Calibration
+    Calibration (rdp) or PldCalibration (pld)
     """
+    if accountant == "pld":  # THEORY.md §14: the exact privacy profile, PLD composition
+        return calibrate_sigma_pld(
+            epsilon, delta, dim=dim, out_dim=out_dim, norm_bound=norm_bound,
+            sensitivity=sensitivity, n_syn=n_syn, releases=releases,
+            discretization=discretization, rtol=rtol,
+        )  # fmt: skip
+    if accountant != "rdp":
+        raise InputError("accountant", f"must be 'rdp' or 'pld', got {accountant!r}")
     target = check_positive("epsilon", epsilon)
     delta = check_open_unit("delta", delta)
     method = _check_method(method)

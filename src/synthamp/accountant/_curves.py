@@ -27,6 +27,7 @@ from synthamp._budget import (
 )
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_nonnegative, check_open_unit
+from synthamp.accountant._pld import compute_epsilon_pld
 from synthamp.accountant._releases import (
     GaussianRelease,
     Method,
@@ -273,8 +274,16 @@ def compute_epsilon(
     extra_curves: Iterable[RdpCurve | Release] = (),
     *,
     time_budget: float | None = DEFAULT_TIME_BUDGET,
-) -> EpsilonResult:
+    accountant: str = "rdp",
+    discretization: float = 1e-4,
+):
     """(ε, δ) guarantee of a release, composed with other mechanisms on the same data.
+
+    ``accountant="pld"`` returns instead the tight ε of the exact privacy
+    profile composed by privacy loss distributions
+    (:func:`synthamp.accountant.compute_epsilon_pld`, a ``PldEpsilon`` with
+    its discretisation error; THEORY.md §14); ``extra_curves`` must then hold
+    mechanisms, not RDP curves, and ``orders``/``method`` are not used.
 
     The RDP curve of ``release`` (:func:`rdp_curve`), plus the curves of
     ``extra_curves`` (RDP composition), converted by :func:`rdp_to_epsilon`.
@@ -297,16 +306,30 @@ def compute_epsilon(
         Seconds for the finite-release computation of ``release`` (None: no
         limit); past it the plateau bound is used and ``fallback`` says so
         (:func:`rdp_curve`).
+    accountant : {"rdp", "pld"}, default "rdp"
+    discretization : float, default 1e-4
+        The PLD's interval h (``accountant="pld"``).
 
     Returns
     -------
-    EpsilonResult
+    EpsilonResult (rdp) or PldEpsilon (pld)
 
     Warns
     -----
     OrderGridWarning
         When the optimal order is at the edge of the grid.
     """
+    if accountant == "pld":
+        for extra in extra_curves:
+            if isinstance(extra, RdpCurve):
+                raise InputError(
+                    "extra_curves", "the PLD accountant composes mechanisms, not curves"
+                )
+        return compute_epsilon_pld(
+            release, delta, extra=tuple(extra_curves), discretization=discretization
+        )
+    if accountant != "rdp":
+        raise InputError("accountant", f"must be 'rdp' or 'pld', got {accountant!r}")
     delta = check_open_unit("delta", delta)
     orders = _check_orders(orders)
     method = _check_method(method)

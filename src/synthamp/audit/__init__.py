@@ -32,8 +32,8 @@ prints thresholds and rates of its own simulations only.
 
 from __future__ import annotations
 
+from synthamp.accountant._gaussian import gaussian_delta, gaussian_epsilon
 from synthamp.audit._end_to_end import EndToEndAudit, adjacent_datasets, audit_generator
-from synthamp.audit._gaussian import gaussian_delta, gaussian_epsilon
 from synthamp.audit._rates import (
     BONFERRONI_THRESHOLDS,
     CORRECTIONS,

@@ -67,7 +67,7 @@ from scipy import optimize
 from synthamp._kinds import privacy_quantity
 from synthamp._validation import InputError, check_nonnegative, check_open_unit
 from synthamp.accountant import GaussianRelease, SyntheticDataRelease, compute_epsilon
-from synthamp.audit._gaussian import gaussian_epsilon
+from synthamp.accountant._gaussian import gaussian_epsilon
 from synthamp.audit._rates import (
     BONFERRONI_THRESHOLDS,
     DEFAULT_CONFIDENCE,

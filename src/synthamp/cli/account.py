@@ -102,8 +102,8 @@ def _choose_accountant(accountant: str | None, out_dim: int, n_syn: int | None) 
 def _pld_epsilons(release, deltas, discretization: float) -> tuple[list, list]:
     """ε and its lower bound by the PLD accountant, one per δ (one PLD for all)."""
     # the PLD accountant loads scipy: heavy, on use only
-    from synthamp._wip_pld import compute_epsilon_pld, privacy_loss_distribution
-    from synthamp._wip_profile import profile_epsilon
+    from synthamp.accountant._pld import compute_epsilon_pld, privacy_loss_distribution
+    from synthamp.accountant._profile import profile_epsilon
 
     h = check_positive("discretization", discretization)
     if release.releases == 1 and (release.out_dim == 1 or len(deltas) == 1):
@@ -190,7 +190,8 @@ def account_result(
     ``epsilon_rdp``, ``epsilon_pld`` and ``epsilon_pld_lower`` (the exact
     value lies between; for k > 1 the PLD is of post-processing, certified),
     ``discretization``, ``optimal_order``, ``accounting``, ``kind``,
-    ``post_processing`` ({``rdp``, ``epsilon``}), ``sensitivity``,
+    ``post_processing`` ({``rdp``, ``epsilon``, ``accountant``}: releasing
+    the model, ε by the same accountant), ``sensitivity``,
     ``effective_sensitivity``, ``release``, ``heuristic`` (labelled extras,
     never a guarantee), ``fallback`` (set when finite-n_syn accounting stopped
     at its time budget), ``amplification`` (THEORY.md §16), ``notes`` and
@@ -227,6 +228,14 @@ def account_result(
     if chosen == "pld" or (out_dim == 1 and n_syn is None):
         eps_pld, eps_pld_lower = _pld_epsilons(release, deltas, discretization)
     epsilon = eps_pld if chosen == "pld" else eps_rdp
+    post_epsilon = [r.epsilon_post_processing for r in results]
+    if chosen == "pld":  # the baseline by the same accountant: the Gaussian mechanism, exact
+        from synthamp.accountant import GaussianRelease, compute_epsilon_pld  # scipy: heavy
+
+        gaussian = GaussianRelease(release.effective_sensitivity, sigma, releases=releases)
+        post_epsilon = [
+            compute_epsilon_pld(gaussian, d, discretization=discretization).epsilon for d in deltas
+        ]
     curve, post = result.curve, result.curve_post_processing
     heuristic = {
         name: {"kind": str(h.kind), "method": h.method, "rdp": h.rdp}
@@ -253,7 +262,8 @@ def account_result(
         "kind": str(result.kind) if chosen == "rdp" or out_dim == 1 else "certified",
         "post_processing": {
             "rdp": post.rdp,
-            "epsilon": one([r.epsilon_post_processing for r in results]),
+            "epsilon": one(post_epsilon),
+            "accountant": chosen,
         },
         "sensitivity": release.sensitivity,
         "effective_sensitivity": release.effective_sensitivity,
@@ -298,8 +308,9 @@ def calibrate_result(
     calibration) and ``sigma_pld`` (by PLD, None when not run),
     ``discretization``, ``fallback`` (set when finite-n_syn refinement stopped
     at its time budget), ``amplification`` (THEORY.md §16), ``notes`` and
-    ``warnings``. ``sigma`` and ``epsilon`` are those of the chosen accountant;
-    the noise reduction is against post-processing accounted by RDP.
+    ``warnings``. ``sigma``, ``epsilon`` and the post-processing baseline are
+    those of the chosen accountant (for pld, the Gaussian mechanism's exact
+    profile), so that the noise reduction compares like with like.
     """
     from synthamp.accountant import SyntheticDataRelease, calibrate_sigma  # loads scipy: heavy
 
@@ -321,8 +332,11 @@ def calibrate_result(
     discretization = check_positive("discretization", discretization)
     chosen, reason = _choose_accountant(accountant, out_dim, n_syn)
     sigma, eps, sigma_pld = cal.sigma, cal.epsilon, None
+    sigma_post, eps_post = cal.sigma_post_processing, cal.epsilon_post_processing
     if chosen == "pld":
-        from synthamp._wip_pld import calibrate_sigma_pld  # loads scipy: heavy
+        # the PLD accountant and the Gaussian profile load scipy: heavy, on use only
+        from synthamp.accountant import gaussian_epsilon
+        from synthamp.accountant._pld import calibrate_sigma_pld, gaussian_sigma
 
         pld = calibrate_sigma_pld(
             epsilon,
@@ -336,6 +350,10 @@ def calibrate_result(
             discretization=discretization,
         )
         sigma, eps, sigma_pld = pld.sigma, pld.epsilon, pld.sigma
+        # the baseline by the same (tight) accountant: the Gaussian mechanism's exact profile
+        effective = min(sensitivity, 2.0 * norm_bound)
+        sigma_post = gaussian_sigma(epsilon, delta, effective)
+        eps_post = gaussian_epsilon(delta, effective, sigma_post)
     release = SyntheticDataRelease(
         dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn, releases=releases
     )
@@ -347,14 +365,14 @@ def calibrate_result(
         "sigma_rdp": cal.sigma,
         "sigma_pld": sigma_pld,
         "discretization": discretization,
-        "sigma_post_processing": cal.sigma_post_processing,
-        "noise_saved": max(0.0, 1.0 - sigma / cal.sigma_post_processing),
+        "sigma_post_processing": sigma_post,
+        "noise_saved": max(0.0, 1.0 - sigma / sigma_post),
         "accounting": cal.method,
         "target_epsilon": cal.target_epsilon,
         "delta": cal.delta,
         "optimal_order": cal.optimal_order,
         "kind": str(cal.kind),
-        "epsilon_post_processing": cal.epsilon_post_processing,
+        "epsilon_post_processing": eps_post,
         "sensitivity": release.sensitivity,
         "effective_sensitivity": release.effective_sensitivity,
         "fallback": cal.fallback,

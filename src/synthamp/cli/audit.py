@@ -12,9 +12,10 @@ import math
 
 import click
 
-from synthamp._validation import InputError, check_integer
+from synthamp._io import atomic_write_text, atomic_write_with, check_writable
+from synthamp._validation import InputError, check_integer, check_open_unit
 from synthamp.cli._common import echo_json
-from synthamp.cli.account import _run_capturing_warnings
+from synthamp.cli.account import _choose_accountant, _run_capturing_warnings
 
 __all__ = ["audit", "audit_result"]
 
@@ -32,6 +33,7 @@ def audit_result(
     seed: int | None = None,
     correction: str = "bonferroni",
     mechanism: str = "synthetic",
+    accountant: str | None = None,
 ) -> dict:
     """The JSON object of ``synthamp audit``.
 
@@ -43,7 +45,10 @@ def audit_result(
     epsilon_upper), ``fpr_upper``, ``fnr_upper`` (Clopper–Pearson bounds),
     ``threshold``, ``threshold_llr``, ``direction``, ``correction``,
     ``evaluation_trials``, ``mechanism``, ``statistic``, ``upper_kind``,
-    ``seeded``, ``notes`` and ``warnings``.
+    ``seeded``, ``notes`` and ``warnings``; ``accountant`` (of
+    epsilon_upper: pld, the exact profile, by default for k = 1 unlimited
+    and for the Gaussian mechanism; rdp otherwise), ``epsilon_pld`` (the
+    tight upper bound, None when not computed) and ``epsilon_rdp``.
     """
     # the accountant and the audit load scipy: heavy, on use only
     from synthamp.accountant import GaussianRelease, SyntheticDataRelease
@@ -65,6 +70,7 @@ def audit_result(
                 "k > 1: the rank-one worst pair is attacked through one column of the release "
                 "(a k = 1 release of width d), a valid attack on the full release"
             )
+    uppers = _upper_bounds(release, delta, accountant)
     result, caught = _run_capturing_warnings(
         audit_release,
         release,
@@ -73,6 +79,7 @@ def audit_result(
         confidence=confidence,
         correction=correction,
         random_state=seed,
+        epsilon_upper=uppers["epsilon_upper"],
     )
     test = result.test
     if not result.consistent:
@@ -101,11 +108,82 @@ def audit_result(
         "evaluation_trials": list(test.evaluation_trials),
         "mechanism": result.mechanism,
         "statistic": result.statistic,
-        "upper_kind": result.upper_kind,
+        "upper_kind": uppers["upper_kind"],
+        "accountant": uppers["accountant"],
+        "epsilon_pld": uppers["epsilon_pld"],
+        "epsilon_rdp": uppers["epsilon_rdp"],
         "seeded": seed is not None,
         "notes": notes,
         "warnings": caught,
     }
+
+
+def _upper_bounds(release, delta: float, accountant: str | None) -> dict:
+    """The accountant's ε by PLD (the tight upper bound) and by RDP, and the one used."""
+    # the accountant loads scipy: heavy, on use only
+    from synthamp.accountant import GaussianRelease, compute_epsilon, profile_epsilon
+
+    delta = check_open_unit("delta", delta)
+    rdp = compute_epsilon(release, delta)
+    if isinstance(release, GaussianRelease):
+        chosen = accountant or "pld"
+    else:
+        chosen, _ = _choose_accountant(accountant, release.out_dim, release.n_syn)
+    tight = None
+    if (
+        chosen == "pld"
+        or isinstance(release, GaussianRelease)
+        or (release.out_dim == 1 and release.n_syn is None)
+    ):
+        tight = profile_epsilon(release, delta)
+    used = (tight.epsilon, str(tight.kind)) if chosen == "pld" else (rdp.epsilon, str(rdp.kind))
+    return {
+        "epsilon_upper": float(used[0]),
+        "upper_kind": used[1],
+        "accountant": chosen,
+        "epsilon_pld": None if tight is None else float(tight.epsilon),
+        "epsilon_rdp": float(rdp.epsilon),
+    }
+
+
+def _write_tradeoff(release, trials: int, seed: int | None, csv_path, plot_path) -> None:
+    """The exact trade-off curve of the audited pair next to an empirical one (CSV, PNG)."""
+    # the audit loads scipy: heavy, on use only
+    from synthamp.audit import sample_statistic
+    from synthamp.audit._tradeoff import empirical_tradeoff, exact_tradeoff
+
+    exact = exact_tradeoff(release)
+    # an independent simulation of the same size as the audit (the audit keeps its own)
+    scores_p, scores_q = sample_statistic(release, trials, None if seed is None else seed + 1)
+    empirical = empirical_tradeoff(scores_p, scores_q)
+    if csv_path is not None:
+        lines = ["curve,fpr,fnr"]
+        for curve, name in ((exact, "exact"), (empirical, "empirical")):
+            lines += [
+                f"{name},{a:.17g},{b:.17g}" for a, b in zip(curve.fpr, curve.fnr, strict=True)
+            ]
+        atomic_write_text(csv_path, "\n".join(lines) + "\n")
+    if plot_path is not None:
+        # matplotlib is heavy: imported only when a plot is asked for
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt  # matplotlib: heavy
+
+        fig, ax = plt.subplots(figsize=(5.0, 4.2))
+        ax.plot(exact.fpr, exact.fnr, "-", label=exact.label)
+        ax.plot(empirical.fpr, empirical.fnr, ".", ms=3, label=empirical.label)
+        ax.set_xscale("log")
+        ax.set_xlabel("false-positive rate (FPR)")
+        ax.set_ylabel("false-negative rate (FNR)")
+        ax.set_xlim(max(1.0 / (10 * trials), 1e-12), 1.0)
+        ax.set_title("Trade-off of the worst-case pair")
+        ax.legend(loc="lower left")
+        fig.tight_layout()
+        suffix = str(plot_path).rsplit(".", 1)[-1].lower()
+        fmt = suffix if suffix in ("png", "pdf", "svg") else "png"
+        atomic_write_with(plot_path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=150))
+        plt.close(fig)
 
 
 def _fmt(value: float) -> str:
@@ -145,6 +223,23 @@ def _fmt(value: float) -> str:
     show_default=True,
     help="synthetic: the synthetic data release; gaussian: releasing V itself.",
 )
+@click.option(
+    "--accountant",
+    type=click.Choice(["pld", "rdp"]),
+    default=None,
+    help="Accountant of the upper bound (default: pld, the exact profile, for k = 1 "
+    "unlimited and the Gaussian mechanism; rdp otherwise). Both are reported.",
+)
+@click.option(
+    "--tradeoff",
+    "tradeoff_csv",
+    default=None,
+    metavar="FILE",
+    help="Write the exact and an empirical trade-off curve (FNR against FPR) as CSV.",
+)
+@click.option(
+    "--plot", "plot_file", default=None, metavar="FILE", help="Plot both trade-off curves."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def audit(
     dim,
@@ -159,6 +254,9 @@ def audit(
     seed,
     correction,
     mechanism,
+    accountant,
+    tradeoff_csv,
+    plot_file,
     as_json,
 ) -> None:
     """Empirical privacy audit: a lower bound on ε next to the accountant's ε.
@@ -169,6 +267,9 @@ def audit(
     with Clopper–Pearson confidence bounds on the error rates. Consistent
     means lower <= upper; tightness is lower/upper.
     """
+    for path, param in ((tradeoff_csv, "tradeoff"), (plot_file, "plot")):
+        if path is not None:
+            check_writable(path, force=True, param=param)
     result = audit_result(
         dim,
         norm_bound,
@@ -182,7 +283,17 @@ def audit(
         seed,
         correction,
         mechanism,
+        accountant,
     )
+    if tradeoff_csv is not None or plot_file is not None:
+        from synthamp.accountant import GaussianRelease, SyntheticDataRelease  # scipy: heavy
+
+        release = (
+            GaussianRelease(sensitivity, sigma)
+            if mechanism == "gaussian"
+            else SyntheticDataRelease(dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn)
+        )
+        _write_tradeoff(release, trials, seed, tradeoff_csv, plot_file)
     if as_json:
         echo_json(result)
     else:
@@ -192,8 +303,13 @@ def audit(
             f"dataset, {result['correction']} correction) at delta = {result['delta']:g}"
         )
         click.echo(
-            f"epsilon_upper = {_fmt(result['epsilon_upper'])} (accountant, {result['upper_kind']})"
+            f"epsilon_upper = {_fmt(result['epsilon_upper'])} (accountant "
+            f"{result['accountant']}, {result['upper_kind']})"
         )
+        if result["epsilon_pld"] is not None and result["accountant"] != "pld":
+            click.echo(f"epsilon_pld   = {_fmt(result['epsilon_pld'])} (exact privacy profile)")
+        if result["accountant"] != "rdp":
+            click.echo(f"epsilon_rdp   = {_fmt(result['epsilon_rdp'])} (RDP curve, converted)")
         click.echo(f"epsilon_pair  = {_fmt(result['epsilon_pair'])} (exact, audited pair)")
         click.echo(
             f"consistent: {'yes' if result['consistent'] else 'NO'}; "

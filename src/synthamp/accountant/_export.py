@@ -3,7 +3,7 @@
 Users compose a synthetic data release with other mechanisms (DP-SGD,
 Gaussian queries) in the accountant they already use. Both exports carry
 the same dominating pair as synthamp's PLD accountant (THEORY.md §14;
-:mod:`synthamp._wip_pld`):
+:mod:`synthamp.accountant._pld`):
 
 * :func:`to_dp_accounting_pld` builds a ``dp_accounting.pld.PrivacyLossDistribution``
   from the worst-case profile on the grid ε_i = i·h by dp_accounting's own
@@ -19,16 +19,18 @@ Both need optional packages: ``pip install 'synthamp[export]'``.
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
-from synthamp._validation import InputError
-from synthamp._wip_pld import (
+from synthamp._validation import InputError, check_positive
+from synthamp.accountant._pld import (
     DEFAULT_DISCRETIZATION,
     SubsampledGaussianRelease,
     _grid_profile,
 )
-from synthamp._wip_profile import DEFAULT_TAIL, _WorstCase
-from synthamp.accountant import GaussianRelease, SyntheticDataRelease
+from synthamp.accountant._profile import DEFAULT_TAIL, _WorstCase
+from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease
 
 __all__ = ["MissingExtraError", "to_dp_accounting_pld", "to_prv"]
 
@@ -38,8 +40,6 @@ class MissingExtraError(ImportError):
 
 
 def _require(module: str, package: str):
-    import importlib
-
     try:
         return importlib.import_module(module)
     except ImportError:
@@ -68,8 +68,6 @@ def to_dp_accounting_pld(
     -------
     dp_accounting.pld.PrivacyLossDistribution
     """
-    from synthamp._validation import check_positive
-
     pld_module = _require("dp_accounting.pld.privacy_loss_distribution", "dp-accounting")
     pld_pmf = _require("dp_accounting.pld.pld_pmf", "dp-accounting")
     h = check_positive("discretization", discretization)
@@ -106,7 +104,7 @@ def _synthetic_prv_class(prv):
         """Privacy loss of the symmetric dominating pair of a k = 1 release.
 
         With the worst pair (P_hi, P_lo) (the forward endpoint; guarded as in
-        :func:`synthamp._wip_profile.privacy_profile`) and x_ℓ the threshold
+        :func:`synthamp.accountant._profile.privacy_profile`) and x_ℓ the threshold
         where L = log p_hi/p_lo equals ℓ, the symmetrised profile is the
         forward curve for ε >= 0 and the reverse one for ε < 0, so the loss L*
         of the dominating pair has P*(L* > ε) = P_hi(T > x_ε) for ε >= 0 and

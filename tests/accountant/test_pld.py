@@ -1,4 +1,4 @@
-"""The PLD accountant and the exports (synthamp._wip_pld, synthamp._wip_export; THEORY.md §14).
+"""The PLD accountant and the exports (synthamp.accountant: _pld, _export; THEORY.md §14).
 
 Independent references: dp_accounting's own Gaussian PLD (connect-the-dots,
 FFT composition) and prv_accountant (a different discretisation of the
@@ -16,15 +16,15 @@ import numpy as np
 import pytest
 
 from synthamp import InputError, Kind
-from synthamp._wip_export import MissingExtraError, to_dp_accounting_pld, to_prv
-from synthamp._wip_pld import (
+from synthamp.accountant import GaussianRelease, SyntheticDataRelease, compute_epsilon
+from synthamp.accountant._export import MissingExtraError, to_dp_accounting_pld, to_prv
+from synthamp.accountant._pld import (
     SubsampledGaussianRelease,
     calibrate_sigma_pld,
     compute_epsilon_pld,
     privacy_loss_distribution,
 )
-from synthamp._wip_profile import profile_epsilon
-from synthamp.accountant import GaussianRelease, SyntheticDataRelease, compute_epsilon
+from synthamp.accountant._profile import profile_epsilon
 
 dpl = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
 
@@ -35,7 +35,12 @@ RELEASE = SyntheticDataRelease(100, 1, 2.0, 0.5, 0.7458)  # THEORY.md §14's exa
 
 
 @pytest.mark.parametrize(
-    ("sigma", "releases"), [(2.0, 1), (2.0, 10), pytest.param(0.8, 3, marks=pytest.mark.slow)]
+    ("sigma", "releases"),
+    [
+        (2.0, 1),
+        pytest.param(2.0, 10, marks=pytest.mark.slow),
+        pytest.param(0.8, 3, marks=pytest.mark.slow),
+    ],
 )
 def test_gaussian_pieces_equal_dp_accounting(sigma, releases):
     ours = privacy_loss_distribution(GaussianRelease(1.0, sigma, releases))

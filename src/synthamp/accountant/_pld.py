@@ -1,6 +1,6 @@
 """Privacy loss distributions: tight (ε, δ) under composition (THEORY.md §14).
 
-A mechanism's privacy profile δ*(ε) (:mod:`synthamp._wip_profile`) is the
+A mechanism's privacy profile δ*(ε) (:mod:`synthamp.accountant._profile`) is the
 hockey-stick curve of a dominating pair (Zhu, Dong and Wang 2022), and
 composing dominating pairs dominates the composition. Each mechanism is
 therefore turned into a *pessimistic* discrete privacy loss distribution (PLD)
@@ -17,7 +17,7 @@ mass below ``tail_mass`` are cut pessimistically: the lower tail is moved up
 to the first kept loss (a larger loss only increases δ), the upper tail to
 +∞. Implementation choice: native, so that ``import synthamp`` and the PLD
 accountant need no new dependency; it is tested against dp_accounting's own
-PLD (``tests/test_wip_pld.py``), and :func:`to_dp_accounting_pld` exports the
+PLD (``tests/test_pld.py``), and :func:`to_dp_accounting_pld` exports the
 same connect-the-dots PMF into dp_accounting's class.
 
 Discretisation error
@@ -47,11 +47,19 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import fft, special
 
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
-from synthamp._wip_profile import DEFAULT_TAIL, _WorstCase
-from synthamp.accountant import GaussianRelease, SyntheticDataRelease
+from synthamp.accountant._gaussian import gaussian_delta, gaussian_epsilon
+from synthamp.accountant._profile import (
+    DEFAULT_TAIL,
+    _PairEvaluator,
+    _WorstCase,
+    profile_epsilon,
+)
+from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease
+from synthamp.divergence._laws import GaussianLaw, Law
 
 __all__ = [
     "DEFAULT_DISCRETIZATION",
@@ -59,6 +67,7 @@ __all__ = [
     "PrivacyLossDistribution",
     "SubsampledGaussianRelease",
     "compute_epsilon_pld",
+    "gaussian_sigma",
     "privacy_loss_distribution",
 ]
 
@@ -66,7 +75,7 @@ __all__ = [
 DEFAULT_DISCRETIZATION = 1e-4
 #: Default tail mass cut (pessimistically) after each composition step.
 DEFAULT_TAIL_MASS = 1e-15
-#: Resolution in ε of the profile interpolated on the grid (see _wip_profile).
+#: Resolution in ε of the profile interpolated on the grid (see synthamp.accountant._profile).
 PROFILE_RTOL = 1e-6
 
 
@@ -222,8 +231,6 @@ def _weakest(a: Kind, b: Kind) -> Kind:
 
 def _convolve(p: NDArray, q: NDArray) -> NDArray:
     """Linear convolution by real FFT (negative round-off clipped to 0)."""
-    from scipy import fft  # scipy.fft: a fast length; imported where used
-
     size = p.size + q.size - 1
     if min(p.size, q.size) <= 64:
         return np.convolve(p, q)
@@ -266,8 +273,6 @@ def _connect_dots(deltas: NDArray, h: float) -> NDArray:
 
 
 def _gaussian_grid_bounds(mu: float, tail: float, h: float) -> tuple[int, int]:
-    from synthamp.audit import gaussian_epsilon
-
     top = gaussian_epsilon(min(tail, 0.5), mu)
     n = max(math.ceil(top / h), 1)
     return -n, n
@@ -275,10 +280,6 @@ def _gaussian_grid_bounds(mu: float, tail: float, h: float) -> tuple[int, int]:
 
 def _mixture_pair(mu: float, q: float):
     """(1 − q)N(0, 1) + qN(μ, 1) against N(0, 1), in the coordinate x."""
-    from scipy import special
-
-    from synthamp.divergence._laws import GaussianLaw, Law
-
     log_q, log_1mq = math.log(q), (math.log1p(-q) if q < 1.0 else -math.inf)
 
     class _Mixture(Law):
@@ -306,8 +307,6 @@ def _mixture_pair(mu: float, q: float):
 
 def _grid_profile(mechanism: Mechanism, h: float, tail: float):
     """(lower index, δ upper, δ lower, kind) of the symmetrised profile on ε_i = i·h."""
-    from synthamp._wip_profile import _PairEvaluator
-
     if isinstance(mechanism, SyntheticDataRelease) and mechanism.out_dim == 1:
         worst = _WorstCase(mechanism, PROFILE_RTOL, tail)
         top, _ = worst.root(tail)
@@ -331,8 +330,6 @@ def _grid_profile(mechanism: Mechanism, h: float, tail: float):
         ur, lr = reverse.bracket(eps)
         return -n, np.maximum(uf, ur), np.maximum(lf, lr), Kind.EXACT
     # the Gaussian mechanism (Balle and Wang 2018), or post-processing for k > 1
-    from synthamp.audit import gaussian_delta
-
     if isinstance(mechanism, GaussianRelease):
         sensitivity, kind = mechanism.sensitivity, Kind.EXACT
     else:
@@ -449,7 +446,9 @@ def compute_epsilon_pld(
     extra : iterable
         Other mechanisms (or PLDs of the same discretisation) on the same data.
     discretization : float, default 1e-4
-        h (:func:`privacy_loss_distribution`).
+        h (:func:`privacy_loss_distribution`). A single release without
+        ``extra`` is not discretised: its ε comes from :func:`profile_epsilon`
+        (``discretization`` is then reported as 0).
 
     Returns
     -------
@@ -457,6 +456,14 @@ def compute_epsilon_pld(
     """
     delta = check_open_unit("delta", delta)
     h = check_positive("discretization", discretization)
+    extra = tuple(extra)
+    if (
+        not extra
+        and isinstance(release, SyntheticDataRelease | GaussianRelease)
+        and (release.releases == 1)
+    ):  # one release: its profile directly, no discretisation
+        exact = profile_epsilon(release, delta)
+        return PldEpsilon(exact.epsilon, exact.epsilon_lower, delta, 0.0, exact.kind)
     pld = privacy_loss_distribution(release, discretization=h, tail=tail, _companion=_companion)
     for other in extra:
         if not isinstance(other, PrivacyLossDistribution):
@@ -516,14 +523,12 @@ def calibrate_sigma_pld(
     ε_pld(σ) is non-increasing in σ (the adjacent set shrinks as σ grows,
     docs/accountant.md; pessimistic discretisations on nested grids are
     ordered). A single k = 1 release is calibrated on :func:`profile_epsilon`
-    (no discretisation). Otherwise the bisection first runs at 10h and
-    relative width 1e-3 (a coarser grid is more pessimistic: its σ is an upper
-    end), then at h within that bracket. The returned σ is where ε was
-    computed and is <= the target: conservative by construction.
+    (no discretisation). The search starts from the exact calibration of
+    releasing V (post-processing: T Gaussian mechanisms, noise σ/√T), an
+    upper end, steps down by 3/4 to a lower end and runs regula falsi
+    (:func:`_illinois_sigma`). The returned σ is where ε was computed and is
+    <= the target: conservative by construction.
     """
-    from synthamp._wip_profile import profile_epsilon
-    from synthamp.accountant import calibrate_sigma
-
     target = check_positive("epsilon", epsilon)
     delta = check_open_unit("delta", delta)
     h = check_positive("discretization", discretization)
@@ -540,19 +545,9 @@ def calibrate_sigma_pld(
         )
         return result.epsilon, result.epsilon_lower, result.kind
 
-    # the RDP accountant's σ meets the target by the PLD too (ε_pld <= ε_rdp): an upper end
-    method = "exact" if out_dim == 1 else "post-processing"
-    hi = calibrate_sigma(
-        target,
-        delta,
-        dim=dim,
-        out_dim=out_dim,
-        norm_bound=norm_bound,
-        sensitivity=sensitivity,
-        n_syn=n_syn,
-        releases=releases,
-        method=method,
-    ).sigma
+    # releasing V is a post-processing bound: T Gaussian mechanisms compose exactly into
+    # one with noise σ/√T, so the exact Gaussian calibration times √T is an upper end
+    hi = math.sqrt(releases) * gaussian_sigma(target, delta, base.effective_sensitivity)
     sigma = _illinois_sigma(lambda x: at(x)[0], target, hi, rtol)
     eps, eps_lower, kind = at(sigma, companion=True)
     return PldCalibration(sigma, eps, eps_lower, delta, target, 0.0 if exact else h, kind)
@@ -567,12 +562,12 @@ def _illinois_sigma(epsilon_at, target: float, hi: float, rtol: float) -> float:
     computed and is <= target.
     """
     f_hi = epsilon_at(hi) - target
-    while f_hi > 0:  # not an upper end (never for the RDP σ): double
+    while f_hi > 0:  # not an upper end (by the discretisation error only): double
         hi *= 2.0
         f_hi = epsilon_at(hi) - target
     lo = hi
-    for _ in range(60):
-        lo *= 0.9
+    for _ in range(80):
+        lo *= 0.75
         f_lo = epsilon_at(lo) - target
         if f_lo > 0:
             break
@@ -596,3 +591,24 @@ def _illinois_sigma(epsilon_at, target: float, hi: float, rtol: float) -> float:
                 f_lo *= 0.5
             side = 1
     return math.exp(x_hi)
+
+
+def gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
+    """Smallest σ of the Gaussian mechanism with exact ε(δ) <= ε (Balle and Wang 2018)."""
+
+    def excess(log_sigma: float) -> float:
+        return gaussian_epsilon(delta, sensitivity, math.exp(log_sigma)) - epsilon
+
+    lo = hi = math.log(sensitivity)
+    while excess(hi) > 0:
+        hi += 1.0
+    while excess(lo) <= 0:
+        lo -= 1.0
+    # heavy: scipy.optimize (~0.6 s at import), needed only by this calibration
+    from scipy.optimize import brentq
+
+    root = brentq(excess, lo, hi, xtol=1e-12)
+    sigma = math.exp(root)
+    while gaussian_epsilon(delta, sensitivity, sigma) > epsilon:  # the upper side
+        sigma *= 1 + 1e-12
+    return sigma

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from synthamp._wip_pld import compute_epsilon_pld
-from synthamp._wip_profile import profile_epsilon
 from synthamp.accountant import SyntheticDataRelease, compute_epsilon
+from synthamp.accountant._pld import compute_epsilon_pld
+from synthamp.accountant._profile import profile_epsilon
 from synthamp.cli import main
 
 ACCOUNT = ["account", "--dim", "100", "--norm-bound", "2", "--sensitivity", "0.5"]
@@ -84,6 +84,7 @@ def test_bad_input_exits_2_with_one_line(capsys, extra, flag):
     assert lines[0].startswith("synthamp: error:") and flag in lines[0]
 
 
+@pytest.mark.slow
 def test_generator_report_gives_both_numbers_and_names_the_accountant():
     import numpy as np
 

@@ -49,7 +49,7 @@ differ from ε to ε). This is the guarded search of
 The profile returned on ε ∈ ℝ is the maximum of the two orders, so it
 satisfies δ*(ε) = 1 − e^ε + e^ε δ*(−ε) for ε < 0: it is the profile of a
 *symmetric* dominating pair (Zhu, Dong and Wang 2022), which is what the PLD
-accountant (:mod:`synthamp._wip_pld`) discretises.
+accountant (:mod:`synthamp.accountant._pld`) discretises.
 
 k > 1
 -----
@@ -66,10 +66,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import stats
 
 from synthamp._kinds import Kind, privacy_quantity
-from synthamp._validation import InputError, check_positive
-from synthamp.accountant import GaussianRelease, SyntheticDataRelease
+from synthamp._validation import InputError, check_open_unit, check_positive
+from synthamp.accountant._gaussian import gaussian_delta, gaussian_epsilon
+from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease
+from synthamp.divergence import log_likelihood_ratio, log_likelihood_ratio_finite
+from synthamp.divergence._laws import NoncentralChiSquare, ProductLaw
 
 __all__ = [
     "FALLBACK_SCAN_POINTS",
@@ -350,8 +354,6 @@ def _log_ncx2_tail(x: NDArray, dim: int, amp: float, upper: bool) -> NDArray:
     Same values as the audit's tail, without freezing a scipy distribution per
     call (~7 ms each); ``logsf``/``logcdf`` only where the tail underflows.
     """
-    from scipy import stats
-
     law, args = (stats.chi2, (dim,)) if amp == 0.0 else (stats.ncx2, (dim, amp * amp))
     tail = law.sf(x, *args) if upper else law.cdf(x, *args)
     tiny = tail < 1e-290
@@ -363,8 +365,6 @@ def _log_ncx2_tail(x: NDArray, dim: int, amp: float, upper: bool) -> NDArray:
 
 
 def _chi_square_law(dim: int, amp: float):
-    from synthamp.divergence._laws import NoncentralChiSquare
-
     class _Law(NoncentralChiSquare):
         def log_tail(self, t, upper):
             x = np.exp(np.atleast_1d(np.asarray(t, dtype=float)))
@@ -374,9 +374,6 @@ def _chi_square_law(dim: int, amp: float):
 
 
 def _pair_evaluator(release: SyntheticDataRelease, hi: float, lo: float, tail: float):
-    from synthamp.divergence import log_likelihood_ratio, log_likelihood_ratio_finite
-    from synthamp.divergence._laws import ProductLaw
-
     d, n = release.dim, release.n_syn
     if n is None:
         return _PairEvaluator(
@@ -545,7 +542,7 @@ def privacy_profile(
     ----------
     release : SyntheticDataRelease or GaussianRelease
         A single release (``releases=1``; compose with
-        :func:`synthamp._wip_pld.compute_epsilon_pld`).
+        :func:`synthamp.accountant._pld.compute_epsilon_pld`).
     epsilon : array_like
         ε >= 0 (broadcast).
     rtol : float, default 1e-5
@@ -567,8 +564,6 @@ def privacy_profile(
     tail = check_positive("tail", tail)
     flat = eps.ravel()
     if isinstance(release, GaussianRelease) or release.out_dim > 1:
-        from synthamp.audit import gaussian_delta
-
         if isinstance(release, GaussianRelease):
             sensitivity, kind, method = release.sensitivity, Kind.EXACT, "gaussian mechanism"
         else:
@@ -653,13 +648,9 @@ def profile_epsilon(
     -------
     ProfileEpsilon
     """
-    from synthamp._validation import check_open_unit
-
     delta = check_open_unit("delta", delta)
     _check_single(release)
     if isinstance(release, GaussianRelease) or release.out_dim > 1:
-        from synthamp.audit import gaussian_epsilon
-
         sensitivity = (
             release.sensitivity
             if isinstance(release, GaussianRelease)
@@ -668,8 +659,6 @@ def profile_epsilon(
         kind = Kind.EXACT if isinstance(release, GaussianRelease) else Kind.CERTIFIED
         eps = gaussian_epsilon(delta, sensitivity, release.sigma)
         # brentq to 1e-12: step up until the closed form is <= δ
-        from synthamp.audit import gaussian_delta
-
         while float(gaussian_delta(eps, sensitivity, release.sigma)) > delta:
             eps += 1e-12 * max(1.0, eps)
         return ProfileEpsilon(eps, eps, delta, kind)
@@ -714,8 +703,6 @@ def profile_epsilons(
 
     As :func:`profile_epsilon`, sharing the thresholds between the δ.
     """
-    from synthamp._validation import check_open_unit
-
     deltas = np.array([check_open_unit("delta", d) for d in np.atleast_1d(deltas)])
     _check_single(release)
     if release.out_dim > 1:

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import optimize, special
+from scipy import special
 
 from synthamp._kinds import privacy_quantity
 from synthamp._validation import InputError, check_open_unit, check_positive
@@ -102,4 +102,7 @@ def gaussian_epsilon(delta: float, sensitivity: float, sigma: float = 1.0) -> fl
     hi = 0.5 * mu * mu + mu * math.sqrt(2.0 * math.log(1.0 / delta))
     while excess(hi) > 0.0:  # only by rounding: the tail bound above is sufficient
         hi *= 2.0
-    return float(optimize.brentq(excess, 0.0, hi, xtol=1e-12, rtol=4 * np.finfo(float).eps))
+    # heavy: scipy.optimize (~0.6 s at import), needed only for ε(δ) of a Gaussian
+    from scipy.optimize import brentq
+
+    return float(brentq(excess, 0.0, hi, xtol=1e-12, rtol=4 * np.finfo(float).eps))

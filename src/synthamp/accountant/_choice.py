@@ -1,0 +1,72 @@
+"""Which accountant a release's guarantee uses, and the numbers of both (THEORY.md §12, §14).
+
+The RDP accountant (``_curves``, ``_calibration``) and the PLD accountant
+(``_pld``, on the exact privacy profile ``_profile``) both give valid upper
+bounds; the PLD's is tighter. The default: pld for k = 1, an unlimited
+release and exact accounting; rdp otherwise (k > 1 has no exact profile; a
+finite n_syn's exact PLD is slow). The release pipeline reports both numbers
+and names the one the guarantee uses.
+"""
+
+from __future__ import annotations
+
+from synthamp.accountant._curves import compute_epsilon
+from synthamp.accountant._gaussian import gaussian_epsilon
+from synthamp.accountant._pld import calibrate_sigma_pld, gaussian_sigma
+from synthamp.accountant._profile import profile_epsilon
+from synthamp.accountant._releases import SyntheticDataRelease
+
+__all__ = ["ACCOUNTANTS", "choose_accountant", "tight_accounting"]
+
+#: Accountants of a release (None: the default rule of :func:`choose_accountant`).
+ACCOUNTANTS = ("pld", "rdp")
+
+
+def choose_accountant(accountant: str | None, out_dim: int, n_syn: int | None, method: str) -> str:
+    """pld when requested, or by default for k = 1, unlimited, exact accounting; else rdp."""
+    if accountant is not None:
+        return accountant
+    return "pld" if out_dim == 1 and n_syn is None and method == "exact" else "rdp"
+
+
+def tight_accounting(
+    *, rdp: dict, choice: str | None, epsilon, delta: float, common: dict, n_syn, method: str
+) -> dict:
+    """The RDP accounting ``rdp`` (sigma, epsilon, optimal_order), completed by the PLD's.
+
+    Returns the fields that change: with pld the guarantee is the PLD's (a
+    calibration by PLD when ``epsilon`` is the target), its post-processing
+    baseline the Gaussian mechanism's exact profile, and the RDP ε at the same
+    σ is kept; with rdp the PLD ε is added for comparison when it is cheap
+    (k = 1 unlimited). Post-processing (releasing V) keeps its own accounting.
+    """
+    chosen = choose_accountant(choice, common["out_dim"], n_syn, method)
+    if method == "post-processing":
+        return {"epsilon_rdp": rdp["epsilon"]}
+    sigma = rdp["sigma"]
+    if chosen == "pld" and epsilon is not None:
+        sigma = calibrate_sigma_pld(epsilon, delta, **common, n_syn=n_syn).sigma
+    release = SyntheticDataRelease(**common, sigma=sigma, n_syn=n_syn)
+    eps_pld = None
+    if chosen == "pld" or (common["out_dim"] == 1 and n_syn is None):
+        eps_pld = float(profile_epsilon(release, delta).epsilon)
+    eps_rdp, order = rdp["epsilon"], rdp["optimal_order"]
+    if sigma != rdp["sigma"]:
+        at_sigma = compute_epsilon(release, delta, method=method)
+        eps_rdp, order = float(at_sigma.epsilon), float(at_sigma.optimal_order)
+    if chosen == "rdp":
+        return {"epsilon_rdp": eps_rdp, "epsilon_pld": eps_pld}
+    sensitivity = release.effective_sensitivity
+    return {
+        "sigma": sigma,
+        "epsilon": eps_pld,
+        "sigma_post_processing": gaussian_sigma(eps_pld, delta, sensitivity)
+        if eps_pld > 0
+        else sigma,
+        "epsilon_post_processing": gaussian_epsilon(delta, sensitivity, sigma),
+        "optimal_order": order,  # of the RDP number reported alongside
+        "kind": "exact" if common["out_dim"] == 1 else "certified",
+        "accountant": "pld",
+        "epsilon_rdp": eps_rdp,
+        "epsilon_pld": eps_pld,
+    }
