@@ -39,8 +39,14 @@ time_budget_option = click.option(
 
 
 @contextmanager
-def live_status(message: str) -> Iterator[None]:
-    """Show ``message``, then the accountant's status messages, with elapsed time (terminal)."""
+def live_status(message: str, *, show: bool = True) -> Iterator[None]:
+    """Show ``message``, then the accountant's status messages, with elapsed time (terminal).
+
+    ``show=False`` (``--no-progress``) shows nothing, as when stderr is not a terminal.
+    """
+    if not show:
+        yield
+        return
     from rich.console import Console  # heavy: rich, only for the status line
 
     console = Console(stderr=True)

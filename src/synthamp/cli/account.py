@@ -80,6 +80,7 @@ def _common_options(fn):
             help="PLD discretisation interval h of the privacy loss (> 0).",
         ),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
+        click.option("--no-progress", is_flag=True, help="No live status on stderr."),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -426,6 +427,7 @@ def account(
     accountant,
     discretization,
     as_json,
+    no_progress,
     delta_grid,
 ) -> None:
     """(ε, δ) guarantee of a synthetic data release, by PLD or RDP.
@@ -438,7 +440,7 @@ def account(
     post-processing baseline (releasing the perturbed model) alongside.
     """
     method = deprecated_alias(method, method_alias, old="--method", new="--accounting")
-    with live_status("accounting"):
+    with live_status("accounting", show=not no_progress):
         result = account_result(
             dim,
             out_dim,
@@ -511,6 +513,7 @@ def calibrate(
     accountant,
     discretization,
     as_json,
+    no_progress,
 ) -> None:
     """Smallest noise σ whose synthetic data release meets a target (ε, δ).
 
@@ -520,7 +523,7 @@ def calibrate(
     exceeds the target.
     """
     method = deprecated_alias(method, method_alias, old="--method", new="--accounting")
-    with live_status("calibrating σ"):
+    with live_status("calibrating σ", show=not no_progress):
         result = calibrate_result(
             epsilon,
             delta,

@@ -392,7 +392,7 @@ def release(
         table_tmp = transaction.add(out_path, param="out", directory=partitions is not None)
         report_tmps = [transaction.add(path, param="report") for path in report_paths]
         _warn_stale(transaction.stale)
-        with live_status("fitting and accounting"):
+        with live_status("fitting and accounting", show=not no_progress):
             generator = PrivateLinearGenerator(
                 label_bound=label_bound,
                 ridge=ridge,
@@ -678,7 +678,7 @@ def demo(
     status = Console(stderr=True, quiet=no_progress)
     features, target, _ = demo_dataset()
     m, d = features.shape
-    with live_status(f"calibrating σ ({accounting} accounting) and fitting"):
+    with live_status(f"calibrating σ ({accounting} accounting) and fitting", show=not no_progress):
         generator = PrivateLinearGenerator(
             label_bound=1.0,
             ridge=DEMO_RIDGE,
