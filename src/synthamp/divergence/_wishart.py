@@ -108,8 +108,8 @@ _SMALL_D = 16
 #: Flood fill: a node is alive where a tracked log-density is within this of its maximum.
 _DROP = 36.0
 _MAX_LATTICE_NODES = 3_000_000
-#: ... and the box of the flood fill's marks (bytes)
-_MAX_BOX_NODES = 400_000_000
+#: ... and the box of the flood fill's marks (one bit per node: 300 MB)
+_MAX_BOX_NODES = 2_400_000_000
 MAX_DIM_K2 = 10_000
 MAX_TRACE_K2 = 1e4
 _FACES = np.array(
@@ -505,32 +505,38 @@ class _Nodes:
 
 
 class _Visited:
-    """A dense mark per lattice node over a box that grows when a node falls outside."""
+    """A mark per lattice node (one bit) over a box that grows when a node falls outside
+    (then every node seen is marked again in the new box)."""
 
     def __init__(self, lo: np.ndarray, hi: np.ndarray):
-        self.lo, self.hi = lo, hi
-        self.marks = np.zeros(tuple(hi - lo + 1), dtype=bool)
+        self.seen: list[np.ndarray] = []
+        self._box(lo, hi)
 
-    def _grow(self, index: np.ndarray) -> None:
-        lo = np.minimum(self.lo, index.min(axis=0) - 8)
-        hi = np.maximum(self.hi, index.max(axis=0) + 8)
-        if np.prod((hi - lo + 1).astype(float)) > _MAX_BOX_NODES:
+    def _box(self, lo: np.ndarray, hi: np.ndarray) -> None:
+        shape = hi - lo + 1
+        if np.prod(shape.astype(float)) > _MAX_BOX_NODES:
             raise RuntimeError("k = 2 plateau: the lattice exceeds its node budget")
-        marks = np.zeros(tuple(hi - lo + 1), dtype=bool)
-        at = self.lo - lo
-        marks[tuple(slice(at[i], at[i] + self.marks.shape[i]) for i in range(3))] = self.marks
-        self.lo, self.hi, self.marks = lo, hi, marks
+        self.lo, self.hi, self.shape = lo, hi, tuple(int(n) for n in shape)
+        self.marks = np.zeros(-(-int(np.prod(shape)) // 8), dtype=np.uint8)
+        for index in self.seen:
+            flat = self._flat(index)
+            np.bitwise_or.at(self.marks, flat >> 3, np.left_shift(1, flat & 7).astype(np.uint8))
+
+    def _flat(self, index: np.ndarray) -> np.ndarray:
+        return np.ravel_multi_index(tuple((index - self.lo).T), self.shape)
 
     def fresh(self, index: np.ndarray) -> np.ndarray:
         """The nodes of ``index`` not seen before (each once), now marked seen."""
         if (index < self.lo).any() or (index > self.hi).any():
-            self._grow(index)
-        local = index - self.lo
-        flat = np.ravel_multi_index(tuple(local.T), self.marks.shape)
-        flat, first = np.unique(flat, return_index=True)
-        new = ~self.marks.flat[flat]
-        self.marks.flat[flat[new]] = True
-        return index[first[new]]
+            lo = np.minimum(self.lo, index.min(axis=0) - 8)
+            self._box(lo, np.maximum(self.hi, index.max(axis=0) + 8))
+        flat, first = np.unique(self._flat(index), return_index=True)
+        byte, bit = flat >> 3, (flat & 7).astype(np.uint8)
+        new = (self.marks[byte] >> bit) & 1 == 0
+        np.bitwise_or.at(self.marks, byte[new], np.left_shift(1, bit[new]).astype(np.uint8))
+        out = index[first[new]]
+        self.seen.append(out)
+        return out
 
 
 def _flood(dim, gram_v, gram_w, tilts, origin, steps, seeds, peaks, drop) -> _Nodes:
