@@ -55,6 +55,7 @@ from scipy import special
 
 from synthamp._budget import check_budget
 from synthamp.divergence._kernel import (
+    EPS,
     LLR_REL_TOL,
     NODES_PER_SIGMA,
     TAIL_LOG_DROP,
@@ -111,6 +112,25 @@ def _x_window(n: int, drop: float = TAIL_LOG_DROP + 5.0) -> tuple[float, float]:
     return lo, hi
 
 
+def _log_density_rounding(u, log_q, dim: int, amp: float, axis: int = -1) -> np.ndarray:
+    """Bound on the rounding error of log q_U(u) as computed, node by node.
+
+    :meth:`NoncentralChiSquare.log_density_log_radius` ``log_q`` is the sum of
+    the central part (≤ 0, rounded to an ulp of its size, at most |log q| + G)
+    and G = G_ν(amp·r) ≤ min(amp·r, (amp·r)²/(2d)) (relative accuracy 2e-15,
+    :mod:`._special`); u itself may be off by an ulp, which moves log q by its
+    slope (measured along ``axis``) times eps·|u|. Node to node this is noise,
+    not a smooth error, so it need not cancel in ℓ_S (measured: up to
+    0.9·eps·(amp·r + r²/2) at d = 1, a = 1000).
+    """
+    z = amp * np.exp(np.minimum(u, 350.0))
+    g = np.minimum(z, z * z / (2.0 * dim))
+    with np.errstate(invalid="ignore"):
+        slope = np.abs(np.gradient(log_q, axis=axis) / np.gradient(u, axis=axis))
+    slope = np.where(np.isfinite(slope), slope, 0.0)
+    return 2.0 * EPS * (np.abs(log_q) + 2.0 * g + np.abs(u) * slope) + 2e-15 * g
+
+
 class _YGrid:
     """A grid for Y, uniform in t = κ·r + log r (r = √y), with ℓ_Y at the nodes.
 
@@ -142,8 +162,10 @@ class _YGrid:
         self.t, self.r, self.u = t, r, u
         self.h = float(t[1] - t[0])
         self.law_q = NoncentralChiSquare(dim, b)  # the law of Y under q
-        self.log_q = self.law_q.log_density_log_radius(u) - np.log1p(kappa * r)
+        log_qu = self.law_q.log_density_log_radius(u)
+        self.log_q = log_qu - np.log1p(kappa * r)
         self.llr, self.llr_err, self.rms = llr_on_grid(r, self.log_q, self.nu, a, b)
+        self.log_q_noise = _log_density_rounding(u, log_qu, dim, b)
 
     def step_u(self, r):
         """Step of the grid in u = log r at r."""
@@ -168,6 +190,30 @@ class _YGrid:
         return llr_sqrt(r, self.nu, self.a, self.b, tol=LLR_REL_TOL * self.rms)
 
 
+def _weight_difference(w, wsum, llr, ell):
+    """P − Q: the conditional weights given S = s under p and under q, node by node."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        diff = w * np.expm1(np.minimum(llr - ell[..., None], 700.0)) / wsum[..., None]
+    return np.where(w > 0, diff, 0.0)
+
+
+def _noise_effect(w, wsum, llr, ell, noise, reference=None):
+    """Bound on the change of ℓ_S by errors δ of the log-weights (|δ| ≤ ``noise``).
+
+    To first order ℓ_S moves by Σ_j δ_j (P_j − Q_j), P and Q the conditional
+    laws of the nodes given S = s under p and q: at most Σ noise·|P − Q|, small
+    when p and q are close given s. With a ``reference`` row P̄ − Q̄ on the same
+    nodes (shared noise), the part Σ_j δ_j (P̄_j − Q̄_j) is common to all rows (a
+    bias of ℓ_S, bounded once by :func:`_inner_over_y`) and the rest is at most
+    Σ noise·|P − Q − (P̄ − Q̄)|: small when the conditional laws vary little
+    with s (few records), where the first form is loose.
+    """
+    diff = _weight_difference(w, wsum, llr, ell)
+    if reference is not None:
+        diff = diff - reference
+    return (np.abs(diff) * noise).sum(axis=-1)
+
+
 def _inner_error(ell, ell_c, prop, ends):
     """Error of ℓ_S: inner fine-vs-coarse difference, propagated error of ℓ_Y and
     the mass at the window's ends. Where the window does not hold both
@@ -182,13 +228,16 @@ def _inner_error(ell, ell_c, prop, ends):
     return np.where(unresolved, _UNRESOLVED_ERROR * (np.abs(ell) + 1.0), err)
 
 
-def _conditional(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray):
+def _conditional(
+    log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray, noise: np.ndarray, reference=None
+):
     """log E[e^ℓ] under weights e^{log_w} along the last axis, with error terms.
 
     Returns (log_norm, ell_s, err) where log_norm = log Σ e^{log_w} (the outer
     density up to a constant), ell_s = log Σ e^{log_w + ℓ} − log_norm computed
     as log1p of the weighted mean of expm1(ℓ) when small, and err estimates
-    its error (inner coarse-vs-fine difference plus propagated error of ℓ).
+    its error (inner coarse-vs-fine difference, propagated error of ℓ, and the
+    effect of the rounding ``noise`` of the log-weights).
     """
     alive = log_w > -np.inf
     llr = np.where(alive, llr, 0.0)  # nodes without weight contribute nothing (not NaN)
@@ -225,6 +274,7 @@ def _conditional(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray):
     wp = np.where(alive, wp, 0.0)
     wpsum = np.maximum(wp.sum(axis=-1), np.finfo(float).tiny)
     prop = (wp * llr_err).sum(axis=-1) / wpsum
+    prop = prop + _noise_effect(w, wsum, llr, ell, noise, reference)
     # mass at the two ends of the inner rule, under q and under p: the window
     # must hold both conditional laws; where it does not, ℓ_S is only known
     # to within its own size
@@ -232,7 +282,9 @@ def _conditional(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray):
     return log_norm, ell, _inner_error(ell, ell_c, prop, ends)
 
 
-def _conditional_shared(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray):
+def _conditional_shared(
+    log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray, noise: np.ndarray, reference=None
+):
     """:func:`_conditional` for ℓ shared by all rows (a vector), by matrix products.
 
     Valid when ℓ spans at most 500 (so that no weight that matters under p
@@ -265,31 +317,55 @@ def _conditional_shared(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray)
 
     ell = ell_of(fine)
     ell_c = ell_of(coarse)
-    prop = fine[:, 3] / psum
+    prop = fine[:, 3] / psum + _noise_effect(w, wsum, llr, ell, noise, reference)
     ends = (w[:, 0] + w[:, -1]) / wsum + (w[:, 0] * lexp[0] + w[:, -1] * lexp[-1]) / psum
     return log_norm, ell, _inner_error(ell, ell_c, prop, ends)
 
 
 def _inner_over_y(ygrid: _YGrid, log_rho: np.ndarray, n: int):
-    """Inner integral over the Y grid (X wide): returns (log q_S, ℓ_S, err) at log ρ."""
+    """Inner integral over the Y grid (X wide): (log q_S, ℓ_S, err) at log ρ, and a bias.
+
+    The rounding noise of log q_Y is shared by all rows: its effect on ℓ_S is
+    split into a part common to all rows (``bias``: the effect at a reference
+    row, the middle one) and the rest, which goes into each row's error (see
+    :func:`_noise_effect`).
+    """
     out = [np.empty_like(log_rho) for _ in range(3)]
     rows = max(1, _BLOCK // len(ygrid.u))
     shared = float(ygrid.llr.max() - ygrid.llr.min()) <= 500.0
+
+    def log_weights(rho_rows):
+        w = 2.0 * (rho_rows[:, None] - ygrid.u[None, :])  # log(X/n) at y = s/x
+        log_w = ChiSquare(n).log_density_log_ratio(w)
+        log_w += ygrid.log_q[None, :]
+        return log_w
+
+    # the reference row: P − Q at the middle outer node
+    log_w = log_weights(log_rho[len(log_rho) // 2 :][:1])
+    top = log_w.max(axis=1, keepdims=True)
+    w = np.exp(log_w - np.where(np.isfinite(top), top, 0.0))
+    wsum = np.maximum(w.sum(axis=1), np.finfo(float).tiny)
+    ell_ref = _conditional(log_w, ygrid.llr[None, :], ygrid.llr_err[None, :], 0.0)[1]
+    reference = _weight_difference(w, wsum, ygrid.llr[None, :], ell_ref)[0]
+    bias = float(np.sum(np.abs(reference) * ygrid.log_q_noise))
     for start in range(0, len(log_rho), rows):
         check_budget()  # a caller's time budget (synthamp._budget) may stop the work here
         sl = slice(start, start + rows)
-        w = 2.0 * (log_rho[sl, None] - ygrid.u[None, :])  # log(X/n) at y = s/x
-        log_w = ChiSquare(n).log_density_log_ratio(w)
-        log_w += ygrid.log_q[None, :]
+        log_w = log_weights(log_rho[sl])
         if shared:
-            res = _conditional_shared(log_w, ygrid.llr, ygrid.llr_err)
+            res = _conditional_shared(
+                log_w, ygrid.llr, ygrid.llr_err, ygrid.log_q_noise, reference
+            )
         else:
-            res = _conditional(log_w, ygrid.llr[None, :], ygrid.llr_err[None, :])
+            res = _conditional(
+                log_w, ygrid.llr[None, :], ygrid.llr_err[None, :], ygrid.log_q_noise[None, :],
+                reference,
+            )  # fmt: skip
         for o, v in zip(out, res, strict=True):
             o[sl] = v
     # q_{log S}(v) = ∫ q_T(t) f_{log X}(v − 2u(t)) dt ≈ h Σ_j (…)
     out[0] += math.log(ygrid.h)
-    return tuple(out)
+    return (*out, bias)
 
 
 def _conditional_log_density(ygrid: _YGrid, log_rho: np.ndarray, w: np.ndarray, amp: float, n: int):
@@ -416,7 +492,8 @@ def _inner_over_x(ygrid: _YGrid, log_rho: np.ndarray, n: int, max_inner: int = _
         log_qy = ygrid.law_q.log_density_log_radius(u.ravel()).reshape(u.shape)
         llr, err = ygrid.llr_at(np.exp(u).ravel())
         log_w = log_qy + ChiSquare(n).log_density_log_ratio(w)
-        res = _conditional(log_w, llr.reshape(u.shape), err.reshape(u.shape))
+        noise = _log_density_rounding(u, log_qy, ygrid.dim, ygrid.b)
+        res = _conditional(log_w, llr.reshape(u.shape), err.reshape(u.shape), noise)
         # q_{log S}(v) = ∫ q_{log Y}(v − w) f_{log X}(w) dw, q_{log Y}(ly) = q_U(ly/2)/2
         res[0][...] += np.log((hi - lo)[block] / (m - 1)) - math.log(2.0)
         for o, v in zip(out, res, strict=True):
@@ -426,8 +503,9 @@ def _inner_over_x(ygrid: _YGrid, log_rho: np.ndarray, n: int, max_inner: int = _
 
 
 def _inner(ygrid: _YGrid, log_rho: np.ndarray, n: int, max_inner: int = _MAX_INNER):
-    """(log q_S, ℓ_S, error) at the outer nodes, integrating over the narrower factor.
+    """(log q_S, ℓ_S, error) at the outer nodes, and a bias of ℓ_S common to all of them.
 
+    The inner integral runs over the narrower factor.
     The inner integral over the Y grid needs that grid to resolve the kernel
     of log X, f_W(2(log ρ − u)), in u = log √y. Its width there is ½·spread of
     log X (the rule wants four steps per width), and its right edge,
@@ -444,12 +522,19 @@ def _inner(ygrid: _YGrid, log_rho: np.ndarray, n: int, max_inner: int = _MAX_INN
     fine = ygrid.refined(limit_u) if np.any(ygrid.step_u(rho) > limit_u) else ygrid
     over_x = fine.step_u(rho) > limit_u
     out = [np.empty_like(log_rho) for _ in range(3)]
-    over_x_rule = functools.partial(_inner_over_x, max_inner=max_inner)
-    for mask, grid, inner in ((over_x, ygrid, over_x_rule), (~over_x, fine, _inner_over_y)):
-        if np.any(mask):
-            for o, v in zip(out, inner(grid, log_rho[mask], n), strict=True):
-                o[mask] = v
-    return tuple(out)
+    if np.any(over_x):
+        for o, v in zip(out, _inner_over_x(ygrid, log_rho[over_x], n, max_inner), strict=True):
+            o[over_x] = v
+    bias = 0.0
+    if not np.all(over_x):
+        *res, bias = _inner_over_y(fine, log_rho[~over_x], n)
+        for o, v in zip(out, res, strict=True):
+            o[~over_x] = v
+        if np.any(over_x):
+            # the common bias holds for the rows over Y only: part of their own error
+            out[2][~over_x] += bias
+            bias = 0.0
+    return (*out, bias)
 
 
 class FiniteGridTooCostly(Exception):
@@ -533,7 +618,7 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> G
     def tilted(points):
         # log-densities of the three laws; −inf where ℓ_S is unresolved (its
         # value is then meaningless and must not set the window)
-        q, e, err = _inner(ygrid, points, n_syn, max_inner=257)
+        q, e, err, _ = _inner(ygrid, points, n_syn, max_inner=257)
         g = q[None, :] + scan_tilts[:, None] * e[None, :]
         return np.where(err < _UNRESOLVED_ERROR, g, -np.inf)
 
@@ -598,11 +683,11 @@ def _outer_grid(ygrid, n_syn, log_range, c, step):
     n += n % 2 == 0
     tau = np.linspace(tau_lo, tau_hi, n)
     rho, log_rho = _from_tau(tau, c)
-    log_qs, ell, err = _inner(ygrid, log_rho, n_syn)
+    log_qs, ell, err, bias = _inner(ygrid, log_rho, n_syn)
     # density of τ: q_{log ρ} · d log ρ/dτ, d log ρ/dτ = 1/(1 + cρ)
     log_jacobian = -np.log1p(c * rho)
     scale = math.sqrt(ygrid.dim) + ygrid.a + ygrid.b
-    return Grid(tau, rho, log_qs + log_jacobian, ell, err, scale)
+    return Grid(tau, rho, log_qs + log_jacobian, ell, err, scale, llr_bias=bias)
 
 
 def llr_finite(s: np.ndarray, dim: int, n_syn: int, a: float, b: float) -> np.ndarray:
@@ -611,7 +696,7 @@ def llr_finite(s: np.ndarray, dim: int, n_syn: int, a: float, b: float) -> np.nd
         return np.zeros_like(s)
     ygrid = _YGrid(dim, a, b, [-3.0, 0.0, 1.0, 4.0])
     log_rho = 0.5 * (np.log(s) - math.log(n_syn))
-    _, ell, _ = _inner(ygrid, log_rho, n_syn)
+    _, ell, _, _ = _inner(ygrid, log_rho, n_syn)
     return ell
 
 
@@ -685,4 +770,21 @@ def _finite_by_budget(alpha, dim, n_syn, a, b):
         chosen = alpha <= alpha_max
         with np.errstate(all="ignore"):
             value[chosen], error[chosen] = renyi_on_grid(alpha[chosen], found)
+            error[chosen] += _bias_effect(alpha[chosen], value[chosen], found)
     return value, error
+
+
+def _bias_effect(alpha, value, grid):
+    """Bound on the change of D_α by a bias c (|c| ≤ ``grid.llr_bias``) of ℓ at every node.
+
+    H moves by c·α(E_q[L^α] − E_q[L]), so D_α by at most
+    c·α(1 − e^{−(α−1)D} + |E_q[L] − 1|)/(α − 1) (E_q[L] = 1 up to the rule's
+    error, measured on the grid): relative to D, about α·c when D is small.
+    """
+    if grid.llr_bias == 0.0:
+        return 0.0
+    w = np.exp(grid.log_q - grid.log_q.max())
+    with np.errstate(over="ignore"):
+        mean_ratio = np.sum(w * np.exp(np.minimum(grid.llr, 700.0))) / np.sum(w)
+    defect = abs(mean_ratio - 1.0)
+    return grid.llr_bias * alpha * (-np.expm1(-(alpha - 1.0) * value) + defect) / (alpha - 1.0)
