@@ -40,9 +40,10 @@ effect of the inner errors (|fine − coarse| of the inner rules, the mass at th
 ends of the inner windows, the interpolation error of log q_U and ℓ_Y), and the
 integrand at the outer ends times a panel width. An error δ of the
 log-weights moves ℓ_S by E_p[δ] − E_q[δ] under the conditional laws given v,
-so it enters as max|δ| times Σ q|L/L̄ − 1| (small when p and q are close).
-Raises if ∫ q_V or ∫ p_V miss 1 by more than 1e-13, if an inner window is cut by the end of the Y panels after
-extending them, or if the Y model would need more than 400 panels.
+so it enters as the bound on |δ| weighted by q|L/L̄ − 1| (small when p and q
+are close). Raises if ∫ q_V or ∫ p_V miss 1 by more than 1e-12, if an inner
+window is cut by the end of the Y panels after extending them, or if the Y
+model would need more than 400 panels.
 """
 
 from __future__ import annotations
@@ -99,8 +100,10 @@ class YModel:
             self._nu = mp.mpf(dim) / 2 - 1
             self._const = -(mp.mpf(dim) / 2) * mp.log(2) - mp.loggamma(mp.mpf(dim) / 2)
             self._cheb = [mp.cos(mp.pi * j / DEGREE) for j in range(DEGREE + 1)]
-            self._cos = [[mp.cos(j * k * mp.pi / DEGREE) for j in range(DEGREE + 1)] for k in
-                         range(DEGREE + 1)]
+            self._cos = [
+                [mp.cos(j * k * mp.pi / DEGREE) for j in range(DEGREE + 1)]
+                for k in range(DEGREE + 1)
+            ]
         self._table = None
 
     def direct(self, u) -> tuple:
@@ -397,8 +400,10 @@ def _log_phi(alpha, ell):
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         big = np.where(
             alpha * ell > 50,
-            alpha * ell + np.log1p(-np.exp(-alpha * ell) - alpha * (np.exp(ell * (1 - alpha))
-                                                                   - np.exp(-alpha * ell))),
+            alpha * ell
+            + np.log1p(
+                -np.exp(-alpha * ell) - alpha * (np.exp(ell * (1 - alpha)) - np.exp(-alpha * ell))
+            ),
             np.log(np.expm1(alpha * ell) - alpha * np.expm1(ell)),
         )
         return np.where(small, np.log(series), big)
@@ -432,8 +437,7 @@ def renyi_finite_convolution(alpha, dim: int, a: float, b: float, n: int) -> mpr
     for attempt in range(8):
         edges = _outer_panels(model, kernel, alphas, a, b)
         nodes = [
-            ((edges[:-1] + edges[1:]) / 2)[:, None]
-            + (np.diff(edges) / 2)[:, None] * x[None, :]
+            ((edges[:-1] + edges[1:]) / 2)[:, None] + (np.diff(edges) / 2)[:, None] * x[None, :]
             for x, _ in (_FINE, _COARSE)
         ]
         weights = [(np.diff(edges) / 2)[:, None] * w[None, :] for _, w in (_FINE, _COARSE)]
@@ -478,8 +482,10 @@ def _outer_sums(alphas, inner, weights) -> mpref.Reference:
         rel += np.exp(log_tail - log_hm1) + 64 * np.finfo(float).eps  # rounding of the sums
         with mp.workdps(mpref.DPS):
             log_h_m1 = mp.mpf(str(log_hm1))
-            log_h = mp.log1p(mp.exp(log_h_m1)) if log_h_m1 < 0 else (
-                log_h_m1 + mp.log1p(mp.exp(-log_h_m1))
+            log_h = (
+                mp.log1p(mp.exp(log_h_m1))
+                if log_h_m1 < 0
+                else (log_h_m1 + mp.log1p(mp.exp(-log_h_m1)))
             )
             values.append(log_h / (al - 1))
             # error of H − 1 over H(α − 1): the error of D to first order

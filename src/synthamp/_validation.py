@@ -27,8 +27,8 @@ __all__ = [
 
 #: Largest supported model width d.
 MAX_DIM = 10**6
-#: Largest supported number of synthetic records for the finite-release engine (its
-#: direct computation is tested against mpmath up to here: tests/divergence/test_large_amplitude.py).
+#: Largest supported number of synthetic records for the finite-release engine (computed
+#: directly, tested against mpmath up to here: tests/divergence/test_large_amplitude.py).
 MAX_N_SYN = 10**9
 
 

@@ -353,9 +353,7 @@ def _inner_over_y(ygrid: _YGrid, log_rho: np.ndarray, n: int):
         sl = slice(start, start + rows)
         log_w = log_weights(log_rho[sl])
         if shared:
-            res = _conditional_shared(
-                log_w, ygrid.llr, ygrid.llr_err, ygrid.log_q_noise, reference
-            )
+            res = _conditional_shared(log_w, ygrid.llr, ygrid.llr_err, ygrid.log_q_noise, reference)
         else:
             res = _conditional(
                 log_w, ygrid.llr[None, :], ygrid.llr_err[None, :], ygrid.log_q_noise[None, :],
