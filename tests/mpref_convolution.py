@@ -364,7 +364,8 @@ def _inner(model: YModel, kernel: _Kernel, v: np.ndarray):
         with np.errstate(divide="ignore"):
             gq = gq + np.log(weights)
         log_qv = _log_sum(gq)
-        mean = np.sum(np.exp(gq - log_qv[:, None]) * np.expm1(ell), axis=1)
+        with np.errstate(over="ignore", invalid="ignore"):  # used only where it is small
+            mean = np.sum(np.exp(gq - log_qv[:, None]) * np.expm1(ell), axis=1)
         small = np.abs(mean) < 0.5
         with np.errstate(invalid="ignore"):
             ell_s = np.where(small, np.log1p(np.where(small, mean, 0)), _log_sum(gq + ell) - log_qv)

@@ -46,7 +46,7 @@ def test_cli_account_json(capsys):
 def test_cli_account_a_billion_records(capsys):
     """--n-syn up to 10^9 (issue 12): the exact finite release, between 10^7 and unlimited."""
     result = run_json(capsys, [*ACCOUNT, "--sigma", "0.5", "--n-syn", "1000000000", "--json"])
-    assert result["n_syn"] == 10**9 and result["fallback"] is None
+    assert result["release"]["n_syn"] == 10**9 and result["fallback"] is None
     release = SyntheticDataRelease(1000, 1, 2.0, 0.1, 0.5, n_syn=10**9)
     assert result["epsilon_rdp"] == pytest.approx(compute_epsilon(release, 1e-5).epsilon, rel=1e-12)
     fewer = run_json(capsys, [*ACCOUNT, "--sigma", "0.5", "--n-syn", "10000000", "--json"])
