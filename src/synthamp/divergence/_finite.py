@@ -68,6 +68,7 @@ from synthamp.divergence._kernel import (
 )
 from synthamp.divergence._laws import ChiSquare, NoncentralChiSquare
 from synthamp.divergence._plateau import plateau_scaled
+from synthamp.divergence._special import NU_DEBYE, log_bessel_i_normalized
 
 __all__ = ["FiniteGridTooCostly", "finite_grid", "finite_scaled", "llr_finite"]
 
@@ -142,8 +143,30 @@ class _YGrid:
         self.t, self.r, self.u = t, r, u
         self.h = float(t[1] - t[0])
         self.law_q = NoncentralChiSquare(dim, b)  # the law of Y under q
-        self.log_q = self.law_q.log_density_log_radius(u) - np.log1p(kappa * r)
-        self.llr, self.llr_err, self.rms = llr_on_grid(r, self.log_q, self.nu, a, b)
+
+    @functools.cached_property
+    def log_q(self) -> np.ndarray:
+        """log density of t under q at the nodes, up to a constant."""
+        return self.law_q.log_density_log_radius(self.u) - np.log1p(self.kappa * self.r)
+
+    @functools.cached_property
+    def _llr(self) -> tuple[np.ndarray, np.ndarray, float]:
+        return llr_on_grid(self.r, self.log_q, self.nu, self.a, self.b)
+
+    @property
+    def llr(self) -> np.ndarray:
+        """ℓ_Y at the nodes (computed when first needed)."""
+        return self._llr[0]
+
+    @property
+    def llr_err(self) -> np.ndarray:
+        """Rounding error of ℓ_Y at the nodes."""
+        return self._llr[1]
+
+    @property
+    def rms(self) -> float:
+        """r.m.s. size of ℓ_Y under q."""
+        return self._llr[2]
 
     def step_u(self, r):
         """Step of the grid in u = log r at r."""
@@ -232,72 +255,215 @@ def _conditional(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray):
     return log_norm, ell, _inner_error(ell, ell_c, prop, ends)
 
 
-def _conditional_shared(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray):
-    """:func:`_conditional` for ℓ shared by all rows (a vector), by matrix products.
+#: Rows and columns of the blocks of :func:`_inner_over_y` (a block of 64 × 256 doubles,
+#: 128 KiB, stays in cache through the few passes over it).
+_ROW_BLOCK, _COL_BLOCK = 64, 256
+#: A block of the inner integral over Y is skipped when its largest possible log-weight
+#: lies this far below a row's known largest one: e^{−800} underflows to 0 relative to it
+#: (as it would in the full sums), so skipping changes nothing.
+_SKIP_DROP = 800.0
+#: Largest span of ℓ_Y within a block for the p-weights to be e^{ℓ − max ℓ} times the
+#: q-weights (no p-weight that matters then underflows, see :func:`_block_sums`).
+_SHARED_SPAN = 500.0
 
-    Valid when ℓ spans at most 500 (so that no weight that matters under p
-    underflows once each row is scaled by its largest q-weight).
+
+def _log_add(scale, sums, new_scale, new_sums):
+    """Σ e^{scale}·sums + e^{new_scale}·new_sums as (scale, sums), row-wise (scales may be −inf)."""
+    top = np.maximum(scale, new_scale)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(invalid="ignore"):
+        old = np.where(np.isfinite(scale), np.exp(scale - safe), 0.0)
+        new = np.where(np.isfinite(new_scale), np.exp(new_scale - safe), 0.0)
+    return top, sums * old[:, None] + new_sums * new[:, None]
+
+
+def _block_sums(log_w, llr, llr_err, em1):
+    """Weighted sums of one block of the inner integral over Y (columns of even offset).
+
+    Returns (q-scale, [Σw, Σw·expm1 ℓ, Σ′w, Σ′w·expm1 ℓ]) and (p-scale,
+    [Σw e^ℓ, Σw e^ℓ·err ℓ, Σ′w e^ℓ]) per row, Σ′ over every other column (the
+    coarse rule), each sum times e^{scale}. The q-weights are scaled by the
+    row's largest in the block. Where ℓ spans at most ``_SHARED_SPAN`` the
+    p-weights are these times e^{ℓ − max ℓ}: the block's largest p-weight is
+    then at least e^{−500}, so none that matters underflows; elsewhere they
+    are scaled by their own row maximum.
     """
-    tiny = np.finfo(float).tiny
-    top = log_w.max(axis=1, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)
-    w = np.exp(log_w - top)
+    top = log_w.max(axis=1)
+    shift = np.where(np.isfinite(top), top, 0.0)
+    w = np.exp(log_w - shift[:, None])
+    coarse = w[:, ::2]
     ell_top = float(llr.max())
-    lexp = np.exp(llr - ell_top)  # e^{ℓ − max ℓ}
-    em1 = np.expm1(llr)
-    stacked = np.stack([np.ones_like(llr), em1, lexp, lexp * llr_err])
-    fine = w @ stacked.T
-    coarse = w[:, ::2] @ stacked[:, ::2].T
-    wsum = np.maximum(fine[:, 0], tiny)
-    log_norm = top[:, 0] + np.log(wsum)
-    psum = np.maximum(fine[:, 2], tiny)
+    if ell_top - float(llr.min()) <= _SHARED_SPAN:
+        lexp = np.exp(llr - ell_top)
+        cols = np.stack([np.ones_like(llr), em1, lexp, lexp * llr_err], axis=1)
+        fine = w @ cols
+        rough = coarse @ cols[::2]
+        q_sums = np.column_stack([fine[:, 0], fine[:, 1], rough[:, 0], rough[:, 1]])
+        p_sums = np.column_stack([fine[:, 2], fine[:, 3], rough[:, 2]])
+        return (top, q_sums), (top + ell_top, p_sums)
+    cols = np.stack([np.ones_like(llr), em1], axis=1)
+    q_sums = np.column_stack([w @ cols, coarse @ cols[::2]])
+    log_p = log_w + llr
+    p_top = log_p.max(axis=1)
+    p_shift = np.where(np.isfinite(p_top), p_top, 0.0)
+    wp = np.exp(log_p - p_shift[:, None])
+    p_fine = wp @ np.stack([np.ones_like(llr), llr_err], axis=1)
+    p_sums = np.column_stack([p_fine, wp[:, ::2].sum(axis=1)])
+    return (top, q_sums), (p_top, p_sums)
 
-    def ell_of(sums):
-        mean_small = sums[:, 1] / np.maximum(sums[:, 0], tiny)
-        small = np.abs(mean_small) < 0.5
-        with np.errstate(divide="ignore"):
-            big = (
-                np.log(np.maximum(sums[:, 2], tiny))
-                + ell_top
-                - np.log(np.maximum(sums[:, 0], tiny))
-            )
-        return np.where(small, np.log1p(np.where(small, mean_small, 0.0)), big)
 
-    ell = ell_of(fine)
-    ell_c = ell_of(coarse)
-    prop = fine[:, 3] / psum
-    ends = (w[:, 0] + w[:, -1]) / wsum + (w[:, 0] * lexp[0] + w[:, -1] * lexp[-1]) / psum
-    return log_norm, ell, _inner_error(ell, ell_c, prop, ends)
+def _needed_blocks(ygrid: _YGrid, log_rho, row_starts, col_starts, n: int, lower_q, lower_p):
+    """Which (row block, column block) pairs of the inner integral over Y can hold a
+    weight within e^{−_SKIP_DROP} of a row's largest (``lower_q``, ``lower_p``: lower
+    bounds of each row's largest q- and p-log-weight; rows sorted by log ρ).
+
+    The log-weight is K(w) + log q_j with K(w) = (n/2)(w − e^w + 1) ≤ 0 concave,
+    largest at w = 0, and w = 2(log ρ − u_j): over a block, w lies in an interval
+    and K is at most its value at the point of that interval nearest 0.
+    """
+    u = ygrid.u
+    col_ends = np.append(col_starts[1:], len(u))
+    max_q = np.maximum.reduceat(ygrid.log_q, col_starts)
+    max_p = np.maximum.reduceat(ygrid.log_q + ygrid.llr, col_starts)
+    row_ends = np.append(row_starts[1:], len(log_rho))
+    floor_q = np.minimum.reduceat(lower_q, row_starts) - _SKIP_DROP
+    floor_p = np.minimum.reduceat(lower_p, row_starts) - _SKIP_DROP
+    w_lo = 2.0 * (log_rho[row_starts][:, None] - u[col_ends - 1][None, :])
+    w_hi = 2.0 * (log_rho[row_ends - 1][:, None] - u[col_starts][None, :])
+    k_max = ChiSquare(n).log_density_log_ratio(np.clip(0.0, w_lo, w_hi))
+    # NaN anywhere (no bound known): the block is computed
+    with np.errstate(invalid="ignore"):
+        skip_q = k_max + max_q[None, :] < floor_q[:, None]
+        skip_p = k_max + max_p[None, :] < floor_p[:, None]
+    return ~(skip_q & skip_p)
 
 
 def _inner_over_y(ygrid: _YGrid, log_rho: np.ndarray, n: int):
-    """Inner integral over the Y grid (X wide): returns (log q_S, ℓ_S, err) at log ρ."""
-    out = [np.empty_like(log_rho) for _ in range(3)]
-    rows = max(1, _BLOCK // len(ygrid.u))
-    shared = float(ygrid.llr.max() - ygrid.llr.min()) <= 500.0
-    for start in range(0, len(log_rho), rows):
+    """Inner integral over the Y grid (X wide): returns (log q_S, ℓ_S, err) at log ρ.
+
+    With ℓ_Y shared by all outer nodes, the sums are matrix products over
+    blocks of rows and columns (:func:`_block_sums`), combined in log space.
+    A block is skipped when none of its weights can come within e^{−800} of
+    its row's largest (:func:`_needed_blocks`; the largest are bounded below
+    by their values on every 16th column): its terms would underflow to 0.
+    """
+    order = np.argsort(log_rho, kind="stable")
+    log_rho_sorted = log_rho[order]
+    u, log_q, llr, llr_err = ygrid.u, ygrid.log_q, ygrid.llr, ygrid.llr_err
+    chi = ChiSquare(n)
+    em1 = np.expm1(np.minimum(llr, 700.0))
+    count = len(log_rho_sorted)
+
+    def log_weights(rows, cols):
+        w = 2.0 * (log_rho_sorted[rows, None] - u[None, cols])
+        return chi.log_density_log_ratio(w) + log_q[None, cols]
+
+    # lower bounds of each row's largest q- and p-log-weight: their values on every 16th column
+    probe = slice(None, None, 16)
+    lower_q, lower_p = np.empty(count), np.empty(count)
+    rows_per = max(1, _BLOCK // len(u[probe]))
+    for start in range(0, count, rows_per):
+        rows = slice(start, start + rows_per)
+        lw = log_weights(rows, probe)
+        lower_q[rows] = lw.max(axis=1)
+        lower_p[rows] = (lw + llr[probe]).max(axis=1)
+    row_starts = np.arange(0, count, _ROW_BLOCK)
+    col_starts = np.arange(0, len(u), _COL_BLOCK)  # even offsets: the coarse rule is ::2
+    needed = _needed_blocks(ygrid, log_rho_sorted, row_starts, col_starts, n, lower_q, lower_p)
+    q_scale, p_scale = np.full(count, -np.inf), np.full(count, -np.inf)
+    q_sums, p_sums = np.zeros((count, 4)), np.zeros((count, 3))
+    for bi, r0 in enumerate(row_starts):
         check_budget()  # a caller's time budget (synthamp._budget) may stop the work here
-        sl = slice(start, start + rows)
-        w = 2.0 * (log_rho[sl, None] - ygrid.u[None, :])  # log(X/n) at y = s/x
-        log_w = ChiSquare(n).log_density_log_ratio(w)
-        log_w += ygrid.log_q[None, :]
-        if shared:
-            res = _conditional_shared(log_w, ygrid.llr, ygrid.llr_err)
-        else:
-            res = _conditional(log_w, ygrid.llr[None, :], ygrid.llr_err[None, :])
-        for o, v in zip(out, res, strict=True):
-            o[sl] = v
+        rows = slice(r0, r0 + _ROW_BLOCK)
+        for bj in np.flatnonzero(needed[bi]):
+            cols = slice(col_starts[bj], col_starts[bj] + _COL_BLOCK)
+            (qs, qv), (ps, pv) = _block_sums(
+                log_weights(rows, cols), llr[cols], llr_err[cols], em1[cols]
+            )
+            q_scale[rows], q_sums[rows] = _log_add(q_scale[rows], q_sums[rows], qs, qv)
+            p_scale[rows], p_sums[rows] = _log_add(p_scale[rows], p_sums[rows], ps, pv)
+    log_norm, ell, ell_c, prop, log_q_sum, log_p_sum = _combine_sums(
+        q_scale, q_sums, p_scale, p_sums
+    )
+    # mass at the two ends of the Y grid, under q and under p
+    edges = [0, len(u) - 1]
+    lw_edges = log_weights(slice(None), edges)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ends = np.exp(lw_edges - log_q_sum[:, None]).sum(axis=1) + np.exp(
+            lw_edges + llr[edges] - log_p_sum[:, None]
+        ).sum(axis=1)
+    err = _inner_error(ell, ell_c, prop, np.where(np.isnan(ends), 0.0, ends))
+    out = [np.empty(count) for _ in range(3)]
     # q_{log S}(v) = ∫ q_T(t) f_{log X}(v − 2u(t)) dt ≈ h Σ_j (…)
-    out[0] += math.log(ygrid.h)
+    for o, v in zip(out, (log_norm + math.log(ygrid.h), ell, err), strict=True):
+        o[order] = v
     return tuple(out)
+
+
+def _combine_sums(q_scale, q_sums, p_scale, p_sums):
+    """(log Σw, ℓ_S, ℓ_S of the coarse rule, propagated error, log Σw, log Σw e^ℓ) from
+    the sums of :func:`_block_sums` (a row without mass: Σw = tiny, ℓ_S = 0)."""
+    tiny = np.finfo(float).tiny
+    q_shift = np.where(np.isfinite(q_scale), q_scale, 0.0)
+    p_shift = np.where(np.isfinite(p_scale), p_scale, 0.0)
+    wsum = np.maximum(q_sums[:, 0], tiny)
+    wsum_c = np.maximum(q_sums[:, 2], tiny)
+    psum = np.maximum(p_sums[:, 0], tiny)
+    log_norm = q_shift + np.log(wsum)
+
+    def ell_of(mean_small, log_big):
+        small = np.abs(mean_small) < 0.5
+        return np.where(small, np.log1p(np.where(small, mean_small, 0.0)), log_big)
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ell = ell_of(q_sums[:, 1] / wsum, p_shift + np.log(psum) - log_norm)
+        ell_c = ell_of(
+            q_sums[:, 3] / wsum_c,
+            p_shift + np.log(p_sums[:, 2]) - (q_shift + np.log(wsum_c)),
+        )
+        # the true log-sums (−inf without mass), for the mass at the ends
+        log_q_sum = q_scale + np.log(q_sums[:, 0])
+        log_p_sum = p_scale + np.log(p_sums[:, 0])
+    return log_norm, ell, ell_c, p_sums[:, 1] / psum, log_q_sum, log_p_sum
+
+
+def _log_g_for_windows(nu: float, z: np.ndarray) -> np.ndarray:
+    """G_ν(z) (:func:`._special.log_bessel_i_normalized`) to ~1e-14 relative, cheaply:
+    for ν < NU_DEBYE, log(Γ(ν+1)(2/z)^ν I_ν(z)) from scipy's ``ive`` instead of the
+    backward recurrence (~10× slower on the few points of a window search) where
+    z²/4 > ν + 1, the series below. Only for locating windows, never in a value."""
+    if nu >= NU_DEBYE or nu == -0.5:
+        return log_bessel_i_normalized(nu, z)
+    z = np.asarray(z, dtype=float)
+    series = 0.25 * z * z <= nu + 1.0
+    if series.all():
+        return log_bessel_i_normalized(nu, z)
+    out = np.empty(z.shape)
+    out[series] = log_bessel_i_normalized(nu, z[series])
+    zr = z[~series]
+    with np.errstate(all="ignore"):
+        big = np.log(special.ive(nu, zr)) + zr + math.lgamma(nu + 1.0) + nu * np.log(2.0 / zr)
+    # ive underflows or overflows nowhere on this branch for ν < 30 and z < 1e300; guard anyway
+    bad = ~np.isfinite(big)
+    if bad.any():
+        big[bad] = log_bessel_i_normalized(nu, zr[bad])
+    out[~series] = big
+    return out
 
 
 def _conditional_log_density(ygrid: _YGrid, log_rho: np.ndarray, w: np.ndarray, amp: float, n: int):
     """log of q_U(log ρ − w/2) f_W(w) up to a constant: the joint density of (U, W) on
-    the line U + W/2 = log ρ, for Y ~ χ²_d(amp²) (``log_rho`` broadcasts against ``w``)."""
+    the line U + W/2 = log ρ, for Y ~ χ²_d(amp²) (``log_rho`` broadcasts against ``w``),
+    to ~1e-14 relative in G (:func:`_log_g_for_windows`): for window searches only."""
     u = np.broadcast_to(log_rho, w.shape) - 0.5 * w
-    log_qy = NoncentralChiSquare(ygrid.dim, amp).log_density_log_radius(u.ravel()).reshape(w.shape)
-    return log_qy + ChiSquare(n).log_density_log_ratio(w)
+    # (m/2)(x − expm1 x) directly (no series for small x): its rounding, ~εm|x|, is far
+    # below what a window needs
+    x = 2.0 * u - math.log(ygrid.dim)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = 0.5 * ygrid.dim * (x - np.expm1(x)) + 0.5 * n * (w - np.expm1(w))
+        if amp != 0.0:
+            out += _log_g_for_windows(ygrid.nu, amp * np.exp(np.minimum(u, 700.0)))
+    return np.where(np.isnan(out), -np.inf, out)
 
 
 def _conditional_window(ygrid: _YGrid, log_rho: np.ndarray, n: int, tilt: float, w_range):
@@ -327,7 +493,9 @@ def _conditional_window(ygrid: _YGrid, log_rho: np.ndarray, n: int, tilt: float,
     active = np.arange(len(w))
     for _ in range(60):
         wa, la, ha, ra = w[active], lo[active], hi[active], log_rho[active]
-        g1, g2 = tilt_derivatives(ra - 0.5 * wa, ygrid.dim, ygrid.a, ygrid.b, tilt)
+        g1, g2 = tilt_derivatives(
+            ra - 0.5 * wa, ygrid.dim, ygrid.a, ygrid.b, tilt, for_modes=True
+        )
         h1 = -0.5 * g1 - 0.5 * n * np.expm1(wa)
         h2a = 0.25 * g2 - 0.5 * n * np.exp(wa)
         la = np.where(h1 > 0, wa, la)
@@ -349,25 +517,26 @@ def _conditional_window(ygrid: _YGrid, log_rho: np.ndarray, n: int, tilt: float,
     top = np.maximum(top, dens.max(axis=1))
     # a Gaussian drops by 72 at 12 spreads: start there, double beyond
     steps = spread[:, None] * (12.0 * 2.0 ** np.arange(0, 10))[None, :]
-    ends = []
-    for sign, limit in ((-1.0, w_lo), (1.0, w_hi)):
-        points = w[:, None] + sign * steps
-        points = np.where(sign * (points - limit[:, None]) > 0, limit[:, None], points)
-        dens_out = _conditional_log_density(ygrid, log_rho[:, None], points, amp, n)
-        below = dens_out < top[:, None] - (TAIL_LOG_DROP + 15.0)
-        first = np.where(below.any(axis=1), np.argmax(below, axis=1), len(steps[0]) - 1)
-        outside = points[rows, first]
-        inside = np.where(first > 0, points[rows, np.maximum(first - 1, 0)], w)
-        # three bisections: the end overshoots the drop by at most 1/8 of the last step
-        for _ in range(3):
-            mid = 0.5 * (inside + outside)
-            low = _conditional_log_density(ygrid, log_rho, mid, amp, n) < top - (
-                TAIL_LOG_DROP + 15.0
-            )
-            outside = np.where(low, mid, outside)
-            inside = np.where(low, inside, mid)
-        ends.append(np.where(below.any(axis=1), outside, points[rows, first]))
-    return ends[0], ends[1], spread
+    # both sides at once: rows [left; right]
+    sign = np.repeat([-1.0, 1.0], len(w))[:, None]
+    limit = np.concatenate([w_lo, w_hi])[:, None]
+    w2, rho2, top2 = np.tile(w, 2), np.tile(log_rho, 2), np.tile(top, 2)
+    rows2 = np.arange(2 * len(w))
+    points = w2[:, None] + sign * np.tile(steps, (2, 1))
+    points = np.where(sign * (points - limit) > 0, limit, points)
+    dens_out = _conditional_log_density(ygrid, rho2[:, None], points, amp, n)
+    below = dens_out < top2[:, None] - (TAIL_LOG_DROP + 15.0)
+    first = np.where(below.any(axis=1), np.argmax(below, axis=1), steps.shape[1] - 1)
+    outside = points[rows2, first]
+    inside = np.where(first > 0, points[rows2, np.maximum(first - 1, 0)], w2)
+    # three bisections: the end overshoots the drop by at most 1/8 of the last step
+    for _ in range(3):
+        mid = 0.5 * (inside + outside)
+        low = _conditional_log_density(ygrid, rho2, mid, amp, n) < top2 - (TAIL_LOG_DROP + 15.0)
+        outside = np.where(low, mid, outside)
+        inside = np.where(low, inside, mid)
+    ends = np.where(below.any(axis=1), outside, points[rows2, first])
+    return ends[: len(w)], ends[len(w) :], spread
 
 
 def _w_range(ygrid: _YGrid, log_rho: np.ndarray, n: int):
