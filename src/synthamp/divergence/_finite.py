@@ -312,10 +312,10 @@ def _block_sums(log_w, llr, llr_err, em1):
     return (top, q_sums), (p_top, p_sums)
 
 
-def _needed_blocks(ygrid: _YGrid, log_rho, row_starts, col_starts, n: int, lower_q, lower_p):
-    """Which (row block, column block) pairs of the inner integral over Y can hold a
-    weight within e^{−_SKIP_DROP} of a row's largest (``lower_q``, ``lower_p``: lower
-    bounds of each row's largest q- and p-log-weight; rows sorted by log ρ).
+def _needed_blocks(ygrid: _YGrid, log_rho, col_starts, n: int, lower_q, lower_p):
+    """Which column blocks of the inner integral over Y can hold, for each outer node, a
+    weight within e^{−_SKIP_DROP} of the node's largest (``lower_q``, ``lower_p``: lower
+    bounds of each node's largest q- and p-log-weight); a boolean (node, block) matrix.
 
     The log-weight is K(w) + log q_j with K(w) = (n/2)(w − e^w + 1) ≤ 0 concave,
     largest at w = 0, and w = 2(log ρ − u_j): over a block, w lies in an interval
@@ -325,16 +325,13 @@ def _needed_blocks(ygrid: _YGrid, log_rho, row_starts, col_starts, n: int, lower
     col_ends = np.append(col_starts[1:], len(u))
     max_q = np.maximum.reduceat(ygrid.log_q, col_starts)
     max_p = np.maximum.reduceat(ygrid.log_q + ygrid.llr, col_starts)
-    row_ends = np.append(row_starts[1:], len(log_rho))
-    floor_q = np.minimum.reduceat(lower_q, row_starts) - _SKIP_DROP
-    floor_p = np.minimum.reduceat(lower_p, row_starts) - _SKIP_DROP
-    w_lo = 2.0 * (log_rho[row_starts][:, None] - u[col_ends - 1][None, :])
-    w_hi = 2.0 * (log_rho[row_ends - 1][:, None] - u[col_starts][None, :])
+    w_lo = 2.0 * (log_rho[:, None] - u[col_ends - 1][None, :])
+    w_hi = 2.0 * (log_rho[:, None] - u[col_starts][None, :])
     k_max = ChiSquare(n).log_density_log_ratio(np.clip(0.0, w_lo, w_hi))
     # NaN anywhere (no bound known): the block is computed
     with np.errstate(invalid="ignore"):
-        skip_q = k_max + max_q[None, :] < floor_q[:, None]
-        skip_p = k_max + max_p[None, :] < floor_p[:, None]
+        skip_q = k_max + max_q[None, :] < (lower_q - _SKIP_DROP)[:, None]
+        skip_p = k_max + max_p[None, :] < (lower_p - _SKIP_DROP)[:, None]
     return ~(skip_q & skip_p)
 
 
@@ -342,23 +339,22 @@ def _inner_over_y(ygrid: _YGrid, log_rho: np.ndarray, n: int):
     """Inner integral over the Y grid (X wide): returns (log q_S, ℓ_S, err) at log ρ.
 
     With ℓ_Y shared by all outer nodes, the sums are matrix products over
-    blocks of rows and columns (:func:`_block_sums`), combined in log space.
-    A block is skipped when none of its weights can come within e^{−800} of
-    its row's largest (:func:`_needed_blocks`; the largest are bounded below
-    by their values on every 16th column): its terms would underflow to 0.
+    blocks of nodes and columns (:func:`_block_sums`), combined in log space.
+    A column block is skipped for the outer nodes where none of its weights can
+    come within e^{−800} of the node's largest (:func:`_needed_blocks`; the
+    largest are bounded below by their values on every 16th column): there its
+    terms would underflow to 0.
     """
-    order = np.argsort(log_rho, kind="stable")
-    log_rho_sorted = log_rho[order]
     u, log_q, llr, llr_err = ygrid.u, ygrid.log_q, ygrid.llr, ygrid.llr_err
     chi = ChiSquare(n)
     em1 = np.expm1(np.minimum(llr, 700.0))
-    count = len(log_rho_sorted)
+    count = len(log_rho)
 
     def log_weights(rows, cols):
-        w = 2.0 * (log_rho_sorted[rows, None] - u[None, cols])
+        w = 2.0 * (log_rho[rows, None] - u[None, cols])
         return chi.log_density_log_ratio(w) + log_q[None, cols]
 
-    # lower bounds of each row's largest q- and p-log-weight: their values on every 16th column
+    # lower bounds of each node's largest q- and p-log-weight: their values on every 16th column
     probe = slice(None, None, 16)
     lower_q, lower_p = np.empty(count), np.empty(count)
     rows_per = max(1, _BLOCK // len(u[probe]))
@@ -367,16 +363,16 @@ def _inner_over_y(ygrid: _YGrid, log_rho: np.ndarray, n: int):
         lw = log_weights(rows, probe)
         lower_q[rows] = lw.max(axis=1)
         lower_p[rows] = (lw + llr[probe]).max(axis=1)
-    row_starts = np.arange(0, count, _ROW_BLOCK)
     col_starts = np.arange(0, len(u), _COL_BLOCK)  # even offsets: the coarse rule is ::2
-    needed = _needed_blocks(ygrid, log_rho_sorted, row_starts, col_starts, n, lower_q, lower_p)
+    needed = _needed_blocks(ygrid, log_rho, col_starts, n, lower_q, lower_p)
     q_scale, p_scale = np.full(count, -np.inf), np.full(count, -np.inf)
     q_sums, p_sums = np.zeros((count, 4)), np.zeros((count, 3))
-    for bi, r0 in enumerate(row_starts):
+    for bj, c0 in enumerate(col_starts):
         check_budget()  # a caller's time budget (synthamp._budget) may stop the work here
-        rows = slice(r0, r0 + _ROW_BLOCK)
-        for bj in np.flatnonzero(needed[bi]):
-            cols = slice(col_starts[bj], col_starts[bj] + _COL_BLOCK)
+        cols = slice(c0, c0 + _COL_BLOCK)
+        nodes = np.flatnonzero(needed[:, bj])
+        for r0 in range(0, len(nodes), _ROW_BLOCK):
+            rows = nodes[r0 : r0 + _ROW_BLOCK]
             (qs, qv), (ps, pv) = _block_sums(
                 log_weights(rows, cols), llr[cols], llr_err[cols], em1[cols]
             )
@@ -393,11 +389,8 @@ def _inner_over_y(ygrid: _YGrid, log_rho: np.ndarray, n: int):
             lw_edges + llr[edges] - log_p_sum[:, None]
         ).sum(axis=1)
     err = _inner_error(ell, ell_c, prop, np.where(np.isnan(ends), 0.0, ends))
-    out = [np.empty(count) for _ in range(3)]
     # q_{log S}(v) = ∫ q_T(t) f_{log X}(v − 2u(t)) dt ≈ h Σ_j (…)
-    for o, v in zip(out, (log_norm + math.log(ygrid.h), ell, err), strict=True):
-        o[order] = v
-    return tuple(out)
+    return log_norm + math.log(ygrid.h), ell, err
 
 
 def _combine_sums(q_scale, q_sums, p_scale, p_sums):
@@ -736,17 +729,36 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> G
     need = np.maximum(ygrid.h / (1.0 + np.exp(points)), spread_step)
     spread_u = 0.5 * ChiSquare(n_syn).log_sd
     inner_size = max(len(ygrid.refined(min(spread_u / 4.0, 0.5 * _MAX_LOG_STEP)).u), 500)
+    # the widths of the tilted laws of every order up to alpha_max, not only of the
+    # largest: an intermediate order's law can be narrower where the grid is coarse
+    # (c > 0 stretches large ρ); orders 1.25 apart at most
+    ladder = np.geomspace(1.0, alpha_max, max(2, math.ceil(math.log(alpha_max) / math.log(1.25)) + 1))
+    checked_tilts = np.concatenate([[0.0], ladder])
+    grid, c_grid = None, 0.0
     for _ in range(4):
         c, step = _outer_steps(points, need, log_range)
         tau_lo, tau_hi = _tau(np.array(log_range), c)
         nodes = (tau_hi - tau_lo) / step + 1
-        if nodes > _MAX_OUTER or nodes * inner_size > _MAX_WORK:
+        split = _subdivision(grid, c_grid, points, need)
+        if split is not None:
+            # refining the last grid by an integer factor reuses its nodes: chosen when
+            # it costs less than a new grid, and fits the budget
+            sub_nodes = (len(grid.t) - 1) * split + 1
+            if sub_nodes - len(grid.t) <= nodes and _fits(sub_nodes, inner_size):
+                c, nodes = c_grid, sub_nodes
+            else:
+                split = None
+        if not _fits(nodes, inner_size):
             raise FiniteGridTooCostly(f"{nodes:.3g} outer × {inner_size} inner nodes")
-        grid = _outer_grid(ygrid, n_syn, log_range, c, step)
+        if split is None:
+            grid = _outer_grid(ygrid, n_syn, log_range, c, step)
+        else:
+            grid = _outer_grid(ygrid, n_syn, log_range, c, 0.0, coarser=(grid, split))
+        c_grid = c
         stretch = 1.0 + c * grid.r  # dτ/d log ρ
         step = float(grid.t[1] - grid.t[0])
         finer = False
-        for tilt in (0.0, 1.0, alpha_max):
+        for tilt in checked_tilts:
             g = grid.log_q + tilt * grid.llr
             i = int(np.clip(np.argmax(g), 1, len(g) - 2))
             curvature = -(g[i + 1] - 2.0 * g[i] + g[i - 1]) / step**2
@@ -760,18 +772,50 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> G
     return grid
 
 
-def _outer_grid(ygrid, n_syn, log_range, c, step):
-    """Outer nodes uniform in τ = c·ρ + log ρ over ``log_range``, and their values."""
+def _fits(nodes: float, inner_size: int) -> bool:
+    """Whether an outer grid of ``nodes`` nodes is within the work budget."""
+    return nodes <= _MAX_OUTER and nodes * inner_size <= _MAX_WORK
+
+
+def _subdivision(grid: Grid | None, c: float, points: np.ndarray, need: np.ndarray) -> int | None:
+    """Smallest integer k such that ``grid`` (uniform in τ = cρ + log ρ) with its step
+    divided by k meets ``need`` (largest steps in log ρ at ``points``); None without a grid."""
+    if grid is None:
+        return None
+    allowed = float(np.min((c * np.exp(points) + 1.0) * need))
+    step = float(grid.t[1] - grid.t[0])
+    return max(2, math.ceil(step / allowed * (1.0 + 1e-12)))
+
+
+def _outer_grid(ygrid, n_syn, log_range, c, step, coarser=None):
+    """Outer nodes uniform in τ = c·ρ + log ρ over ``log_range``, and their values.
+
+    ``coarser`` = (grid, k): the nodes of ``grid`` (same c and range) with its step
+    divided by k; the values at its nodes are reused (step is then ignored).
+    """
     tau_lo, tau_hi = _tau(np.array(log_range), c)
-    n = math.ceil((tau_hi - tau_lo) / step) + 1
-    n += n % 2 == 0
-    tau = np.linspace(tau_lo, tau_hi, n)
+    if coarser is None:
+        n = math.ceil((tau_hi - tau_lo) / step) + 1
+        n += n % 2 == 0
+        tau = np.linspace(tau_lo, tau_hi, n)
+        new = np.ones(n, dtype=bool)
+    else:
+        old, split = coarser
+        tau = np.linspace(old.t[0], old.t[-1], (len(old.t) - 1) * split + 1)
+        tau[::split] = old.t
+        new = np.ones(len(tau), dtype=bool)
+        new[::split] = False
     rho, log_rho = _from_tau(tau, c)
-    log_qs, ell, err = _inner(ygrid, log_rho, n_syn)
     # density of τ: q_{log ρ} · d log ρ/dτ, d log ρ/dτ = 1/(1 + cρ)
-    log_jacobian = -np.log1p(c * rho)
+    log_q, ell, err = np.empty((3, len(tau)))
+    log_q[new], ell[new], err[new] = _inner(ygrid, log_rho[new], n_syn)
+    log_q[new] -= np.log1p(c * rho[new])
+    if coarser is not None:
+        keep = ~new
+        log_q[keep], ell[keep], err[keep] = old.log_q, old.llr, old.llr_err
+        rho[keep] = old.r
     scale = math.sqrt(ygrid.dim) + ygrid.a + ygrid.b
-    return Grid(tau, rho, log_qs + log_jacobian, ell, err, scale)
+    return Grid(tau, rho, log_q, ell, err, scale)
 
 
 def llr_finite(s: np.ndarray, dim: int, n_syn: int, a: float, b: float) -> np.ndarray:
