@@ -732,7 +732,8 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> G
     # the widths of the tilted laws of every order up to alpha_max, not only of the
     # largest: an intermediate order's law can be narrower where the grid is coarse
     # (c > 0 stretches large ρ); orders 1.25 apart at most
-    ladder = np.geomspace(1.0, alpha_max, max(2, math.ceil(math.log(alpha_max) / math.log(1.25)) + 1))
+    rungs = max(2, math.ceil(math.log(alpha_max) / math.log(1.25)) + 1)
+    ladder = np.geomspace(1.0, alpha_max, rungs)
     checked_tilts = np.concatenate([[0.0], ladder])
     grid, c_grid = None, 0.0
     for _ in range(4):
