@@ -73,7 +73,7 @@ def test_cli_account_k2_search(capsys):
     bounds = searched["lower_bounds"]
     assert bounds["kind"] == "certified" and bounds["bound"] == "lower"
     assert bounds["used_for_epsilon"] is False and "lower bound" in bounds["rdp_search"]
-    assert main(argv[:-1] + ["--search", "1"]) == 0
+    assert main([*argv[:-1], "--search", "1"]) == 0
     out = capsys.readouterr().out
     assert "note: rdp_search:" in out and "(lower: best pair of the search)" in out
 
