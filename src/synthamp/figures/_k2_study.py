@@ -15,11 +15,9 @@ THEORY.md §8); Theorem 5.4 is :func:`synthamp.bounds.global_bound` with
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -33,9 +31,10 @@ from synthamp.accountant._k2_search import (
 )
 from synthamp.bounds import global_bound, post_processing_rdp
 from synthamp.divergence import renyi_plateau_gram
+from synthamp.figures._common import Progress, _notify
 from synthamp.figures._style import _colors, _log_scale, _new_figure
 
-__all__ = ["SETTINGS", "StudyRow", "search_setting", "study_table"]
+__all__ = ["SETTINGS", "STARTS", "StudyRow", "plot_k2_study", "search_setting", "study_table"]
 
 #: (d, Δ) settings of the study; α ∈ ORDERS, C = 2, σ = 1.
 DIMS = (4, 10, 30, 100)
@@ -43,6 +42,8 @@ DELTAS = (0.25, 0.5, 1.0)
 ORDERS = (2.0, 8.0, 32.0)
 NORM_BOUND = 2.0
 SETTINGS = tuple((d, delta) for d in DIMS for delta in DELTAS)
+#: Starting pairs per setting (structured ones first, then random; research seed 0).
+STARTS = 100
 
 
 @dataclasses.dataclass
@@ -178,22 +179,34 @@ def _verified_rows(dim, delta, best, best_split, evaluations, starts, seconds, c
     return rows
 
 
-def study_table(*, quick: bool = False, progress=None, settings=SETTINGS, starts: int = 100):
+def study_table(
+    *,
+    quick: bool = False,
+    progress: Progress | None = None,
+    settings: tuple[tuple[int, float], ...] | None = None,
+    starts: int | None = None,
+) -> pd.DataFrame:
     """The study as a DataFrame (one row per d, Δ, α), computing every setting.
 
-    ``quick``: 12 starts and no refinement (for tests of the pipeline).
-    ``progress(d, Δ)`` is called after each setting.
+    ``settings`` and ``starts`` default to the module's :data:`SETTINGS` and
+    :data:`STARTS` (read at call time). ``quick``: at most 12 starts and no
+    refinement (for tests of the pipeline). ``progress(done, total)`` is called
+    after each setting. Columns: ``best`` (the exact value of the best pair found,
+    with its error ``best_error``: a lower bound on the worst case), ``aligned``
+    (the exact k = 1 worst case, value + error), ``theorem_5_4`` and
+    ``post_processing`` (certified upper bounds), their ratios, the pair's Gram
+    entries and the search's cost.
     """
-
+    settings = SETTINGS if settings is None else tuple(settings)
+    starts = STARTS if starts is None else starts
+    n = min(starts, 12) if quick else starts
     rows = []
-    for dim, delta in settings:
+    for done, (dim, delta) in enumerate(settings, start=1):
         t0 = time.perf_counter()
-        n = 12 if quick else starts
         best, best_split, evaluations = search_setting(dim, delta, starts=n, refine=not quick)
         seconds = time.perf_counter() - t0
         rows.extend(_verified_rows(dim, delta, best, best_split, evaluations, n, seconds))
-        if progress is not None:
-            progress(dim, delta)
+        _notify(progress, done, len(settings))
     frame = pd.DataFrame([dataclasses.asdict(r) for r in rows])
     for key in ("gram_v", "gram_w"):
         entries = np.array(frame.pop(key).tolist())
@@ -245,31 +258,3 @@ def plot_k2_study(table):
         " pair (search: a lower bound)"
     )
     return fig
-
-
-def main(argv: list[str] | None = None) -> None:
-    """``python -m synthamp.figures._k2_study [--out DIR] [--quick]``: the study's CSV and PNG
-    (``fig_k2_study.csv``, ``fig_k2_study.png``; about 20 minutes of one core)."""
-    parser = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
-    parser.add_argument("--out", default="docs/figures")
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-
-    def progress(dim, delta):
-        print(f"d = {dim}, Δ = {delta:g} done", flush=True)
-
-    table = study_table(quick=args.quick, progress=progress)
-    csv, png = out / "fig_k2_study.csv", out / "fig_k2_study.png"
-    tmp = csv.with_suffix(".csv.tmp")
-    table.to_csv(tmp, index=False)
-    tmp.replace(csv)
-    tmp = png.with_suffix(".tmp.png")
-    plot_k2_study(table).savefig(tmp, dpi=110)
-    tmp.replace(png)
-    print(f"wrote {csv} and {png}")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()
