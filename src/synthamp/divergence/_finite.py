@@ -16,7 +16,8 @@ The inner integral runs over whichever factor is narrower on the log scale:
 * X wide (small n_syn): over a grid for Y uniform in t = κr + log r (the
   engine's grid, κ = 1, refined near r = 0 when the kernel of log X needs
   it), with the closed-form density of log X at log s − log y; ℓ_Y is then
-  shared by all outer nodes and the sums are matrix products;
+  shared by all outer nodes and the sums are matrix products
+  (:mod:`._finite_sums`);
 * X narrow (large n_syn): over a uniform grid in w = log(X/n) per outer
   node, fitted to the conditional laws of w given S = s under q and p
   (:func:`_conditional_window`; these need not sit near w = 0: for n_syn < d
@@ -54,8 +55,8 @@ import numpy as np
 from scipy import special
 
 from synthamp._budget import check_budget
+from synthamp.divergence._finite_sums import UNRESOLVED_ERROR, inner_error, inner_over_y
 from synthamp.divergence._kernel import (
-    EPS,
     LLR_REL_TOL,
     NODES_PER_SIGMA,
     TAIL_LOG_DROP,
@@ -63,12 +64,12 @@ from synthamp.divergence._kernel import (
     grid_nodes,
     llr_on_grid,
     llr_sqrt,
-    refined_error,
     renyi_on_grid,
     tilt_derivatives,
 )
 from synthamp.divergence._laws import ChiSquare, NoncentralChiSquare
 from synthamp.divergence._plateau import plateau_scaled
+from synthamp.divergence._special import NU_DEBYE, log_bessel_i_normalized
 
 __all__ = ["FiniteGridTooCostly", "finite_grid", "finite_scaled", "llr_finite"]
 
@@ -85,8 +86,6 @@ _MAX_INNER = 4001
 _MAX_Y_REFINE = 8
 #: Largest total work (outer nodes × inner nodes) of one finite-release grid.
 _MAX_WORK = 30_000_000
-#: Error assigned to ℓ_S, relative to |ℓ_S| + 1, where the inner rule is unresolved.
-_UNRESOLVED_ERROR = 1e3
 #: Largest number of matrix entries (outer × inner nodes) formed at once.
 _BLOCK = 2_000_000
 
@@ -110,25 +109,6 @@ def _x_window(n: int, drop: float = TAIL_LOG_DROP + 5.0) -> tuple[float, float]:
     hi = optimize.brentq(excess, 0.0, math.log1p(level) + 2.0)
     lo = optimize.brentq(excess, -level - 2.0, 0.0)
     return lo, hi
-
-
-def _log_density_rounding(u, log_q, dim: int, amp: float, axis: int = -1) -> np.ndarray:
-    """Bound on the rounding error of log q_U(u) as computed, node by node.
-
-    :meth:`NoncentralChiSquare.log_density_log_radius` ``log_q`` is the sum of
-    the central part (≤ 0, rounded to an ulp of its size, at most |log q| + G)
-    and G = G_ν(amp·r) ≤ min(amp·r, (amp·r)²/(2d)) (relative accuracy 2e-15,
-    :mod:`._special`); u itself may be off by an ulp, which moves log q by its
-    slope (measured along ``axis``) times eps·|u|. Node to node this is noise,
-    not a smooth error, so it need not cancel in ℓ_S (measured: up to
-    0.9·eps·(amp·r + r²/2) at d = 1, a = 1000).
-    """
-    z = amp * np.exp(np.minimum(u, 350.0))
-    g = np.minimum(z, z * z / (2.0 * dim))
-    with np.errstate(invalid="ignore"):
-        slope = np.abs(np.gradient(log_q, axis=axis) / np.gradient(u, axis=axis))
-    slope = np.where(np.isfinite(slope), slope, 0.0)
-    return 2.0 * EPS * (np.abs(log_q) + 2.0 * g + np.abs(u) * slope) + 2e-15 * g
 
 
 class _YGrid:
@@ -162,10 +142,30 @@ class _YGrid:
         self.t, self.r, self.u = t, r, u
         self.h = float(t[1] - t[0])
         self.law_q = NoncentralChiSquare(dim, b)  # the law of Y under q
-        log_qu = self.law_q.log_density_log_radius(u)
-        self.log_q = log_qu - np.log1p(kappa * r)
-        self.llr, self.llr_err, self.rms = llr_on_grid(r, self.log_q, self.nu, a, b)
-        self.log_q_noise = _log_density_rounding(u, log_qu, dim, b)
+
+    @functools.cached_property
+    def log_q(self) -> np.ndarray:
+        """log density of t under q at the nodes, up to a constant."""
+        return self.law_q.log_density_log_radius(self.u) - np.log1p(self.kappa * self.r)
+
+    @functools.cached_property
+    def _llr(self) -> tuple[np.ndarray, np.ndarray, float]:
+        return llr_on_grid(self.r, self.log_q, self.nu, self.a, self.b)
+
+    @property
+    def llr(self) -> np.ndarray:
+        """ℓ_Y at the nodes (computed when first needed)."""
+        return self._llr[0]
+
+    @property
+    def llr_err(self) -> np.ndarray:
+        """Rounding error of ℓ_Y at the nodes."""
+        return self._llr[1]
+
+    @property
+    def rms(self) -> float:
+        """r.m.s. size of ℓ_Y under q."""
+        return self._llr[2]
 
     def step_u(self, r):
         """Step of the grid in u = log r at r."""
@@ -190,54 +190,13 @@ class _YGrid:
         return llr_sqrt(r, self.nu, self.a, self.b, tol=LLR_REL_TOL * self.rms)
 
 
-def _weight_difference(w, wsum, llr, ell):
-    """P − Q: the conditional weights given S = s under p and under q, node by node."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        diff = w * np.expm1(np.minimum(llr - ell[..., None], 700.0)) / wsum[..., None]
-    return np.where(w > 0, diff, 0.0)
-
-
-def _noise_effect(w, wsum, llr, ell, noise, reference=None):
-    """Bound on the change of ℓ_S by errors δ of the log-weights (|δ| ≤ ``noise``).
-
-    To first order ℓ_S moves by Σ_j δ_j (P_j − Q_j), P and Q the conditional
-    laws of the nodes given S = s under p and q: at most Σ noise·|P − Q|, small
-    when p and q are close given s. With a ``reference`` row P̄ − Q̄ on the same
-    nodes (shared noise), the part Σ_j δ_j (P̄_j − Q̄_j) is common to all rows (a
-    bias of ℓ_S, bounded once by :func:`_inner_over_y`) and the rest is at most
-    Σ noise·|P − Q − (P̄ − Q̄)|: small when the conditional laws vary little
-    with s (few records), where the first form is loose.
-    """
-    diff = _weight_difference(w, wsum, llr, ell)
-    if reference is not None:
-        diff = diff - reference
-    return (np.abs(diff) * noise).sum(axis=-1)
-
-
-def _inner_error(ell, ell_c, prop, ends):
-    """Error of ℓ_S: inner fine-vs-coarse difference, propagated error of ℓ_Y and
-    the mass at the window's ends. Where the window does not hold both
-    conditional laws, or the coarse rule misses the p-mass altogether, ℓ_S is
-    not known: it gets ``_UNRESOLVED_ERROR`` (|ℓ_S| + 1)."""
-    with np.errstate(invalid="ignore"):
-        err = refined_error(ell, ell_c) + prop + 10.0 * ends
-    unresolved = (ends > 1e-6) | ~np.isfinite(err)
-    # no bound on ℓ_S is known there (e.g. Y beyond its grid for an extreme s):
-    # an error far above any plausible |ℓ_S| makes every order whose tilted law
-    # gives such nodes weight fall back on the plateau bound (renyi_finite)
-    return np.where(unresolved, _UNRESOLVED_ERROR * (np.abs(ell) + 1.0), err)
-
-
-def _conditional(
-    log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray, noise: np.ndarray, reference=None
-):
+def _conditional(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray):
     """log E[e^ℓ] under weights e^{log_w} along the last axis, with error terms.
 
     Returns (log_norm, ell_s, err) where log_norm = log Σ e^{log_w} (the outer
     density up to a constant), ell_s = log Σ e^{log_w + ℓ} − log_norm computed
     as log1p of the weighted mean of expm1(ℓ) when small, and err estimates
-    its error (inner coarse-vs-fine difference, propagated error of ℓ, and the
-    effect of the rounding ``noise`` of the log-weights).
+    its error (inner coarse-vs-fine difference plus propagated error of ℓ).
     """
     alive = log_w > -np.inf
     llr = np.where(alive, llr, 0.0)  # nodes without weight contribute nothing (not NaN)
@@ -274,104 +233,50 @@ def _conditional(
     wp = np.where(alive, wp, 0.0)
     wpsum = np.maximum(wp.sum(axis=-1), np.finfo(float).tiny)
     prop = (wp * llr_err).sum(axis=-1) / wpsum
-    prop = prop + _noise_effect(w, wsum, llr, ell, noise, reference)
     # mass at the two ends of the inner rule, under q and under p: the window
     # must hold both conditional laws; where it does not, ℓ_S is only known
     # to within its own size
     ends = (w[..., 0] + w[..., -1]) / wsum + (wp[..., 0] + wp[..., -1]) / wpsum
-    return log_norm, ell, _inner_error(ell, ell_c, prop, ends)
+    return log_norm, ell, inner_error(ell, ell_c, prop, ends)
 
 
-def _conditional_shared(
-    log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray, noise: np.ndarray, reference=None
-):
-    """:func:`_conditional` for ℓ shared by all rows (a vector), by matrix products.
-
-    Valid when ℓ spans at most 500 (so that no weight that matters under p
-    underflows once each row is scaled by its largest q-weight).
-    """
-    tiny = np.finfo(float).tiny
-    top = log_w.max(axis=1, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)
-    w = np.exp(log_w - top)
-    ell_top = float(llr.max())
-    lexp = np.exp(llr - ell_top)  # e^{ℓ − max ℓ}
-    em1 = np.expm1(llr)
-    stacked = np.stack([np.ones_like(llr), em1, lexp, lexp * llr_err])
-    fine = w @ stacked.T
-    coarse = w[:, ::2] @ stacked[:, ::2].T
-    wsum = np.maximum(fine[:, 0], tiny)
-    log_norm = top[:, 0] + np.log(wsum)
-    psum = np.maximum(fine[:, 2], tiny)
-
-    def ell_of(sums):
-        mean_small = sums[:, 1] / np.maximum(sums[:, 0], tiny)
-        small = np.abs(mean_small) < 0.5
-        with np.errstate(divide="ignore"):
-            big = (
-                np.log(np.maximum(sums[:, 2], tiny))
-                + ell_top
-                - np.log(np.maximum(sums[:, 0], tiny))
-            )
-        return np.where(small, np.log1p(np.where(small, mean_small, 0.0)), big)
-
-    ell = ell_of(fine)
-    ell_c = ell_of(coarse)
-    prop = fine[:, 3] / psum + _noise_effect(w, wsum, llr, ell, noise, reference)
-    ends = (w[:, 0] + w[:, -1]) / wsum + (w[:, 0] * lexp[0] + w[:, -1] * lexp[-1]) / psum
-    return log_norm, ell, _inner_error(ell, ell_c, prop, ends)
-
-
-def _inner_over_y(ygrid: _YGrid, log_rho: np.ndarray, n: int):
-    """Inner integral over the Y grid (X wide): (log q_S, ℓ_S, err) at log ρ, and a bias.
-
-    The rounding noise of log q_Y is shared by all rows: its effect on ℓ_S is
-    split into a part common to all rows (``bias``: the effect at a reference
-    row, the middle one) and the rest, which goes into each row's error (see
-    :func:`_noise_effect`).
-    """
-    out = [np.empty_like(log_rho) for _ in range(3)]
-    rows = max(1, _BLOCK // len(ygrid.u))
-    shared = float(ygrid.llr.max() - ygrid.llr.min()) <= 500.0
-
-    def log_weights(rho_rows):
-        w = 2.0 * (rho_rows[:, None] - ygrid.u[None, :])  # log(X/n) at y = s/x
-        log_w = ChiSquare(n).log_density_log_ratio(w)
-        log_w += ygrid.log_q[None, :]
-        return log_w
-
-    # the reference row: P − Q at the middle outer node
-    log_w = log_weights(log_rho[len(log_rho) // 2 :][:1])
-    top = log_w.max(axis=1, keepdims=True)
-    w = np.exp(log_w - np.where(np.isfinite(top), top, 0.0))
-    wsum = np.maximum(w.sum(axis=1), np.finfo(float).tiny)
-    ell_ref = _conditional(log_w, ygrid.llr[None, :], ygrid.llr_err[None, :], 0.0)[1]
-    reference = _weight_difference(w, wsum, ygrid.llr[None, :], ell_ref)[0]
-    bias = float(np.sum(np.abs(reference) * ygrid.log_q_noise))
-    for start in range(0, len(log_rho), rows):
-        check_budget()  # a caller's time budget (synthamp._budget) may stop the work here
-        sl = slice(start, start + rows)
-        log_w = log_weights(log_rho[sl])
-        if shared:
-            res = _conditional_shared(log_w, ygrid.llr, ygrid.llr_err, ygrid.log_q_noise, reference)
-        else:
-            res = _conditional(
-                log_w, ygrid.llr[None, :], ygrid.llr_err[None, :], ygrid.log_q_noise[None, :],
-                reference,
-            )  # fmt: skip
-        for o, v in zip(out, res, strict=True):
-            o[sl] = v
-    # q_{log S}(v) = ∫ q_T(t) f_{log X}(v − 2u(t)) dt ≈ h Σ_j (…)
-    out[0] += math.log(ygrid.h)
-    return (*out, bias)
+def _log_g_for_windows(nu: float, z: np.ndarray) -> np.ndarray:
+    """G_ν(z) (:func:`._special.log_bessel_i_normalized`) to ~1e-14 relative, cheaply:
+    for ν < NU_DEBYE, log(Γ(ν+1)(2/z)^ν I_ν(z)) from scipy's ``ive`` instead of the
+    backward recurrence (~10× slower on the few points of a window search) where
+    z²/4 > ν + 1, the series below. Only for locating windows, never in a value."""
+    if nu >= NU_DEBYE or nu == -0.5:
+        return log_bessel_i_normalized(nu, z)
+    z = np.asarray(z, dtype=float)
+    series = 0.25 * z * z <= nu + 1.0
+    if series.all():
+        return log_bessel_i_normalized(nu, z)
+    out = np.empty(z.shape)
+    out[series] = log_bessel_i_normalized(nu, z[series])
+    zr = z[~series]
+    with np.errstate(all="ignore"):
+        big = np.log(special.ive(nu, zr)) + zr + math.lgamma(nu + 1.0) + nu * np.log(2.0 / zr)
+    # ive underflows or overflows nowhere on this branch for ν < 30 and z < 1e300; guard anyway
+    bad = ~np.isfinite(big)
+    if bad.any():
+        big[bad] = log_bessel_i_normalized(nu, zr[bad])
+    out[~series] = big
+    return out
 
 
 def _conditional_log_density(ygrid: _YGrid, log_rho: np.ndarray, w: np.ndarray, amp: float, n: int):
     """log of q_U(log ρ − w/2) f_W(w) up to a constant: the joint density of (U, W) on
-    the line U + W/2 = log ρ, for Y ~ χ²_d(amp²) (``log_rho`` broadcasts against ``w``)."""
+    the line U + W/2 = log ρ, for Y ~ χ²_d(amp²) (``log_rho`` broadcasts against ``w``),
+    to ~1e-14 relative in G (:func:`_log_g_for_windows`): for window searches only."""
     u = np.broadcast_to(log_rho, w.shape) - 0.5 * w
-    log_qy = NoncentralChiSquare(ygrid.dim, amp).log_density_log_radius(u.ravel()).reshape(w.shape)
-    return log_qy + ChiSquare(n).log_density_log_ratio(w)
+    # (m/2)(x − expm1 x) directly (no series for small x): its rounding, ~εm|x|, is far
+    # below what a window needs
+    x = 2.0 * u - math.log(ygrid.dim)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = 0.5 * ygrid.dim * (x - np.expm1(x)) + 0.5 * n * (w - np.expm1(w))
+        if amp != 0.0:
+            out += _log_g_for_windows(ygrid.nu, amp * np.exp(np.minimum(u, 700.0)))
+    return np.where(np.isnan(out), -np.inf, out)
 
 
 def _conditional_window(ygrid: _YGrid, log_rho: np.ndarray, n: int, tilt: float, w_range):
@@ -401,7 +306,7 @@ def _conditional_window(ygrid: _YGrid, log_rho: np.ndarray, n: int, tilt: float,
     active = np.arange(len(w))
     for _ in range(60):
         wa, la, ha, ra = w[active], lo[active], hi[active], log_rho[active]
-        g1, g2 = tilt_derivatives(ra - 0.5 * wa, ygrid.dim, ygrid.a, ygrid.b, tilt)
+        g1, g2 = tilt_derivatives(ra - 0.5 * wa, ygrid.dim, ygrid.a, ygrid.b, tilt, for_modes=True)
         h1 = -0.5 * g1 - 0.5 * n * np.expm1(wa)
         h2a = 0.25 * g2 - 0.5 * n * np.exp(wa)
         la = np.where(h1 > 0, wa, la)
@@ -423,25 +328,26 @@ def _conditional_window(ygrid: _YGrid, log_rho: np.ndarray, n: int, tilt: float,
     top = np.maximum(top, dens.max(axis=1))
     # a Gaussian drops by 72 at 12 spreads: start there, double beyond
     steps = spread[:, None] * (12.0 * 2.0 ** np.arange(0, 10))[None, :]
-    ends = []
-    for sign, limit in ((-1.0, w_lo), (1.0, w_hi)):
-        points = w[:, None] + sign * steps
-        points = np.where(sign * (points - limit[:, None]) > 0, limit[:, None], points)
-        dens_out = _conditional_log_density(ygrid, log_rho[:, None], points, amp, n)
-        below = dens_out < top[:, None] - (TAIL_LOG_DROP + 15.0)
-        first = np.where(below.any(axis=1), np.argmax(below, axis=1), len(steps[0]) - 1)
-        outside = points[rows, first]
-        inside = np.where(first > 0, points[rows, np.maximum(first - 1, 0)], w)
-        # three bisections: the end overshoots the drop by at most 1/8 of the last step
-        for _ in range(3):
-            mid = 0.5 * (inside + outside)
-            low = _conditional_log_density(ygrid, log_rho, mid, amp, n) < top - (
-                TAIL_LOG_DROP + 15.0
-            )
-            outside = np.where(low, mid, outside)
-            inside = np.where(low, inside, mid)
-        ends.append(np.where(below.any(axis=1), outside, points[rows, first]))
-    return ends[0], ends[1], spread
+    # both sides at once: rows [left; right]
+    sign = np.repeat([-1.0, 1.0], len(w))[:, None]
+    limit = np.concatenate([w_lo, w_hi])[:, None]
+    w2, rho2, top2 = np.tile(w, 2), np.tile(log_rho, 2), np.tile(top, 2)
+    rows2 = np.arange(2 * len(w))
+    points = w2[:, None] + sign * np.tile(steps, (2, 1))
+    points = np.where(sign * (points - limit) > 0, limit, points)
+    dens_out = _conditional_log_density(ygrid, rho2[:, None], points, amp, n)
+    below = dens_out < top2[:, None] - (TAIL_LOG_DROP + 15.0)
+    first = np.where(below.any(axis=1), np.argmax(below, axis=1), steps.shape[1] - 1)
+    outside = points[rows2, first]
+    inside = np.where(first > 0, points[rows2, np.maximum(first - 1, 0)], w2)
+    # three bisections: the end overshoots the drop by at most 1/8 of the last step
+    for _ in range(3):
+        mid = 0.5 * (inside + outside)
+        low = _conditional_log_density(ygrid, rho2, mid, amp, n) < top2 - (TAIL_LOG_DROP + 15.0)
+        outside = np.where(low, mid, outside)
+        inside = np.where(low, inside, mid)
+    ends = np.where(below.any(axis=1), outside, points[rows2, first])
+    return ends[: len(w)], ends[len(w) :], spread
 
 
 def _w_range(ygrid: _YGrid, log_rho: np.ndarray, n: int):
@@ -490,8 +396,7 @@ def _inner_over_x(ygrid: _YGrid, log_rho: np.ndarray, n: int, max_inner: int = _
         log_qy = ygrid.law_q.log_density_log_radius(u.ravel()).reshape(u.shape)
         llr, err = ygrid.llr_at(np.exp(u).ravel())
         log_w = log_qy + ChiSquare(n).log_density_log_ratio(w)
-        noise = _log_density_rounding(u, log_qy, ygrid.dim, ygrid.b)
-        res = _conditional(log_w, llr.reshape(u.shape), err.reshape(u.shape), noise)
+        res = _conditional(log_w, llr.reshape(u.shape), err.reshape(u.shape))
         # q_{log S}(v) = ∫ q_{log Y}(v − w) f_{log X}(w) dw, q_{log Y}(ly) = q_U(ly/2)/2
         res[0][...] += np.log((hi - lo)[block] / (m - 1)) - math.log(2.0)
         for o, v in zip(out, res, strict=True):
@@ -501,9 +406,8 @@ def _inner_over_x(ygrid: _YGrid, log_rho: np.ndarray, n: int, max_inner: int = _
 
 
 def _inner(ygrid: _YGrid, log_rho: np.ndarray, n: int, max_inner: int = _MAX_INNER):
-    """(log q_S, ℓ_S, error) at the outer nodes, and a bias of ℓ_S common to all of them.
+    """(log q_S, ℓ_S, error) at the outer nodes, integrating over the narrower factor.
 
-    The inner integral runs over the narrower factor.
     The inner integral over the Y grid needs that grid to resolve the kernel
     of log X, f_W(2(log ρ − u)), in u = log √y. Its width there is ½·spread of
     log X (the rule wants four steps per width), and its right edge,
@@ -520,19 +424,12 @@ def _inner(ygrid: _YGrid, log_rho: np.ndarray, n: int, max_inner: int = _MAX_INN
     fine = ygrid.refined(limit_u) if np.any(ygrid.step_u(rho) > limit_u) else ygrid
     over_x = fine.step_u(rho) > limit_u
     out = [np.empty_like(log_rho) for _ in range(3)]
-    if np.any(over_x):
-        for o, v in zip(out, _inner_over_x(ygrid, log_rho[over_x], n, max_inner), strict=True):
-            o[over_x] = v
-    bias = 0.0
-    if not np.all(over_x):
-        *res, bias = _inner_over_y(fine, log_rho[~over_x], n)
-        for o, v in zip(out, res, strict=True):
-            o[~over_x] = v
-        if np.any(over_x):
-            # the common bias holds for the rows over Y only: part of their own error
-            out[2][~over_x] += bias
-            bias = 0.0
-    return (*out, bias)
+    over_x_rule = functools.partial(_inner_over_x, max_inner=max_inner)
+    for mask, grid, inner in ((over_x, ygrid, over_x_rule), (~over_x, fine, inner_over_y)):
+        if np.any(mask):
+            for o, v in zip(out, inner(grid, log_rho[mask], n), strict=True):
+                o[mask] = v
+    return tuple(out)
 
 
 class FiniteGridTooCostly(Exception):
@@ -582,11 +479,14 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> G
     **Step.** The laws of S are convolutions in log ρ, so no narrower than Y
     (the Y grid's step h in t = r + log r, a step h/(1 + ρ) in log ρ) nor
     than ½ log X (a quarter of its spread, and at most ``_MAX_LOG_STEP``/2);
-    either suffices. Tilting by a large order can make the tilted law
-    narrower: its width at ``alpha_max`` is measured on the grid and the step
-    refined until it has ``NODES_PER_SIGMA`` nodes per standard deviation.
-    The coordinate (c) and step meeting these needs with the fewest nodes are
-    chosen by :func:`_outer_steps`.
+    either suffices. Tilting can make a law narrower: the widths of q_S, p_S
+    and the tilted laws of orders from 1 to ``alpha_max`` (a ladder of ratio
+    1.25: an intermediate order's law can be the narrowest where the grid is
+    coarse) are measured on the grid and the step refined until each has
+    ``NODES_PER_SIGMA`` nodes per standard deviation. The coordinate (c) and
+    step meeting these needs with the fewest nodes are chosen by
+    :func:`_outer_steps`; a refinement that costs fewer new nodes as an
+    integer subdivision of the last grid reuses its values instead.
     """
     tilts = [0.0, 1.0, math.sqrt(alpha_max), alpha_max]
     ygrid = _YGrid(dim, a, b, tilts)
@@ -616,9 +516,9 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> G
     def tilted(points):
         # log-densities of the three laws; −inf where ℓ_S is unresolved (its
         # value is then meaningless and must not set the window)
-        q, e, err, _ = _inner(ygrid, points, n_syn, max_inner=257)
+        q, e, err = _inner(ygrid, points, n_syn, max_inner=257)
         g = q[None, :] + scan_tilts[:, None] * e[None, :]
-        return np.where(err < _UNRESOLVED_ERROR, g, -np.inf)
+        return np.where(err < UNRESOLVED_ERROR, g, -np.inf)
 
     g = tilted(scan)
     floor = g.max(axis=1) - 75.0
@@ -650,17 +550,37 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> G
     need = np.maximum(ygrid.h / (1.0 + np.exp(points)), spread_step)
     spread_u = 0.5 * ChiSquare(n_syn).log_sd
     inner_size = max(len(ygrid.refined(min(spread_u / 4.0, 0.5 * _MAX_LOG_STEP)).u), 500)
+    # the widths of the tilted laws of every order up to alpha_max, not only of the
+    # largest: an intermediate order's law can be narrower where the grid is coarse
+    # (c > 0 stretches large ρ); orders 1.25 apart at most
+    rungs = max(2, math.ceil(math.log(alpha_max) / math.log(1.25)) + 1)
+    ladder = np.geomspace(1.0, alpha_max, rungs)
+    checked_tilts = np.concatenate([[0.0], ladder])
+    grid, c_grid = None, 0.0
     for _ in range(4):
         c, step = _outer_steps(points, need, log_range)
         tau_lo, tau_hi = _tau(np.array(log_range), c)
         nodes = (tau_hi - tau_lo) / step + 1
-        if nodes > _MAX_OUTER or nodes * inner_size > _MAX_WORK:
+        split = _subdivision(grid, c_grid, points, need)
+        if split is not None:
+            # refining the last grid by an integer factor reuses its nodes: chosen when
+            # it costs less than a new grid, and fits the budget
+            sub_nodes = (len(grid.t) - 1) * split + 1
+            if sub_nodes - len(grid.t) <= nodes and _fits(sub_nodes, inner_size):
+                c, nodes = c_grid, sub_nodes
+            else:
+                split = None
+        if not _fits(nodes, inner_size):
             raise FiniteGridTooCostly(f"{nodes:.3g} outer × {inner_size} inner nodes")
-        grid = _outer_grid(ygrid, n_syn, log_range, c, step)
+        if split is None:
+            grid = _outer_grid(ygrid, n_syn, log_range, c, step)
+        else:
+            grid = _outer_grid(ygrid, n_syn, log_range, c, 0.0, coarser=(grid, split))
+        c_grid = c
         stretch = 1.0 + c * grid.r  # dτ/d log ρ
         step = float(grid.t[1] - grid.t[0])
         finer = False
-        for tilt in (0.0, 1.0, alpha_max):
+        for tilt in checked_tilts:
             g = grid.log_q + tilt * grid.llr
             i = int(np.clip(np.argmax(g), 1, len(g) - 2))
             curvature = -(g[i + 1] - 2.0 * g[i] + g[i - 1]) / step**2
@@ -674,18 +594,50 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> G
     return grid
 
 
-def _outer_grid(ygrid, n_syn, log_range, c, step):
-    """Outer nodes uniform in τ = c·ρ + log ρ over ``log_range``, and their values."""
+def _fits(nodes: float, inner_size: int) -> bool:
+    """Whether an outer grid of ``nodes`` nodes is within the work budget."""
+    return nodes <= _MAX_OUTER and nodes * inner_size <= _MAX_WORK
+
+
+def _subdivision(grid: Grid | None, c: float, points: np.ndarray, need: np.ndarray) -> int | None:
+    """Smallest integer k such that ``grid`` (uniform in τ = cρ + log ρ) with its step
+    divided by k meets ``need`` (largest steps in log ρ at ``points``); None without a grid."""
+    if grid is None:
+        return None
+    allowed = float(np.min((c * np.exp(points) + 1.0) * need))
+    step = float(grid.t[1] - grid.t[0])
+    return max(2, math.ceil(step / allowed * (1.0 + 1e-12)))
+
+
+def _outer_grid(ygrid, n_syn, log_range, c, step, coarser=None):
+    """Outer nodes uniform in τ = c·ρ + log ρ over ``log_range``, and their values.
+
+    ``coarser`` = (grid, k): the nodes of ``grid`` (same c and range) with its step
+    divided by k; the values at its nodes are reused (step is then ignored).
+    """
     tau_lo, tau_hi = _tau(np.array(log_range), c)
-    n = math.ceil((tau_hi - tau_lo) / step) + 1
-    n += n % 2 == 0
-    tau = np.linspace(tau_lo, tau_hi, n)
+    if coarser is None:
+        n = math.ceil((tau_hi - tau_lo) / step) + 1
+        n += n % 2 == 0
+        tau = np.linspace(tau_lo, tau_hi, n)
+        new = np.ones(n, dtype=bool)
+    else:
+        old, split = coarser
+        tau = np.linspace(old.t[0], old.t[-1], (len(old.t) - 1) * split + 1)
+        tau[::split] = old.t
+        new = np.ones(len(tau), dtype=bool)
+        new[::split] = False
     rho, log_rho = _from_tau(tau, c)
-    log_qs, ell, err, bias = _inner(ygrid, log_rho, n_syn)
     # density of τ: q_{log ρ} · d log ρ/dτ, d log ρ/dτ = 1/(1 + cρ)
-    log_jacobian = -np.log1p(c * rho)
+    log_q, ell, err = np.empty((3, len(tau)))
+    log_q[new], ell[new], err[new] = _inner(ygrid, log_rho[new], n_syn)
+    log_q[new] -= np.log1p(c * rho[new])
+    if coarser is not None:
+        keep = ~new
+        log_q[keep], ell[keep], err[keep] = old.log_q, old.llr, old.llr_err
+        rho[keep] = old.r
     scale = math.sqrt(ygrid.dim) + ygrid.a + ygrid.b
-    return Grid(tau, rho, log_qs + log_jacobian, ell, err, scale, llr_bias=bias)
+    return Grid(tau, rho, log_q, ell, err, scale)
 
 
 def llr_finite(s: np.ndarray, dim: int, n_syn: int, a: float, b: float) -> np.ndarray:
@@ -694,7 +646,7 @@ def llr_finite(s: np.ndarray, dim: int, n_syn: int, a: float, b: float) -> np.nd
         return np.zeros_like(s)
     ygrid = _YGrid(dim, a, b, [-3.0, 0.0, 1.0, 4.0])
     log_rho = 0.5 * (np.log(s) - math.log(n_syn))
-    _, ell, _, _ = _inner(ygrid, log_rho, n_syn)
+    _, ell, _ = _inner(ygrid, log_rho, n_syn)
     return ell
 
 
@@ -768,21 +720,4 @@ def _finite_by_budget(alpha, dim, n_syn, a, b):
         chosen = alpha <= alpha_max
         with np.errstate(all="ignore"):
             value[chosen], error[chosen] = renyi_on_grid(alpha[chosen], found)
-            error[chosen] += _bias_effect(alpha[chosen], value[chosen], found)
     return value, error
-
-
-def _bias_effect(alpha, value, grid):
-    """Bound on the change of D_α by a bias c (|c| ≤ ``grid.llr_bias``) of ℓ at every node.
-
-    H moves by c·α(E_q[L^α] − E_q[L]), so D_α by at most
-    c·α(1 − e^{−(α−1)D} + |E_q[L] − 1|)/(α − 1) (E_q[L] = 1 up to the rule's
-    error, measured on the grid): relative to D, about α·c when D is small.
-    """
-    if grid.llr_bias == 0.0:
-        return 0.0
-    w = np.exp(grid.log_q - grid.log_q.max())
-    with np.errstate(over="ignore"):
-        mean_ratio = np.sum(w * np.exp(np.minimum(grid.llr, 700.0))) / np.sum(w)
-    defect = abs(mean_ratio - 1.0)
-    return grid.llr_bias * alpha * (-np.expm1(-(alpha - 1.0) * value) + defect) / (alpha - 1.0)
