@@ -270,28 +270,13 @@ def test_non_aligned_pairs_stay_below_the_aligned_pair(dim):
     """Evidence for the conjecture (not a proof): rotated rank-one and split rank-two
     adjacent pairs (C = 2, Δ = 0.5) stay below the exact k = 1 worst case with the full d."""
     from synthamp import worst_case_rdp
-    from synthamp.figures._k2_study import _pair, _structured_starts
+    from synthamp.accountant._k2_search import _pair, _structured_starts
 
     c, s, orders = 2.0, 0.5, [2.0, 8.0]
     aligned = worst_case_rdp(orders, dim, c, s)
     for x in _structured_starts(c, s)[2:]:
         value = renyi_plateau_gram(orders, dim, *_pair(x, c, s))
         assert np.all(value < aligned)
-
-
-def test_search_lower_bound_between_aligned_and_certified():
-    from synthamp import worst_case_rdp
-    from synthamp.bounds import global_bound, post_processing_rdp
-    from synthamp.figures._k2_study import search_lower_bound
-
-    orders = np.array([2.0, 8.0, 100.0])
-    lower = search_lower_bound(orders, 10, 2.0, 0.5, starts=4)
-    aligned = worst_case_rdp(orders, 10, 2.0, 0.5, full_output=True)
-    assert np.all(lower >= aligned.estimate - 2 * aligned.error)
-    certified = np.minimum(
-        global_bound(orders, 10, 2.0, 0.5, out_dim=2), post_processing_rdp(orders, 0.5)
-    )
-    assert np.all(lower <= certified)
 
 
 @pytest.mark.slow
