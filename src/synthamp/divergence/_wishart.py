@@ -50,7 +50,7 @@ semi-definite). The method is THEORY.md §15:
    ₀F₁) and the defect of E_q[L] = 1; plus, from the rule of step 4h, the error
    of a trapezoidal rule that converges only exponentially in 1/h
    (:func:`_strip_error`). :func:`plateau_gram_refined` recomputes every order
-   whose estimate exceeds 1e-9 of its value on finer lattices (step × 0.7, at
+   whose estimate exceeds 1e-8 of its value on finer lattices (step × 0.7, at
    most twice).
 5. **Speed at small d.** G_ν for ν ∈ {−½, 0, ½, 1} (d ≤ 5) by closed forms
    (log cosh, log I₀ by i0e, log(sinh z/z), log(2I₁/z)); the Gauss–Jacobi rule
@@ -703,7 +703,7 @@ def plateau_gram_scaled(
 
 #: Refinement: orders whose error estimate exceeds this (relative) are recomputed on a
 #: lattice with the step times _REFINE_FACTOR, at most _REFINE_ROUNDS times.
-REL_TARGET = 1e-9
+REL_TARGET = 1e-8
 _REFINE_FACTOR = 0.7
 _REFINE_ROUNDS = 2
 
