@@ -40,7 +40,10 @@ from synthamp.accountant._releases import (
     _epsilon,
     _epsilon_terms,
 )
-from synthamp.accountant._worst_case import _EdgeEvaluator, _worst_case
+from synthamp.accountant._worst_case import (
+    _EdgeEvaluator,
+    _worst_case,
+)
 from synthamp.bounds import post_processing_rdp
 
 __all__ = ["CALIBRATION_WINDOW", "Calibration", "calibrate_sigma"]

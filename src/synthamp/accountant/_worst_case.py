@@ -43,21 +43,38 @@ edge. ∎
 
 Search along the edges (numerical, guarded)
 -------------------------------------------
-Along the edges we have no proof of monotonicity, although every computation
-so far (THEORY.md §12, and ``tests/accountant/test_accountant.py``, which compares with
-dense two-dimensional scans of S) puts the maximum at the forward endpoint
-(c, max(c − s, 0)). The searched maximiser is therefore guarded, never
-assumed: :func:`worst_case_rdp` evaluates the forward endpoint at every order
-and checks it against a guard, the reverse endpoint and the points
-t = j·(c − g)/``SCAN_POINTS``, j < ``SCAN_POINTS``, of both edges, at every
-order (one engine call covers every order; its cost is set by the largest
-order). A guard point that beats the endpoint by more than both engine errors
-triggers the fallback at that order: a dense scan of both edges
-(``FALLBACK_SCAN_POINTS`` intervals) and a bounded Brent maximisation around
-the best scan point. The value returned is the largest value + error seen, so
-the engine's error estimate is included, and it never exceeds the
-post-processing bound α·g²/2 (D_α(P_a‖P_b) <= α(a − b)²/2 because χ²_d(a²)
-is the law of ‖a·e₁ + N‖², a post-processing of the Gaussian).
+Along the edges we have no proof of monotonicity. For the unlimited release
+every computation so far puts the maximum at the forward endpoint
+(c, max(c − s, 0)) (THEORY.md §12); for finite releases it does not: at
+n_syn = 10⁵, d = 20, c ≈ 206 the maximum is inside the forward edge
+(t ≈ 35–40), and at d = 20, n_syn = 1000, c ≈ 12.7, s ≈ 0.25 the *reverse*
+endpoint beats the whole forward edge (0.510 against 0.483 at α = 18). The
+searched maximiser is therefore guarded, never assumed: :func:`worst_case_rdp`
+evaluates the forward endpoint at every order and checks it against a guard:
+the reverse endpoint, the points t = j·(c − g)/``SCAN_POINTS``, j <
+``SCAN_POINTS``, of both edges, and, for a finite release, the point where a
+Gaussian model puts the maximum (:func:`gaussian_edge_maximiser`) with two
+neighbours (a warm start may replace it by a maximiser found at a nearby σ).
+One engine call covers every order (its cost is set by the largest order).
+An edge whose guard points beat the best value so far beyond both engine
+errors (the forward edge first, then the reverse edge against the forward
+edge's maximum) is searched at those orders (:func:`_search_edge`): a scan
+evenly spaced in u = asinh(t/``EDGE_SCALE``), then one position per engine
+call, for every unsettled order at once, chosen for the least settled one
+(parabolic steps, golden-section steps on lopsided brackets). An order is
+settled when the *concave bound* of :func:`_concave_gain` is below
+``SEARCH_RTOL`` of its value (or four times the engine's error): if f is
+concave in u near the best point, f on the segments next to it lies below the
+extended chords of its neighbours, and the excess of that envelope over the
+best value bounds what the search can have missed there. That bound is added
+to the result, so the value is an upper bound on the edge's supremum if f is
+concave in u near the maximiser (an assumption about the last bracket only,
+checked on the points: where they are not concave no bound is claimed and
+the search goes on). The value returned is the largest value + error seen
+(+ the concave bound), so the engine's error estimate is included, and it
+never exceeds the post-processing bound α·g²/2 (D_α(P_a‖P_b) <= α(a − b)²/2
+because χ²_d(a²) is the law of ‖a·e₁ + N‖², a post-processing of the
+Gaussian).
 """
 
 from __future__ import annotations
@@ -85,6 +102,8 @@ SEARCH_SCAN = 4
 EDGE_SCALE = 1.0
 #: An order's search stops when its concave bound is below this fraction of its best value.
 SEARCH_RTOL = 1e-6
+#: The golden-section fraction (3 − √5)/2.
+GOLDEN = 0.3819660112501051
 #: Engine calls of one edge search past its scan.
 MAX_SEARCH_CALLS = 30
 
@@ -225,8 +244,8 @@ def _concave_gain(u: NDArray[np.float64], f: NDArray[np.float64]):
     outside); likewise on [u_j, u_{j+1}]. Where the points themselves are not
     concave (the slopes of the chords next to a segment increase), the bound
     there is +inf and the proposal the segment's middle. Returns (gain,
-    proposal): the largest envelope excess over both segments, and where it is
-    attained.
+    proposal, segment): the largest envelope excess over both segments, where
+    it is attained, and that segment.
     """
     j = int(np.argmax(f))
     n = u.size
@@ -237,36 +256,45 @@ def _concave_gain(u: NDArray[np.float64], f: NDArray[np.float64]):
     def slope(i: int, k: int) -> float:
         return float((f[k] - f[i]) / (u[k] - u[i]))
 
-    gain, proposal = 0.0, float(u[j])
+    gain, proposal, segment = 0.0, float(u[j]), (float(u[j]), float(u[j]))
     if j > 0:  # left segment [u_{j−1}, u_j]
         lines = ([chord(j, j + 1)] if j + 1 < n else []) + ([chord(j - 1, j - 2)] if j >= 2 else [])
         bound, x = _segment_bound(lines, float(u[j - 1]), float(u[j]))
         if j >= 2 and slope(j - 2, j - 1) < slope(j - 1, j):  # not concave there: no bound
             bound, x = math.inf, 0.5 * float(u[j - 1] + u[j])
         if bound - f[j] > gain:
-            gain, proposal = bound - f[j], x
+            gain, proposal, segment = bound - f[j], x, (float(u[j - 1]), float(u[j]))
     if j + 1 < n:  # right segment [u_j, u_{j+1}]
         lines = ([chord(j, j - 1)] if j > 0 else []) + ([chord(j + 1, j + 2)] if j + 2 < n else [])
         bound, x = _segment_bound(lines, float(u[j]), float(u[j + 1]))
         if j + 2 < n and slope(j + 1, j + 2) > slope(j, j + 1):  # not concave there: no bound
             bound, x = math.inf, 0.5 * float(u[j] + u[j + 1])
         if bound - f[j] > gain:
-            gain, proposal = bound - f[j], x
-    return gain, proposal
+            gain, proposal, segment = bound - f[j], x, (float(u[j]), float(u[j + 1]))
+    return gain, proposal, segment
 
 
-def _next_point(u: NDArray[np.float64], f: NDArray[np.float64], gain: float, proposal: float):
+def _next_point(
+    u: NDArray[np.float64], f: NDArray[np.float64], proposal: float, segment: tuple[float, float]
+):
     """The next position (in u) to evaluate for one order: a parabolic step when it is safe.
 
     The vertex of the parabola through the best point and its neighbours, if it
     lies strictly inside their bracket and away from the points; else, once the
     vertex has been found, a probe at the distance where the parabola drops by
     ``SEARCH_RTOL``·f* (which settles the concave bound); else the envelope's
-    peak, or the middle of its segment when the peak sits at an end.
+    peak, or the middle of its segment when the peak sits at an end. When the
+    bound is on the long side of a lopsided bracket (one side over 2.5× the
+    other), a golden-section step into it comes first, which keeps parabolic
+    steps from creeping towards a distant maximum.
     """
     j = int(np.argmax(f))
     if 0 < j < u.size - 1:
         (x0, x1, x2), (y0, y1, y2) = u[j - 1 : j + 2], f[j - 1 : j + 2]
+        left, right = x1 - x0, x2 - x1
+        if (proposal < x1 and left > 2.5 * right) or (proposal > x1 and right > 2.5 * left):
+            # a lopsided bracket whose long side holds the bound: golden section there
+            return float(x1 - GOLDEN * left if proposal < x1 else x1 + GOLDEN * right)
         d01, d12 = (y1 - y0) / (x1 - x0), (y2 - y1) / (x2 - x1)
         curvature = (d12 - d01) / (x2 - x0)  # half the second derivative
         if curvature < 0:
@@ -280,10 +308,8 @@ def _next_point(u: NDArray[np.float64], f: NDArray[np.float64], gain: float, pro
             probe = float(x1 + side * min(reach, 0.5 * gap))
             if np.min(np.abs(u - probe)) > 1e-9 * width:
                 return probe
-    lo = u[u <= proposal].max(initial=u[0])
-    hi = u[u >= proposal].min(initial=u[-1])
-    width = hi - lo
-    if width > 0 and min(proposal - lo, hi - proposal) < 0.1 * width:
+    lo, hi = segment
+    if min(proposal - lo, hi - proposal) < 0.1 * (hi - lo):
         return float(0.5 * (lo + hi))
     return float(proposal)
 
@@ -302,42 +328,63 @@ def _search_edge(
     Each step evaluates one position for every order not yet settled, chosen
     for the least settled order (:func:`_next_point`); an order is settled
     when the concave bound of :func:`_concave_gain` is below ``SEARCH_RTOL``
-    of its best value. Returns, per order, the best value, its error, its
+    of its best value or four times the engine's error there (below which the
+    values cannot resolve it). Returns, per order, the best value, its error, its
     position and an upper bound: the largest value + error seen, or the best
-    value + error + the remaining concave bound, whichever is larger.
+    value + error + the remaining concave bound (where the last points are
+    concave), whichever is larger.
     """
     if scan:
         for u in _to_u(length) * np.arange(1, SEARCH_SCAN) / SEARCH_SCAN:
             evaluate(float(_to_t(u)), forward, where)
     active = np.ones(where.size, dtype=bool)
     for _ in range(MAX_SEARCH_CALLS + 1):
-        ts = np.array(evaluate.points(forward))
+        ts = np.array(evaluate.points(forward))  # sorted
+        us = _to_u(ts)
+        distinct = np.concatenate([[True], np.diff(us) > 1e-9 * (1.0 + np.abs(us[1:]))])
+        ts, us = ts[distinct], us[distinct]  # one of any points closer than rounding
         table = [evaluate.cached(float(t), forward, where) for t in ts]
         values = np.array([v for v, _ in table])
         errors = np.array([e for _, e in table])
-        us = _to_u(ts)
         gains = np.zeros(where.size)
         proposals = np.zeros(where.size)
+        segments = np.zeros((where.size, 2))
         for i in range(where.size):
             known = ~np.isnan(values[:, i])
-            gains[i], proposals[i] = _concave_gain(us[known], values[known, i])
+            gains[i], proposals[i], segments[i] = _concave_gain(us[known], values[known, i])
         best = np.nanmax(values, axis=0)
-        active &= gains > SEARCH_RTOL * np.abs(best)
+        noise = errors[np.nanargmax(values, axis=0), np.arange(where.size)]
+        # settled: the concave bound is below the tolerance, or below the engine's error
+        active &= gains > np.maximum(SEARCH_RTOL * np.abs(best), 4.0 * noise)
         if not np.any(active) or _ == MAX_SEARCH_CALLS:
             break
         lead = int(np.argmax(np.where(active, gains / np.maximum(np.abs(best), 1e-300), -1.0)))
         known = ~np.isnan(values[:, lead])
-        u_next = _next_point(us[known], values[known, lead], gains[lead], proposals[lead])
+        u_next = _next_point(us[known], values[known, lead], proposals[lead], tuple(segments[lead]))
         t_next = float(min(max(_to_t(u_next), 0.0), length))
-        if np.any(ts == t_next):  # nothing new to learn for this order: settle it
-            active[lead] = False
+        if np.min(np.abs(us - _to_u(t_next))) <= 1e-9 * (1.0 + abs(u_next)):
+            active[lead] = False  # nothing new to learn for this order: settle it
             continue
         evaluate(t_next, forward, where[active])
     best_index = np.nanargmax(values, axis=0)
     cols = np.arange(where.size)
     value, error = values[best_index, cols], errors[best_index, cols]
-    upper = np.maximum(np.nanmax(values + errors, axis=0), value + error + gains)
+    # Where the last points are not concave there is no bound to add (the search
+    # then reports the largest value + error seen, as a Brent search would).
+    margin = np.where(np.isfinite(gains), gains, 0.0)
+    upper = np.maximum(np.nanmax(values + errors, axis=0), value + error + margin)
     return value, error, upper, ts[best_index]
+
+
+def gaussian_edge_maximiser(dim: int, n_syn: int) -> float:
+    """Where the Gaussian model puts the maximum along the forward edge of a finite release.
+
+    With log S = log Y + log X and both terms Gaussian (Y ~ χ²_d(t²): mean
+    d + t², variance 2(d + 2t²); X ~ χ²_n: variance of log X ≈ 2/n), the pair
+    (t + g, t) has D_α ≈ α g² t²/((d + 2t²) + (d + t²)²/n) for small g, largest
+    at t² = √(d(d + n)). A heuristic: only a place where the guard also looks.
+    """
+    return float(dim * (dim + n_syn)) ** 0.25
 
 
 def _worst_case(
@@ -377,6 +424,8 @@ def _worst_case(
     forward = np.ones(alpha.shape, dtype=bool)
 
     if guard:
+        if hint is None and n_syn is not None:
+            hint = gaussian_edge_maximiser(dim, n_syn)  # where to look; never assumed
         nodes = length * np.arange(SCAN_POINTS) / SCAN_POINTS
         points = [(length, False)] + [(float(t), f) for t in nodes for f in (True, False)]
         warm = hint is not None and 0.0 < hint < length
@@ -442,12 +491,13 @@ def worst_case_rdp(
     likelihood ratio of {P_a} and Blackwell's theorem, the supremum lies on the
     edge a − b = ±min(Δ, C)/σ; it is at (c, 0) or (0, c) when Δ >= C (exact,
     no search). Otherwise the forward endpoint (c, c − s) is evaluated at every
-    order and checked against a guard: the reverse endpoint (c − s, c) and the
-    points t = j·(c − s)/``SCAN_POINTS``, j < ``SCAN_POINTS``, of both edges,
-    at every order (six engine calls in all). Where a guard point beats the
-    endpoint beyond the engine's errors, a dense scan and a bounded Brent
-    maximisation take over at that order. The value
-    is the largest value + error seen (the engine's error estimate added, so
+    order and checked against a guard: the reverse endpoint (c − s, c), the
+    points t = j·(c − s)/``SCAN_POINTS``, j < ``SCAN_POINTS``, of both edges
+    and, for a finite release, the Gaussian model's maximiser and two
+    neighbours, at every order (six to nine engine calls). Where guard points
+    beat the best value beyond the engine's errors, a joint search of that
+    edge takes over at those orders (module docstring). The value is the
+    largest value + error seen, plus the search's remaining concave bound (so
     it is an upper bound on the supremum up to the search, which the tests
     check against dense scans of the constraint set), capped by the
     post-processing bound α·min(Δ, C)²/(2σ²).
