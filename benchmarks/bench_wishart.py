@@ -21,9 +21,9 @@ import numpy as np
 
 from _common import machine_summary, markdown_table, median_time, write_report
 from synthamp import renyi_plateau
+from synthamp.accountant._k2_search import SEARCH_DROP, SEARCH_STEP
 from synthamp.divergence import renyi_plateau_gram
 from synthamp.divergence._wishart import plateau_gram_scaled
-from synthamp.figures._k2_study import SEARCH_DROP, SEARCH_STEP
 
 ORDERS = np.array([1.01, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64], dtype=float)
 GRAM_V = np.array([[3.0, 0.5], [0.5, 0.9]])

@@ -43,6 +43,17 @@ def test_cli_account_json(capsys):
     assert result["epsilon_rdp"] == pytest.approx(compute_epsilon(release, 1e-5).epsilon, rel=1e-12)
 
 
+def test_cli_account_a_billion_records(capsys):
+    """--n-syn up to 10^9 (issue 12): the exact finite release, between 10^7 and unlimited."""
+    result = run_json(capsys, [*ACCOUNT, "--sigma", "0.5", "--n-syn", "1000000000", "--json"])
+    assert result["release"]["n_syn"] == 10**9 and result["fallback"] is None
+    release = SyntheticDataRelease(1000, 1, 2.0, 0.1, 0.5, n_syn=10**9)
+    assert result["epsilon_rdp"] == pytest.approx(compute_epsilon(release, 1e-5).epsilon, rel=1e-12)
+    fewer = run_json(capsys, [*ACCOUNT, "--sigma", "0.5", "--n-syn", "10000000", "--json"])
+    unlimited = run_json(capsys, [*ACCOUNT, "--sigma", "0.5", "--json"])
+    assert fewer["epsilon_rdp"] <= result["epsilon_rdp"] < unlimited["epsilon_rdp"]
+
+
 def test_cli_account_k2_and_effective_sensitivity(capsys):
     argv = [
         "account", "--dim", "100", "--out-dim", "2", "--norm-bound", "1", "--sensitivity", "5",
@@ -55,6 +66,27 @@ def test_cli_account_k2_and_effective_sensitivity(capsys):
     assert result["effective_sensitivity"] == 2.0
     assert any("effective sensitivity" in note for note in result["notes"])
     assert result["kind"] == "certified"
+
+
+def test_cli_account_k2_search(capsys):
+    """--search adds rdp_search, a labelled lower bound between rdp_lower and rdp; ε stays."""
+    argv = [
+        "account", "--dim", "10", "--out-dim", "2", "--norm-bound", "1", "--sensitivity", "0.9",
+        "--sigma", "1", "--alpha", "1.5,2,8", "--accountant", "rdp", "--json",
+    ]  # fmt: skip
+    plain = run_json(capsys, argv)
+    searched = run_json(capsys, [*argv, "--search", "4"])
+    assert plain["rdp_search"] is None and plain["lower_bounds"]["rdp_search"] is None
+    assert searched["epsilon"] == plain["epsilon"] and searched["rdp"] == plain["rdp"]
+    lower, found, upper = searched["rdp_lower"], searched["rdp_search"], searched["rdp"]
+    assert all(lo <= f <= up for lo, f, up in zip(lower, found, upper, strict=True))
+    assert found[1] > 1.2 * lower[1]  # the rotated pair of tests/accountant/test_k2_search.py
+    bounds = searched["lower_bounds"]
+    assert bounds["kind"] == "certified" and bounds["bound"] == "lower"
+    assert bounds["used_for_epsilon"] is False and "lower bound" in bounds["rdp_search"]
+    assert main([*argv[:-1], "--search", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "note: rdp_search:" in out and "(lower: best pair of the search)" in out
 
 
 def test_cli_account_text(capsys):
@@ -106,11 +138,17 @@ def test_cli_calibrate_global_k2_never_prints_a_negative_saving(capsys):
         ([*ACCOUNT, "--sigma", "0"], "--sigma"),
         ([*ACCOUNT, "--sigma", "0.5", "--releases", "0"], "--releases"),
         ([*ACCOUNT, "--sigma", "0.5", "--n-syn", "0"], "--n-syn"),
+        ([*ACCOUNT, "--sigma", "0.5", "--n-syn", "1000000001"], "--n-syn"),
         ([*ACCOUNT, "--sigma", "0.5", "--out-dim", "1001"], "--out-dim"),
         ([*ACCOUNT, "--sigma", "0.5", "--alpha", "1,2"], "--alpha"),
         ([*ACCOUNT, "--sigma", "0.5", "--accounting", "magic"], "--accounting"),
         ([*ACCOUNT, "--sigma", "0.5", "--method", "magic"], "--method"),
         ([*ACCOUNT, "--sigma", "0.5", "--norm-bound", "0"], "--norm-bound"),
+        ([*ACCOUNT, "--sigma", "0.5", "--search", "2"], "--search"),
+        ([*ACCOUNT, "--sigma", "0.5", "--out-dim", "2", "--search", "-1"], "--search"),
+        ([*ACCOUNT, "--sigma", "0.5", "--out-dim", "2", "--search", "2", "--n-syn", "9"],
+         "--search"),
+        ([*ACCOUNT, "--sigma", "0.5", "--out-dim", "2", "--search", "x"], "--search"),
         (["account", "--dim", "0", "--norm-bound", "1", "--sensitivity", "1", "--sigma", "1"],
          "--dim"),
     ],

@@ -19,14 +19,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from release_cases import FEATURES, TARGETS, private_frame, release_args, run, snapshot
 from synthamp import generator
 from synthamp.cli import main
 from synthamp.cli import release as release_cli
 from synthamp.generator import clip_rows, ridge_fit
 from synthamp.report import PrivacyReport
-
-FEATURES = [f"x{i}" for i in range(6)]
-TARGETS = ["y1", "y2"]
 
 #: Every field issue 5 asks the report to hold.
 REQUIRED_FIELDS = {
@@ -53,63 +51,19 @@ REQUIRED_FIELDS = {
 }
 
 
-def _frame(m=120, seed=0):
-    rng = np.random.default_rng(seed)
-    x = rng.normal(size=(m, 6)) / 4
-    y = x @ rng.normal(size=(6, 2)) * 0.5 + 0.05 * rng.normal(size=(m, 2))
-    frame = pd.DataFrame(np.c_[x, y], columns=FEATURES + TARGETS)
-    frame["site"] = "a"
-    return frame
-
-
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    _frame().to_csv("data.csv", index=False)
-    _frame().to_parquet("data.parquet")
+    private_frame().to_csv("data.csv", index=False)
+    private_frame().to_parquet("data.parquet")
     return tmp_path
-
-
-def _args(**overrides):
-    base = {
-        "--data": "data.csv",
-        "--targets": "y1,y2",
-        "--features": ",".join(FEATURES),
-        "--label-bound": "1",
-        "--ridge": "0.1",
-        "--sigma": "0.5",
-        "--n-syn": "1000",
-        "--out": "syn.csv",
-        "--accounting": "post-processing",
-    }
-    base.update(overrides)
-    args = ["release"]
-    for key, value in base.items():
-        if value is None:
-            continue
-        args += [key] if value is True else [key, str(value)]
-    return args
-
-
-def _snapshot(directory):
-    return {
-        p.name: (p.read_bytes(), p.stat().st_mtime_ns)
-        for p in sorted(directory.iterdir())
-        if p.is_file()
-    }
-
-
-def _run(capsys, args):
-    code = main(args)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 # --------------------------------------------------------------------------- happy paths
 
 
 def test_release_writes_records_and_report(workdir, capsys):
-    code, out, err = _run(capsys, _args())
+    code, out, err = run(capsys, release_args())
     assert code == 0, err
     synthetic = pd.read_csv("syn.csv")
     assert list(synthetic.columns) == TARGETS and len(synthetic) == 1000
@@ -133,7 +87,7 @@ def test_release_writes_records_and_report(workdir, capsys):
 def test_report_contents_match_closed_forms_and_the_accountant(workdir, capsys):
     from synthamp.accountant import SyntheticDataRelease, compute_epsilon
 
-    code, _, err = _run(capsys, _args(**{"--delta": "1e-6", "--report": "r.json"}))
+    code, _, err = run(capsys, release_args(**{"--delta": "1e-6", "--report": "r.json"}))
     assert code == 0, err
     report = PrivacyReport.from_dict(json.loads((workdir / "r.json").read_text()))
     m, d, k, lam, b = 120, 6, 2, 0.1, 1.0
@@ -154,7 +108,7 @@ def test_report_contents_match_closed_forms_and_the_accountant(workdir, capsys):
 
 
 def test_release_with_epsilon_to_parquet(workdir, capsys):
-    args = _args(
+    args = release_args(
         **{
             "--data": "data.parquet",
             "--sigma": None,
@@ -164,7 +118,7 @@ def test_release_with_epsilon_to_parquet(workdir, capsys):
             "--n-syn": "300",
         }
     )
-    code, _, err = _run(capsys, args)
+    code, _, err = run(capsys, args)
     assert code == 0, err
     synthetic = pd.read_parquet("syn.parquet")
     assert list(synthetic.columns) == TARGETS and len(synthetic) == 300
@@ -173,16 +127,16 @@ def test_release_with_epsilon_to_parquet(workdir, capsys):
 
 
 def test_default_features_are_the_other_columns(workdir, capsys):
-    frame = _frame().drop(columns="site")
+    frame = private_frame().drop(columns="site")
     frame.to_csv("numeric.csv", index=False)
-    code, _, err = _run(capsys, _args(**{"--data": "numeric.csv", "--features": None}))
+    code, _, err = run(capsys, release_args(**{"--data": "numeric.csv", "--features": None}))
     assert code == 0, err
     assert json.loads((workdir / "syn.privacy.json").read_text())["dim"] == 6
 
 
 def test_seed_reproduces_and_no_seed_does_not(workdir, capsys):
     for name, seed in [("a.csv", "7"), ("b.csv", "7"), ("c.csv", None), ("d.csv", None)]:
-        code, out, err = _run(capsys, _args(**{"--out": name, "--seed": seed}))
+        code, out, err = run(capsys, release_args(**{"--out": name, "--seed": seed}))
         assert code == 0, err
         if seed is not None:
             assert "not secret" in out
@@ -194,8 +148,8 @@ def test_seed_reproduces_and_no_seed_does_not(workdir, capsys):
 
 
 def test_force_overwrites(workdir, capsys):
-    assert _run(capsys, _args(**{"--n-syn": "10"}))[0] == 0
-    code, _, err = _run(capsys, _args(**{"--n-syn": "20", "--force": True}))
+    assert run(capsys, release_args(**{"--n-syn": "10"}))[0] == 0
+    code, _, err = run(capsys, release_args(**{"--n-syn": "20", "--force": True}))
     assert code == 0, err
     assert len(pd.read_csv("syn.csv")) == 20
 
@@ -203,15 +157,15 @@ def test_force_overwrites(workdir, capsys):
 def test_progress_bar_for_large_releases(workdir, capsys, monkeypatch):
     monkeypatch.setattr(release_cli, "PROGRESS_THRESHOLD", 100)
     monkeypatch.setattr(release_cli, "WRITE_CHUNK", 64)
-    code, _, err = _run(capsys, _args(**{"--n-syn": "1000"}))
+    code, _, err = run(capsys, release_args(**{"--n-syn": "1000"}))
     assert code == 0, err
     assert len(pd.read_csv("syn.csv")) == 1000
 
 
 def test_nothing_private_is_printed_or_written(workdir, capsys):
-    code, out, err = _run(capsys, _args(**{"--seed": "5"}))
+    code, out, err = run(capsys, release_args(**{"--seed": "5"}))
     assert code == 0
-    frame = _frame()
+    frame = private_frame()
     v = ridge_fit(
         clip_rows(frame[FEATURES].to_numpy(), 1), clip_rows(frame[TARGETS].to_numpy(), 1), 0.1
     )
@@ -227,7 +181,7 @@ def test_nothing_private_is_printed_or_written(workdir, capsys):
 
 
 def _write_bad_tables(directory):
-    frame = _frame()
+    frame = private_frame()
     nan = frame.copy()
     nan.loc[7, "x2"] = np.nan
     nan.to_csv(directory / "nan.csv", index=False)
@@ -284,15 +238,15 @@ BAD_INPUTS = {
 @pytest.mark.parametrize("case", list(BAD_INPUTS))
 def test_bad_input_exits_2_with_one_line_and_writes_nothing(workdir, capsys, case):
     _write_bad_tables(workdir)
-    before = _snapshot(workdir)
+    before = snapshot(workdir)
     overrides, flag = BAD_INPUTS[case]
-    code, out, err = _run(capsys, _args(**overrides))
+    code, out, err = run(capsys, release_args(**overrides))
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("synthamp: error:"), err
     assert flag in lines[0]
     assert "Traceback" not in err and out == ""
-    assert _snapshot(workdir) == before  # nothing created, nothing modified
+    assert snapshot(workdir) == before  # nothing created, nothing modified
 
 
 @pytest.mark.parametrize("existing", ["syn.csv", "syn.privacy.json", "syn.privacy.md"])
@@ -301,22 +255,22 @@ def test_existing_output_without_force_is_refused_before_any_work(
 ):
     (workdir / existing).write_text("precious\n")
     os.utime(workdir / existing, ns=(1_000_000_000, 1_000_000_000))
-    before = _snapshot(workdir)
+    before = snapshot(workdir)
 
     def fail(**kwargs):  # the accountant must not even be reached
         raise AssertionError("work started before the output check")
 
     monkeypatch.setattr(generator, "_account", fail)
-    code, _, err = _run(capsys, _args())
+    code, _, err = run(capsys, release_args())
     assert code == 2 and "--force" in err and len(err.strip().splitlines()) == 1
-    assert _snapshot(workdir) == before
+    assert snapshot(workdir) == before
 
 
 def test_existing_output_untouched_when_a_later_input_is_bad(workdir, capsys):
     (workdir / "syn.csv").write_text("precious\n")
-    before = _snapshot(workdir)
-    code, _, _ = _run(capsys, _args(**{"--force": True, "--targets": "nope"}))
-    assert code == 2 and _snapshot(workdir) == before
+    before = snapshot(workdir)
+    code, _, _ = run(capsys, release_args(**{"--force": True, "--targets": "nope"}))
+    assert code == 2 and snapshot(workdir) == before
 
 
 def test_failure_while_writing_leaves_no_file(workdir, capsys, monkeypatch):
@@ -325,10 +279,10 @@ def test_failure_while_writing_leaves_no_file(workdir, capsys, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(generator.PrivateLinearGenerator, "_chunks", explode)
-    before = _snapshot(workdir)
-    code, _, err = _run(capsys, _args())
+    before = snapshot(workdir)
+    code, _, err = run(capsys, release_args())
     assert code == 2 and "synthamp: error: --out: cannot write syn.csv: disk full" in err
-    assert _snapshot(workdir) == before
+    assert snapshot(workdir) == before
 
 
 # --------------------------------------------------------------------------- demo
@@ -350,7 +304,7 @@ def quick_accounting(monkeypatch):
 def test_demo_writes_files_and_summary(tmp_path, capsys, quick_accounting, monkeypatch):
     monkeypatch.setattr(release_cli, "DEMO_REPEATS", 20)
     out_dir = tmp_path / "demo"
-    code, out, err = _run(capsys, ["demo", "--out", str(out_dir), "--n-syn", "2000", "--seed", "3"])
+    code, out, err = run(capsys, ["demo", "--out", str(out_dir), "--n-syn", "2000", "--seed", "3"])
     assert code == 0, err
     assert sorted(p.name for p in out_dir.iterdir()) == sorted(release_cli.DEMO_FILES)
     synthetic = pd.read_csv(out_dir / "synthetic.csv")
@@ -362,11 +316,11 @@ def test_demo_writes_files_and_summary(tmp_path, capsys, quick_accounting, monke
     assert "40% less noise" in out  # 1 − 0.9/1.5
     assert "utility" in out and "not secret" in out
     # A second run refuses to overwrite without --force, and changes nothing.
-    before = _snapshot(out_dir)
-    code, _, err = _run(capsys, ["demo", "--out", str(out_dir), "--n-syn", "2000"])
+    before = snapshot(out_dir)
+    code, _, err = run(capsys, ["demo", "--out", str(out_dir), "--n-syn", "2000"])
     assert code == 2 and "--force" in err and "--out" in err
-    assert _snapshot(out_dir) == before
-    code, out, err = _run(
+    assert snapshot(out_dir) == before
+    code, out, err = run(
         capsys, ["demo", "--out", str(out_dir), "--n-syn", "2000", "--force", "--unlimited"]
     )
     assert code == 0, err
@@ -379,7 +333,7 @@ def test_demo_old_flags_are_hidden_aliases_that_warn(
 ):
     monkeypatch.setattr(release_cli, "DEMO_REPEATS", 5)
     argv = ["demo", "--out-dir", str(tmp_path / "d"), "--n-syn", "100", "--finite", "--json"]
-    code, out, err = _run(capsys, argv)
+    code, out, err = run(capsys, argv)
     assert code == 0, err
     assert "synthamp: warning: --out-dir is deprecated; use --out" in err
     assert "synthamp: warning: --finite is deprecated" in err
@@ -403,7 +357,7 @@ def test_demo_features_use_public_scaling_only():
 @pytest.mark.slow
 def test_demo_end_to_end_with_exact_accounting(tmp_path, capsys):
     start = time.perf_counter()
-    code, out, err = _run(capsys, ["demo", "--out", str(tmp_path / "d")])
+    code, out, err = run(capsys, ["demo", "--out", str(tmp_path / "d")])
     elapsed = time.perf_counter() - start
     assert code == 0, err
     report = json.loads((tmp_path / "d" / "privacy-report.json").read_text())

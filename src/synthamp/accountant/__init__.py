@@ -41,6 +41,15 @@ The k = 1 worst case (``_worst_case``)
    SEARCH_SCAN          -- intervals of the scan that starts an edge search
    FALLBACK_SCAN_POINTS -- pairs per edge of the privacy profile's fallback scan
 
+The k = 2 searched lower bound (``_k2_search``)
+-----------------------------------------------
+
+.. autosummary::
+   :toctree: generated/
+
+   search_lower_bound   -- best adjacent k = 2 pair found: a lower bound, never a guarantee
+   PairSearch           -- its value, pair and how the search ended
+
 Calibration (``_calibration``)
 ------------------------------
 
@@ -60,7 +69,9 @@ The curve of a release (model v ∈ R^{d×k}, n_syn records, T releases):
 * k > 1, ``method="exact"``: no exact engine exists, so the curve is the best
   certified bound, min(Theorem 5.4, post-processing), and the exact k = 1 worst
   case with the same d is reported as a lower bound (``rdp_lower``;
-  THEORY.md §8): the truth lies between the two;
+  THEORY.md §8): the truth lies between the two; for k = 2 and an unlimited
+  release, ``search=N`` adds ``rdp_search``, the exact value of the best
+  adjacent pair of a search (a lower bound too, at least ``rdp_lower``);
 * ``method="global"``: Theorem 5.2 (k = 1) / 5.4 (k > 1) alone;
 * ``method="post-processing"``: αΔ²/(2σ²), the privacy of releasing V itself.
 
@@ -103,6 +114,7 @@ from synthamp.accountant._calibration import CALIBRATION_WINDOW, Calibration, ca
 from synthamp.accountant._curves import EpsilonResult, compute_epsilon, rdp_curve
 from synthamp.accountant._export import MissingExtraError, to_dp_accounting_pld, to_prv
 from synthamp.accountant._gaussian import gaussian_delta, gaussian_epsilon
+from synthamp.accountant._k2_search import PairSearch, search_lower_bound
 from synthamp.accountant._pld import (
     DEFAULT_DISCRETIZATION,
     PldCalibration,
@@ -155,6 +167,7 @@ __all__ = [
     "Method",
     "MissingExtraError",
     "OrderGridWarning",
+    "PairSearch",
     "PldCalibration",
     "PldEpsilon",
     "PrivacyLossDistribution",
@@ -178,6 +191,7 @@ __all__ = [
     "profile_epsilons",
     "rdp_curve",
     "rdp_to_epsilon",
+    "search_lower_bound",
     "to_dp_accounting_pld",
     "to_prv",
     "worst_case_rdp",

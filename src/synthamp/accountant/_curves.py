@@ -26,7 +26,8 @@ from synthamp._budget import (
     time_budget,
 )
 from synthamp._kinds import Kind, privacy_quantity
-from synthamp._validation import InputError, check_nonnegative, check_open_unit
+from synthamp._validation import InputError, check_integer, check_nonnegative, check_open_unit
+from synthamp.accountant._k2_search import _search
 from synthamp.accountant._pld import compute_epsilon_pld
 from synthamp.accountant._releases import (
     GaussianRelease,
@@ -56,6 +57,7 @@ def rdp_curve(
     method: Method = "exact",
     *,
     lower: bool = True,
+    search: int = 0,
     time_budget: float | None = DEFAULT_TIME_BUDGET,
 ) -> RdpCurve:
     """RDP curve of a release over a grid of orders.
@@ -89,6 +91,18 @@ def rdp_curve(
     certified (an upper bound, never used as a lower one) and its
     ``fallback`` says so; for k > 1 the k = 1 lower bound is dropped instead.
 
+    **Searched lower bound (k = 2).** ``search=N`` (opt-in: it costs about N
+    k = 2 engine calls, 0.1–0.6 s each, plus a few at full accuracy) adds
+    ``rdp_search``: the exact value − error of the best adjacent pair found
+    by a search over N pairs besides the aligned ones
+    (:func:`synthamp.accountant.search_lower_bound`), a proven **lower**
+    bound on the worst case, at least ``rdp_lower``, and never used for ε:
+    the curve stays min(Theorem 5.4, post-processing). It needs k = 2 and an
+    unlimited release (the plateau value of a pair does not bound a finite
+    release from below). The search runs under ``time_budget``; once spent
+    it returns the pairs verified so far (still a lower bound) and
+    ``search_note`` says so.
+
     Parameters
     ----------
     release : SyntheticDataRelease or GaussianRelease
@@ -98,9 +112,13 @@ def rdp_curve(
     method : {"exact", "global", "post-processing"}, default "exact"
     lower : bool, default True
         Compute ``rdp_lower`` for k > 1 (costs engine calls).
+    search : int, default 0
+        Pairs screened for ``rdp_search`` (k = 2, unlimited release, lower
+        bounds on; 0: no search).
     time_budget : float or None, default :data:`~synthamp.accountant.DEFAULT_TIME_BUDGET` (10 s)
-        Seconds for the finite-release computation (None: no limit). The
-        budget is checked between engine calls, so it may be overrun by one.
+        Seconds for the finite-release computation, or for the k = 2 search
+        (None: no limit). The budget is checked between engine calls, so it
+        may be overrun by one.
 
     Returns
     -------
@@ -110,11 +128,35 @@ def rdp_curve(
     orders = _check_orders(orders)
     method = _check_method(method)
     budget = _check_budget(time_budget)
-    return _rdp_curve_within_budget(_check_release(release), orders, method, lower, budget)
+    release = _check_release(release)
+    search = _check_search(search, release, method, lower)
+    return _rdp_curve_within_budget(release, orders, method, lower, budget, search)
 
 
 def _check_budget(seconds: float | None) -> float | None:
     return None if seconds is None else check_nonnegative("time_budget", seconds)
+
+
+def _check_search(search: int, release: Release, method: str, lower: bool) -> int:
+    """The number of searched pairs; a search only where it means something."""
+    search = check_integer("search", search, 0)
+    if search == 0:
+        return 0
+    if not isinstance(release, SyntheticDataRelease) or release.out_dim != 2:
+        raise InputError(
+            "search",
+            "needs two-dimensional records (out_dim = 2); for k = 1 the curve is already "
+            "the exact worst case",
+        )
+    if release.n_syn is not None:
+        raise InputError(
+            "search",
+            "needs an unlimited release (n_syn None): a pair's plateau value does not bound "
+            "a finite release from below",
+        )
+    if method == "post-processing" or not lower:
+        raise InputError("search", "needs the lower bounds (lower=True, method exact or global)")
+    return search
 
 
 #: What a finite release falls back on when its time budget is spent.
@@ -143,9 +185,22 @@ def _needs_finite_engine(release: Release, method: str, lower: bool) -> bool:
 
 
 def _rdp_curve_within_budget(
-    release: Release, orders: NDArray[np.float64], method: str, lower: bool, budget: float | None
+    release: Release,
+    orders: NDArray[np.float64],
+    method: str,
+    lower: bool,
+    budget: float | None,
+    search: int = 0,
 ) -> RdpCurve:
-    """:func:`_rdp_curve` with the finite engine under a time budget, the plateau as fallback."""
+    """:func:`_rdp_curve` with the finite engine under a time budget, the plateau as fallback;
+    or with the k = 2 search under the budget (it stops itself and says so)."""
+    if search:
+        report_status(
+            f"k = 2 search over {search} pairs"
+            + ("" if budget is None else f" (time budget {budget:g} s)")
+        )
+        with time_budget(budget):
+            return _rdp_curve(release, orders, method, lower=lower, search=search)
     if not _needs_finite_engine(release, method, lower):
         return _rdp_curve(release, orders, method, lower=lower)
     report_status(
@@ -175,15 +230,15 @@ def _check_release(release: object) -> Release:
 
 
 def _rdp_curve(
-    release: Release, orders: NDArray[np.float64], method: str, *, lower: bool
+    release: Release, orders: NDArray[np.float64], method: str, *, lower: bool, search: int = 0
 ) -> RdpCurve:
-    """The kernel of :func:`rdp_curve`, for a release and validated orders and method."""
+    """The kernel of :func:`rdp_curve`, for a release and validated orders, method and search."""
     if isinstance(release, GaussianRelease):
         return _gaussian_curve(release, orders)
     r = release
     c, s = r.norm_bound / r.sigma, r.sensitivity / r.sigma
     post = post_processing_rdp(orders, r.effective_sensitivity, r.sigma)
-    rdp_lower = None
+    rdp_lower = rdp_search = search_note = None
     if method == "post-processing":
         rdp, kind = post, Kind.CERTIFIED
     elif r.out_dim == 1:
@@ -202,7 +257,14 @@ def _rdp_curve(
         if lower:
             worst = _worst_case_result(orders, r.dim, c, s, r.n_syn, r.sigma)
             rdp_lower = r.releases * np.minimum(worst.lower, rdp)
-    return RdpCurve(orders, r.releases * rdp, kind, method, rdp_lower)
+            if search:
+                s_eff = r.effective_sensitivity / r.sigma
+                found = _search(orders, r.dim, c, s_eff, r.sigma, search, 0, aligned=worst)
+                rdp_search = r.releases * np.minimum(found.value, rdp)
+                search_note = found.note
+    return RdpCurve(
+        orders, r.releases * rdp, kind, method, rdp_lower, None, rdp_search, search_note
+    )
 
 
 # --------------------------------------------------------------------------- ε
@@ -235,6 +297,9 @@ class EpsilonResult:
         min(Δ, 2C).
     heuristics : Mapping[str, RdpCurve]
         Labelled heuristic curves, for insight only (never used for ε).
+        The lower bounds of k > 1, ``curve.rdp_lower`` and ``curve.rdp_search``
+        (:func:`rdp_curve`), are proven **lower** bounds, never used for ε
+        either (properties ``rdp_lower``, ``rdp_search``, ``search_note``).
     fallback : str or None
         Set when the finite-release computation stopped at its time budget
         and ``curve`` is the plateau bound (sound for every n_syn); one line.
@@ -251,6 +316,21 @@ class EpsilonResult:
     effective_sensitivity: float
     heuristics: Mapping[str, RdpCurve] = field(default_factory=lambda: MappingProxyType({}))
     fallback: str | None = None
+
+    @property
+    def rdp_lower(self) -> NDArray[np.float64] | None:
+        """k > 1: the aligned rank-one pair's exact value, a lower bound (never used for ε)."""
+        return self.curve.rdp_lower
+
+    @property
+    def rdp_search(self) -> NDArray[np.float64] | None:
+        """k = 2 with ``search``: the best found pair's exact value, a lower bound (never ε)."""
+        return self.curve.rdp_search
+
+    @property
+    def search_note(self) -> str | None:
+        """What ``rdp_search`` is and how its search ended, in one line."""
+        return self.curve.search_note
 
 
 def _extra_curve(
@@ -276,6 +356,7 @@ def compute_epsilon(
     time_budget: float | None = DEFAULT_TIME_BUDGET,
     accountant: str = "rdp",
     discretization: float = 1e-4,
+    search: int = 0,
 ):
     """(ε, δ) guarantee of a release, composed with other mechanisms on the same data.
 
@@ -309,6 +390,9 @@ def compute_epsilon(
     accountant : {"rdp", "pld"}, default "rdp"
     discretization : float, default 1e-4
         The PLD's interval h (``accountant="pld"``).
+    search : int, default 0
+        k = 2, unlimited release: pairs screened for the searched lower bound
+        ``curve.rdp_search`` (:func:`rdp_curve`); it never changes ε.
 
     Returns
     -------
@@ -336,7 +420,8 @@ def compute_epsilon(
     budget = _check_budget(time_budget)
     extras = [_extra_curve(e, orders, budget) for e in extra_curves]
     release = _check_release(release)
-    curve = _rdp_curve_within_budget(release, orders, method, True, budget)
+    search = _check_search(search, release, method, True)
+    curve = _rdp_curve_within_budget(release, orders, method, True, budget, search)
     base = post = _rdp_curve(release, orders, "post-processing", lower=True)
     for extra in extras:
         curve = curve + extra

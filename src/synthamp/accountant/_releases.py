@@ -278,8 +278,18 @@ class RdpCurve:
     method : str
         How the curve was obtained.
     rdp_lower : array_like or None, default None
-        A proven lower bound on the worst-case RDP of the mechanism, when the
-        curve is only an upper bound (k > 1; THEORY.md §8).
+        A proven **lower** bound on the worst-case RDP of the mechanism, when
+        the curve is only an upper bound (k > 1: the exact value − error of the
+        aligned rank-one pair, i.e. the k = 1 worst case with the same d;
+        THEORY.md §8). Never used for ε.
+    rdp_search : array_like or None, default None
+        A proven **lower** bound at least ``rdp_lower``: the exact value − error
+        of the best adjacent pair found by a search (k = 2, unlimited release;
+        ``rdp_curve(..., search=N)``, :func:`synthamp.accountant.search_lower_bound`).
+        Never used for ε.
+    search_note : str or None, default None
+        One line saying what ``rdp_search`` is and how its search ended (it
+        says when the time budget stopped it).
     fallback : str or None, default None
         Set when the requested computation did not finish within its time
         budget and the curve is the sound bound the accountant had instead
@@ -293,7 +303,9 @@ class RdpCurve:
     of the two; its lower bound is the sum of lower bounds (an exact curve
     serves as its own, up to its numerical error), which is valid when the
     worst-case pairs of the summands coincide, as for repeated releases and
-    Gaussian mechanisms on the same data. ``T * curve`` is T-fold composition.
+    Gaussian mechanisms on the same data. A sum drops ``rdp_search`` (its
+    pair need not be the other mechanism's worst pair). ``T * curve`` is
+    T-fold composition (``rdp_search`` too: the same pair T times).
     """
 
     orders: NDArray[np.float64]
@@ -302,6 +314,8 @@ class RdpCurve:
     method: str
     rdp_lower: NDArray[np.float64] | None = None
     fallback: str | None = None
+    rdp_search: NDArray[np.float64] | None = None
+    search_note: str | None = None
 
     def __post_init__(self) -> None:
         orders = _frozen(check_alpha(self.orders, "orders"))
@@ -309,11 +323,12 @@ class RdpCurve:
         object.__setattr__(self, "orders", orders)
         object.__setattr__(self, "rdp", rdp)
         object.__setattr__(self, "kind", Kind(self.kind))
-        if self.rdp_lower is not None:
-            lower = _frozen(self.rdp_lower)
-            if lower.shape != orders.shape or np.any(np.isnan(lower)) or np.any(lower < 0):
-                raise InputError("rdp_lower", "must have one value >= 0 per order")
-            object.__setattr__(self, "rdp_lower", lower)
+        for name in ("rdp_lower", "rdp_search"):
+            if getattr(self, name) is not None:
+                lower = _frozen(getattr(self, name))
+                if lower.shape != orders.shape or np.any(np.isnan(lower)) or np.any(lower < 0):
+                    raise InputError(name, "must have one value >= 0 per order")
+                object.__setattr__(self, name, lower)
 
     def _lower_or_none(self) -> NDArray[np.float64] | None:
         if self.rdp_lower is not None:
@@ -340,7 +355,17 @@ class RdpCurve:
             return NotImplemented
         count = check_integer("releases", count, 1)
         lower = None if self.rdp_lower is None else count * self.rdp_lower
-        return RdpCurve(self.orders, count * self.rdp, self.kind, self.method, lower, self.fallback)
+        search = None if self.rdp_search is None else count * self.rdp_search
+        return RdpCurve(
+            self.orders,
+            count * self.rdp,
+            self.kind,
+            self.method,
+            lower,
+            self.fallback,
+            search,
+            self.search_note,
+        )
 
     __rmul__ = __mul__
 

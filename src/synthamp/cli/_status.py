@@ -33,8 +33,9 @@ time_budget_option = click.option(
     show_default=True,
     metavar="SECONDS",
     callback=_budget,
-    help="Seconds for finite-n_syn accounting; past them the unlimited-release bound "
-    "(sound for any number of records) is used and the output says so. inf: no limit.",
+    help="Seconds for finite-n_syn accounting (past them the unlimited-release bound, "
+    "sound for any number of records, is used) or for the k = 2 --search (past them the "
+    "best pair verified so far); the output says so. inf: no limit.",
 )
 
 

@@ -140,10 +140,25 @@ def _notes(release, method: str) -> list[str]:
             "the smaller of the two)"
         )
         notes.append(
-            f"k > 1: the RDP curve is a certified upper bound, {curve}; rdp_lower is the exact "
-            "k = 1 worst case with the same d"
+            f"k > 1: the RDP curve is a certified upper bound, {curve}; rdp_lower is a lower "
+            "bound, the exact value of the aligned rank-one pair (the k = 1 worst case with the "
+            "same d)" + ("; --search N looks for a larger one" if release.out_dim == 2 else "")
         )
     return notes
+
+
+def _lower_bounds(curve) -> dict | None:
+    """What the lower bounds of a k > 1 curve are (JSON ``lower_bounds``): never ε."""
+    if curve.rdp_lower is None:
+        return None
+    return {
+        "kind": "certified",
+        "bound": "lower",
+        "used_for_epsilon": False,
+        "rdp_lower": "the exact value (- error) of the aligned rank-one pair: the k = 1 "
+        "worst case with the same d (THEORY.md §8)",
+        "rdp_search": curve.search_note,
+    }
 
 
 def _amplification(release) -> str | None:
@@ -182,11 +197,14 @@ def account_result(
     accountant: str | None = None,
     discretization: float = 1e-4,
     time_budget: float | None = DEFAULT_TIME_BUDGET,
+    search: int = 0,
 ) -> dict:
     """The JSON object of ``synthamp account``.
 
     Keys: ``alpha``, ``rdp`` (the curve used), ``rdp_lower`` (k > 1, else
-    None), ``epsilon`` (of the guarantee: by ``accountant``), ``delta``,
+    None), ``rdp_search`` (k = 2 with ``search`` > 0, else None),
+    ``lower_bounds`` (k > 1: what ``rdp_lower`` and ``rdp_search`` are, their
+    kind and direction; else None), ``epsilon`` (of the guarantee: by ``accountant``), ``delta``,
     ``accountant`` (``pld`` or ``rdp``) and ``accountant_reason``,
     ``epsilon_rdp``, ``epsilon_pld`` and ``epsilon_pld_lower`` (the exact
     value lies between; for k > 1 the PLD is of post-processing, certified),
@@ -212,7 +230,7 @@ def account_result(
     )
     chosen, reason = _choose_accountant(accountant, out_dim, n_syn)
     results, caught = [], []
-    for d in deltas:
+    for i, d in enumerate(deltas):
         result, warned = _run_capturing_warnings(
             compute_epsilon,
             release,
@@ -220,6 +238,7 @@ def account_result(
             orders=orders,
             method=method,
             time_budget=time_budget,
+            search=search if i == 0 else 0,  # one curve serves every δ
         )
         results.append(result)
         caught += [w for w in warned if w not in caught]
@@ -250,6 +269,8 @@ def account_result(
         "alpha": curve.orders,
         "rdp": curve.rdp,
         "rdp_lower": curve.rdp_lower,
+        "rdp_search": curve.rdp_search,
+        "lower_bounds": _lower_bounds(curve),
         "epsilon": one(epsilon),
         "delta": one(deltas),
         "accountant": chosen,
@@ -411,6 +432,16 @@ def _echo_notes(result: dict) -> None:
     default=None,
     help="Several δ, comma-separated (e.g. 1e-3,1e-5,1e-8): ε for each (JSON: arrays).",
 )
+@click.option(
+    "--search",
+    type=int,
+    default=0,
+    show_default=True,
+    metavar="N",
+    help="k = 2, unlimited release: search N adjacent pairs for a larger lower bound "
+    "rdp_search (exact value of the best pair found; never changes epsilon; under "
+    "--time-budget; about 0.1-0.6 s per pair).",
+)
 def account(
     dim,
     out_dim,
@@ -429,6 +460,7 @@ def account(
     as_json,
     no_progress,
     delta_grid,
+    search,
 ) -> None:
     """(ε, δ) guarantee of a synthetic data release, by PLD or RDP.
 
@@ -437,7 +469,9 @@ def account(
     rdp: the exact worst-case RDP curve for k = 1 (default method), the best
     certified bound for k > 1 (with the exact k = 1 value as a lower bound),
     or the method requested, converted to (ε, δ). Both numbers are shown; the
-    post-processing baseline (releasing the perturbed model) alongside.
+    post-processing baseline (releasing the perturbed model) alongside. For
+    k = 2, --search N adds rdp_search, the exact value of the best adjacent
+    pair of a search: a lower bound on the worst case, never used for ε.
     """
     method = deprecated_alias(method, method_alias, old="--method", new="--accounting")
     with live_status("accounting", show=not no_progress):
@@ -455,6 +489,7 @@ def account(
             accountant,
             discretization,
             time_budget,
+            search,
         )
     if as_json:
         echo_json(result)
@@ -486,10 +521,14 @@ def account(
     click.echo(f"accountant: {result['accountant']} ({result['accountant_reason']})")
     if result["rdp_lower"] is not None and not grid:
         i = list(result["alpha"]).index(result["optimal_order"])
+        lower = result["rdp_lower"][i] if result["rdp_search"] is None else result["rdp_search"][i]
+        how = "exact k = 1" if result["rdp_search"] is None else "best pair of the search"
         click.echo(
             f"at alpha {_fmt(result['optimal_order'])}: RDP in "
-            f"[{_fmt(result['rdp_lower'][i])}, {_fmt(result['rdp'][i])}] (lower: exact k = 1)"
+            f"[{_fmt(lower)}, {_fmt(result['rdp'][i])}] (lower: {how})"
         )
+    if result["rdp_search"] is not None:
+        click.echo(f"note: {result['lower_bounds']['rdp_search']}")
     _echo_notes(result)
 
 

@@ -1,42 +1,40 @@
 """The k = 2 study: is the aligned rank-one pair the worst case? (THEORY.md §15, issue 16).
 
-For two-dimensional records the privacy loss of a pair depends on the Gram
-matrices Ω_v = vᵀv/σ², Ω_w = wᵀw/σ² only, and adjacency (‖v‖_F, ‖w‖_F ≤ C,
-‖v − w‖_F ≤ Δ after the best rotation of w) is {tr Ω ≤ c², BW(Ω_v, Ω_w) ≤ s}
-(Bures–Wasserstein). Every such pair is realised by 2 × 2 matrices M_v, M_w =
-M_v + E with ‖M_v‖_F, ‖M_w‖_F ≤ c and ‖E‖_F ≤ s (M_v = Ω_v^{1/2}, M_w the
-BW-optimal rotation of Ω_w^{1/2}), so the search runs over (M_v, E) ∈ R⁸,
-projected onto the constraints.
-
-The search is a heuristic global maximisation (random starts plus a few
-structured ones, then Nelder–Mead from the best starts of each order) with the
-engine in a cheaper search accuracy (coarser lattice); the best pair of each
-order is then recomputed at full accuracy with its error estimate. The value
-found is the exact divergence of a found adjacent pair: a **lower bound** on
-the worst case over adjacent pairs, never an upper bound. The aligned
-rank-one value is the exact k = 1 worst case with the full d
-(:func:`synthamp.worst_case_rdp`; THEORY.md §8); Theorem 5.4 is
-:func:`synthamp.bounds.global_bound` with ``out_dim=2``.
+The pair space, its projection and the structured and random starting pairs
+are those of the accountant's searched lower bound
+(:mod:`synthamp.accountant._k2_search`). The study searches harder, per (d, Δ):
+more starting pairs, then Nelder–Mead from the best starts of each order, with
+the engine at the search accuracy; the best pair of each order is then
+recomputed at full accuracy with its error estimate. The value found is the
+exact divergence of a found adjacent pair: a **lower bound** on the worst case
+over adjacent pairs, never an upper bound. The aligned rank-one value is the
+exact k = 1 worst case with the full d (:func:`synthamp.worst_case_rdp`;
+THEORY.md §8); Theorem 5.4 is :func:`synthamp.bounds.global_bound` with
+``out_dim=2``.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from synthamp.accountant import worst_case_rdp
+from synthamp.accountant._k2_search import (
+    _candidates,
+    _pair,
+    _structured_starts,
+    screen_values,
+)
 from synthamp.bounds import global_bound, post_processing_rdp
-from synthamp.divergence import renyi_plateau, renyi_plateau_gram
-from synthamp.divergence._wishart import plateau_gram_scaled
+from synthamp.divergence import renyi_plateau_gram
+from synthamp.figures._common import Progress, _notify
 from synthamp.figures._style import _colors, _log_scale, _new_figure
 
-__all__ = ["SETTINGS", "StudyRow", "search_setting", "study_table"]
+__all__ = ["SETTINGS", "STARTS", "StudyRow", "plot_k2_study", "search_setting", "study_table"]
 
 #: (d, Δ) settings of the study; α ∈ ORDERS, C = 2, σ = 1.
 DIMS = (4, 10, 30, 100)
@@ -44,69 +42,8 @@ DELTAS = (0.25, 0.5, 1.0)
 ORDERS = (2.0, 8.0, 32.0)
 NORM_BOUND = 2.0
 SETTINGS = tuple((d, delta) for d in DIMS for delta in DELTAS)
-#: Search accuracy of the engine: lattice step (local standard deviations) and drop.
-SEARCH_STEP = 1.1
-SEARCH_DROP = 26.0
-
-
-def _pair(x: np.ndarray, c: float, s: float) -> tuple[np.ndarray, np.ndarray]:
-    """(Ω_v, Ω_w) of the parameters x = (M_v, E) ∈ R⁸, projected onto the constraints."""
-    m_v = x[:4].reshape(2, 2).copy()
-    e = x[4:].reshape(2, 2).copy()
-    norm_v = np.linalg.norm(m_v)
-    if norm_v > c:
-        m_v *= c / norm_v
-    norm_e = np.linalg.norm(e)
-    if norm_e > s:
-        e *= s / norm_e
-    m_w = m_v + e
-    norm_w = np.linalg.norm(m_w)
-    if norm_w > c:  # shrinking both keeps ‖E‖ ≤ s and ‖M_v‖ ≤ c
-        m_v *= c / norm_w
-        m_w *= c / norm_w
-    omega_v, omega_w = m_v.T @ m_v, m_w.T @ m_w
-    return (omega_v + omega_v.T) / 2, (omega_w + omega_w.T) / 2
-
-
-def _structured_starts(c: float, s: float) -> list[np.ndarray]:
-    """Aligned rank-one pairs (forward, reverse), rotated rank-one pairs, split rank-two
-    pairs, and their small perturbations."""
-    g = min(s, c)
-    out = []
-    for a, b in ((c, c - g), (c - g, c)):
-        out.append(np.array([a, 0, 0, 0, b - a, 0, 0, 0], dtype=float))
-    for angle in (0.3, 0.8, math.pi / 2):
-        m_v = np.array([[c, 0.0], [0.0, 0.0]])
-        rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
-        m_w = (c - g / 2) * rot @ np.array([[1.0, 0.0], [0.0, 0.0]])
-        out.append(np.concatenate([m_v.ravel(), (m_w - m_v).ravel()]))
-    for split in (0.1, 0.3, 0.5):
-        m_v = c * np.diag([math.sqrt(1 - split), math.sqrt(split)])
-        m_w = (c - g) / c * m_v
-        out.append(np.concatenate([m_v.ravel(), (m_w - m_v).ravel()]))
-    return out
-
-
-def _random_start(rng: np.random.Generator, c: float, s: float) -> np.ndarray:
-    m_v = rng.standard_normal(4)
-    m_v *= c * rng.uniform() ** 0.25 / np.linalg.norm(m_v)
-    if rng.uniform() < 0.5:  # on the boundary ‖M_v‖ = c (the divergences grow with the norms)
-        m_v *= c / np.linalg.norm(m_v)
-    e = rng.standard_normal(4)
-    e *= s * (1.0 if rng.uniform() < 0.6 else rng.uniform() ** 0.25) / np.linalg.norm(e)
-    return np.concatenate([m_v, e])
-
-
-def _search_values(dim: int, omega_v: np.ndarray, omega_w: np.ndarray) -> np.ndarray:
-    if np.allclose(omega_v, omega_w, rtol=0, atol=1e-14):
-        return np.zeros(len(ORDERS))
-    try:
-        value = plateau_gram_scaled(
-            np.array(ORDERS), dim, omega_v, omega_w, SEARCH_STEP, SEARCH_DROP
-        )[0]
-    except (RuntimeError, FloatingPointError, np.linalg.LinAlgError):
-        return np.full(len(ORDERS), -np.inf)
-    return np.where(np.isfinite(value), value, -np.inf)
+#: Starting pairs per setting (structured ones first, then random; research seed 0).
+STARTS = 100
 
 
 @dataclasses.dataclass
@@ -144,7 +81,6 @@ def search_setting(
     from scipy.optimize import minimize
 
     s = delta
-    rng = np.random.default_rng(seed)
     best = [_Best() for _ in ORDERS]
     best_split = [_Best() for _ in ORDERS]
     evaluations = 0
@@ -153,7 +89,7 @@ def search_setting(
         nonlocal evaluations
         evaluations += 1
         omega_v, omega_w = _pair(x, c, s)
-        values = _search_values(dim, omega_v, omega_w)
+        values = screen_values(np.array(ORDERS), dim, omega_v, omega_w)
         split = not _is_aligned_rank_one(omega_v, omega_w)
         for i, v in enumerate(values):
             if v > best[i].value:
@@ -162,9 +98,7 @@ def search_setting(
                 best_split[i] = _Best(float(v), x.copy())
         return values
 
-    candidates = _structured_starts(c, s)
-    while len(candidates) < starts:
-        candidates.append(_random_start(rng, c, s))
+    candidates = _structured_starts(c, s)[:2] + _candidates(c, s, max(starts - 2, 0), seed)
     for x in candidates[:starts]:
         evaluate(x)
     if refine:
@@ -245,22 +179,34 @@ def _verified_rows(dim, delta, best, best_split, evaluations, starts, seconds, c
     return rows
 
 
-def study_table(*, quick: bool = False, progress=None, settings=SETTINGS, starts: int = 100):
+def study_table(
+    *,
+    quick: bool = False,
+    progress: Progress | None = None,
+    settings: tuple[tuple[int, float], ...] | None = None,
+    starts: int | None = None,
+) -> pd.DataFrame:
     """The study as a DataFrame (one row per d, Δ, α), computing every setting.
 
-    ``quick``: 12 starts and no refinement (for tests of the pipeline).
-    ``progress(d, Δ)`` is called after each setting.
+    ``settings`` and ``starts`` default to the module's :data:`SETTINGS` and
+    :data:`STARTS` (read at call time). ``quick``: at most 12 starts and no
+    refinement (for tests of the pipeline). ``progress(done, total)`` is called
+    after each setting. Columns: ``best`` (the exact value of the best pair found,
+    with its error ``best_error``: a lower bound on the worst case), ``aligned``
+    (the exact k = 1 worst case, value + error), ``theorem_5_4`` and
+    ``post_processing`` (certified upper bounds), their ratios, the pair's Gram
+    entries and the search's cost.
     """
-
+    settings = SETTINGS if settings is None else tuple(settings)
+    starts = STARTS if starts is None else starts
+    n = min(starts, 12) if quick else starts
     rows = []
-    for dim, delta in settings:
+    for done, (dim, delta) in enumerate(settings, start=1):
         t0 = time.perf_counter()
-        n = 12 if quick else starts
         best, best_split, evaluations = search_setting(dim, delta, starts=n, refine=not quick)
         seconds = time.perf_counter() - t0
         rows.extend(_verified_rows(dim, delta, best, best_split, evaluations, n, seconds))
-        if progress is not None:
-            progress(dim, delta)
+        _notify(progress, done, len(settings))
     frame = pd.DataFrame([dataclasses.asdict(r) for r in rows])
     for key in ("gram_v", "gram_w"):
         entries = np.array(frame.pop(key).tolist())
@@ -312,90 +258,3 @@ def plot_k2_study(table):
         " pair (search: a lower bound)"
     )
     return fig
-
-
-#: The engine's tested range of orders for k = 2.
-MAX_ORDER_K2 = 64.0
-
-
-def search_lower_bound(
-    orders,
-    dim: int,
-    norm_bound: float,
-    sensitivity: float,
-    sigma: float = 1.0,
-    *,
-    starts: int = 16,
-    seed: int = 0,
-) -> np.ndarray:
-    """A lower bound on the worst-case k = 2 plateau RDP: the best adjacent pair of a
-    short search, its exact value minus its numerical error, per order.
-
-    Every adjacent pair's divergence is below the worst case, so the value of any
-    found pair (the engine's value − error) is a lower bound; the search (the
-    structured starts of the study, including the aligned rank-one pairs, then
-    random ones; fixed ``seed``) only makes it larger. Orders above 64, outside the
-    k = 2 engine's tested range, get the aligned rank-one pair's exact value (the
-    k = 1 engine with the full d, THEORY.md §8). Never an upper bound.
-    """
-
-    orders = np.asarray(orders, dtype=float)
-    c, s = norm_bound / sigma, min(sensitivity / sigma, 2 * norm_bound / sigma)
-    g = min(s, c)
-    aligned = np.maximum(
-        *(
-            (r := renyi_plateau(orders, dim, a, b, full_output=True)).value - r.error
-            for a, b in ((c, c - g), (c - g, c))
-        )
-    )
-    best = np.maximum(aligned, 0.0)
-    inside = orders <= MAX_ORDER_K2
-    if dim < 3 or not inside.any():
-        return best
-    rng = np.random.default_rng(seed)
-    candidates = _structured_starts(c, s)[2:]  # the aligned pairs are done above
-    while len(candidates) < starts:
-        candidates.append(_random_start(rng, c, s))
-    sub = orders[inside]
-    screened = np.full((len(candidates), len(sub)), -np.inf)
-    pairs = [_pair(x, c, s) for x in candidates[:starts]]
-    for i, (omega_v, omega_w) in enumerate(pairs):
-        if not np.allclose(omega_v, omega_w, rtol=0, atol=1e-14):
-            screened[i] = plateau_gram_scaled(sub, dim, omega_v, omega_w, SEARCH_STEP, SEARCH_DROP)[
-                0
-            ]
-    # the winner of each order at full accuracy (value − error: a lower bound)
-    found = np.zeros(len(sub))
-    for i in np.unique(np.argmax(screened, axis=0)):
-        res = renyi_plateau_gram(sub, dim, *pairs[i], full_output=True)
-        found = np.maximum(found, np.where(np.isfinite(res.error), res.value - res.error, 0.0))
-    best[inside] = np.maximum(best[inside], found)
-    return best
-
-
-def main(argv: list[str] | None = None) -> None:
-    """``python -m synthamp.figures._k2_study [--out DIR] [--quick]``: the study's CSV and PNG
-    (``fig_k2_study.csv``, ``fig_k2_study.png``; about 20 minutes of one core)."""
-    parser = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
-    parser.add_argument("--out", default="docs/figures")
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-
-    def progress(dim, delta):
-        print(f"d = {dim}, Δ = {delta:g} done", flush=True)
-
-    table = study_table(quick=args.quick, progress=progress)
-    csv, png = out / "fig_k2_study.csv", out / "fig_k2_study.png"
-    tmp = csv.with_suffix(".csv.tmp")
-    table.to_csv(tmp, index=False)
-    tmp.replace(csv)
-    tmp = png.with_suffix(".tmp.png")
-    plot_k2_study(table).savefig(tmp, dpi=110)
-    tmp.replace(png)
-    print(f"wrote {csv} and {png}")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()
