@@ -16,7 +16,8 @@ The inner integral runs over whichever factor is narrower on the log scale:
 * X wide (small n_syn): over a grid for Y uniform in t = κr + log r (the
   engine's grid, κ = 1, refined near r = 0 when the kernel of log X needs
   it), with the closed-form density of log X at log s − log y; ℓ_Y is then
-  shared by all outer nodes and the sums are matrix products;
+  shared by all outer nodes and the sums are matrix products
+  (:mod:`._finite_sums`);
 * X narrow (large n_syn): over a uniform grid in w = log(X/n) per outer
   node, fitted to the conditional laws of w given S = s under q and p
   (:func:`_conditional_window`; these need not sit near w = 0: for n_syn < d
@@ -54,6 +55,7 @@ import numpy as np
 from scipy import special
 
 from synthamp._budget import check_budget
+from synthamp.divergence._finite_sums import UNRESOLVED_ERROR, inner_error, inner_over_y
 from synthamp.divergence._kernel import (
     LLR_REL_TOL,
     NODES_PER_SIGMA,
@@ -62,12 +64,12 @@ from synthamp.divergence._kernel import (
     grid_nodes,
     llr_on_grid,
     llr_sqrt,
-    refined_error,
     renyi_on_grid,
     tilt_derivatives,
 )
 from synthamp.divergence._laws import ChiSquare, NoncentralChiSquare
 from synthamp.divergence._plateau import plateau_scaled
+from synthamp.divergence._special import NU_DEBYE, log_bessel_i_normalized
 
 __all__ = ["FiniteGridTooCostly", "finite_grid", "finite_scaled", "llr_finite"]
 
@@ -84,8 +86,6 @@ _MAX_INNER = 4001
 _MAX_Y_REFINE = 8
 #: Largest total work (outer nodes × inner nodes) of one finite-release grid.
 _MAX_WORK = 30_000_000
-#: Error assigned to ℓ_S, relative to |ℓ_S| + 1, where the inner rule is unresolved.
-_UNRESOLVED_ERROR = 1e3
 #: Largest number of matrix entries (outer × inner nodes) formed at once.
 _BLOCK = 2_000_000
 
@@ -142,8 +142,30 @@ class _YGrid:
         self.t, self.r, self.u = t, r, u
         self.h = float(t[1] - t[0])
         self.law_q = NoncentralChiSquare(dim, b)  # the law of Y under q
-        self.log_q = self.law_q.log_density_log_radius(u) - np.log1p(kappa * r)
-        self.llr, self.llr_err, self.rms = llr_on_grid(r, self.log_q, self.nu, a, b)
+
+    @functools.cached_property
+    def log_q(self) -> np.ndarray:
+        """log density of t under q at the nodes, up to a constant."""
+        return self.law_q.log_density_log_radius(self.u) - np.log1p(self.kappa * self.r)
+
+    @functools.cached_property
+    def _llr(self) -> tuple[np.ndarray, np.ndarray, float]:
+        return llr_on_grid(self.r, self.log_q, self.nu, self.a, self.b)
+
+    @property
+    def llr(self) -> np.ndarray:
+        """ℓ_Y at the nodes (computed when first needed)."""
+        return self._llr[0]
+
+    @property
+    def llr_err(self) -> np.ndarray:
+        """Rounding error of ℓ_Y at the nodes."""
+        return self._llr[1]
+
+    @property
+    def rms(self) -> float:
+        """r.m.s. size of ℓ_Y under q."""
+        return self._llr[2]
 
     def step_u(self, r):
         """Step of the grid in u = log r at r."""
@@ -166,20 +188,6 @@ class _YGrid:
     def llr_at(self, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """ℓ_Y at arbitrary r, with the same accuracy policy as on the grid."""
         return llr_sqrt(r, self.nu, self.a, self.b, tol=LLR_REL_TOL * self.rms)
-
-
-def _inner_error(ell, ell_c, prop, ends):
-    """Error of ℓ_S: inner fine-vs-coarse difference, propagated error of ℓ_Y and
-    the mass at the window's ends. Where the window does not hold both
-    conditional laws, or the coarse rule misses the p-mass altogether, ℓ_S is
-    not known: it gets ``_UNRESOLVED_ERROR`` (|ℓ_S| + 1)."""
-    with np.errstate(invalid="ignore"):
-        err = refined_error(ell, ell_c) + prop + 10.0 * ends
-    unresolved = (ends > 1e-6) | ~np.isfinite(err)
-    # no bound on ℓ_S is known there (e.g. Y beyond its grid for an extreme s):
-    # an error far above any plausible |ℓ_S| makes every order whose tilted law
-    # gives such nodes weight fall back on the plateau bound (renyi_finite)
-    return np.where(unresolved, _UNRESOLVED_ERROR * (np.abs(ell) + 1.0), err)
 
 
 def _conditional(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray):
@@ -229,75 +237,46 @@ def _conditional(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray):
     # must hold both conditional laws; where it does not, ℓ_S is only known
     # to within its own size
     ends = (w[..., 0] + w[..., -1]) / wsum + (wp[..., 0] + wp[..., -1]) / wpsum
-    return log_norm, ell, _inner_error(ell, ell_c, prop, ends)
+    return log_norm, ell, inner_error(ell, ell_c, prop, ends)
 
 
-def _conditional_shared(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray):
-    """:func:`_conditional` for ℓ shared by all rows (a vector), by matrix products.
-
-    Valid when ℓ spans at most 500 (so that no weight that matters under p
-    underflows once each row is scaled by its largest q-weight).
-    """
-    tiny = np.finfo(float).tiny
-    top = log_w.max(axis=1, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)
-    w = np.exp(log_w - top)
-    ell_top = float(llr.max())
-    lexp = np.exp(llr - ell_top)  # e^{ℓ − max ℓ}
-    em1 = np.expm1(llr)
-    stacked = np.stack([np.ones_like(llr), em1, lexp, lexp * llr_err])
-    fine = w @ stacked.T
-    coarse = w[:, ::2] @ stacked[:, ::2].T
-    wsum = np.maximum(fine[:, 0], tiny)
-    log_norm = top[:, 0] + np.log(wsum)
-    psum = np.maximum(fine[:, 2], tiny)
-
-    def ell_of(sums):
-        mean_small = sums[:, 1] / np.maximum(sums[:, 0], tiny)
-        small = np.abs(mean_small) < 0.5
-        with np.errstate(divide="ignore"):
-            big = (
-                np.log(np.maximum(sums[:, 2], tiny))
-                + ell_top
-                - np.log(np.maximum(sums[:, 0], tiny))
-            )
-        return np.where(small, np.log1p(np.where(small, mean_small, 0.0)), big)
-
-    ell = ell_of(fine)
-    ell_c = ell_of(coarse)
-    prop = fine[:, 3] / psum
-    ends = (w[:, 0] + w[:, -1]) / wsum + (w[:, 0] * lexp[0] + w[:, -1] * lexp[-1]) / psum
-    return log_norm, ell, _inner_error(ell, ell_c, prop, ends)
-
-
-def _inner_over_y(ygrid: _YGrid, log_rho: np.ndarray, n: int):
-    """Inner integral over the Y grid (X wide): returns (log q_S, ℓ_S, err) at log ρ."""
-    out = [np.empty_like(log_rho) for _ in range(3)]
-    rows = max(1, _BLOCK // len(ygrid.u))
-    shared = float(ygrid.llr.max() - ygrid.llr.min()) <= 500.0
-    for start in range(0, len(log_rho), rows):
-        check_budget()  # a caller's time budget (synthamp._budget) may stop the work here
-        sl = slice(start, start + rows)
-        w = 2.0 * (log_rho[sl, None] - ygrid.u[None, :])  # log(X/n) at y = s/x
-        log_w = ChiSquare(n).log_density_log_ratio(w)
-        log_w += ygrid.log_q[None, :]
-        if shared:
-            res = _conditional_shared(log_w, ygrid.llr, ygrid.llr_err)
-        else:
-            res = _conditional(log_w, ygrid.llr[None, :], ygrid.llr_err[None, :])
-        for o, v in zip(out, res, strict=True):
-            o[sl] = v
-    # q_{log S}(v) = ∫ q_T(t) f_{log X}(v − 2u(t)) dt ≈ h Σ_j (…)
-    out[0] += math.log(ygrid.h)
-    return tuple(out)
+def _log_g_for_windows(nu: float, z: np.ndarray) -> np.ndarray:
+    """G_ν(z) (:func:`._special.log_bessel_i_normalized`) to ~1e-14 relative, cheaply:
+    for ν < NU_DEBYE, log(Γ(ν+1)(2/z)^ν I_ν(z)) from scipy's ``ive`` instead of the
+    backward recurrence (~10× slower on the few points of a window search) where
+    z²/4 > ν + 1, the series below. Only for locating windows, never in a value."""
+    if nu >= NU_DEBYE or nu == -0.5:
+        return log_bessel_i_normalized(nu, z)
+    z = np.asarray(z, dtype=float)
+    series = 0.25 * z * z <= nu + 1.0
+    if series.all():
+        return log_bessel_i_normalized(nu, z)
+    out = np.empty(z.shape)
+    out[series] = log_bessel_i_normalized(nu, z[series])
+    zr = z[~series]
+    with np.errstate(all="ignore"):
+        big = np.log(special.ive(nu, zr)) + zr + math.lgamma(nu + 1.0) + nu * np.log(2.0 / zr)
+    # ive underflows or overflows nowhere on this branch for ν < 30 and z < 1e300; guard anyway
+    bad = ~np.isfinite(big)
+    if bad.any():
+        big[bad] = log_bessel_i_normalized(nu, zr[bad])
+    out[~series] = big
+    return out
 
 
 def _conditional_log_density(ygrid: _YGrid, log_rho: np.ndarray, w: np.ndarray, amp: float, n: int):
     """log of q_U(log ρ − w/2) f_W(w) up to a constant: the joint density of (U, W) on
-    the line U + W/2 = log ρ, for Y ~ χ²_d(amp²) (``log_rho`` broadcasts against ``w``)."""
+    the line U + W/2 = log ρ, for Y ~ χ²_d(amp²) (``log_rho`` broadcasts against ``w``),
+    to ~1e-14 relative in G (:func:`_log_g_for_windows`): for window searches only."""
     u = np.broadcast_to(log_rho, w.shape) - 0.5 * w
-    log_qy = NoncentralChiSquare(ygrid.dim, amp).log_density_log_radius(u.ravel()).reshape(w.shape)
-    return log_qy + ChiSquare(n).log_density_log_ratio(w)
+    # (m/2)(x − expm1 x) directly (no series for small x): its rounding, ~εm|x|, is far
+    # below what a window needs
+    x = 2.0 * u - math.log(ygrid.dim)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = 0.5 * ygrid.dim * (x - np.expm1(x)) + 0.5 * n * (w - np.expm1(w))
+        if amp != 0.0:
+            out += _log_g_for_windows(ygrid.nu, amp * np.exp(np.minimum(u, 700.0)))
+    return np.where(np.isnan(out), -np.inf, out)
 
 
 def _conditional_window(ygrid: _YGrid, log_rho: np.ndarray, n: int, tilt: float, w_range):
@@ -327,7 +306,7 @@ def _conditional_window(ygrid: _YGrid, log_rho: np.ndarray, n: int, tilt: float,
     active = np.arange(len(w))
     for _ in range(60):
         wa, la, ha, ra = w[active], lo[active], hi[active], log_rho[active]
-        g1, g2 = tilt_derivatives(ra - 0.5 * wa, ygrid.dim, ygrid.a, ygrid.b, tilt)
+        g1, g2 = tilt_derivatives(ra - 0.5 * wa, ygrid.dim, ygrid.a, ygrid.b, tilt, for_modes=True)
         h1 = -0.5 * g1 - 0.5 * n * np.expm1(wa)
         h2a = 0.25 * g2 - 0.5 * n * np.exp(wa)
         la = np.where(h1 > 0, wa, la)
@@ -349,25 +328,26 @@ def _conditional_window(ygrid: _YGrid, log_rho: np.ndarray, n: int, tilt: float,
     top = np.maximum(top, dens.max(axis=1))
     # a Gaussian drops by 72 at 12 spreads: start there, double beyond
     steps = spread[:, None] * (12.0 * 2.0 ** np.arange(0, 10))[None, :]
-    ends = []
-    for sign, limit in ((-1.0, w_lo), (1.0, w_hi)):
-        points = w[:, None] + sign * steps
-        points = np.where(sign * (points - limit[:, None]) > 0, limit[:, None], points)
-        dens_out = _conditional_log_density(ygrid, log_rho[:, None], points, amp, n)
-        below = dens_out < top[:, None] - (TAIL_LOG_DROP + 15.0)
-        first = np.where(below.any(axis=1), np.argmax(below, axis=1), len(steps[0]) - 1)
-        outside = points[rows, first]
-        inside = np.where(first > 0, points[rows, np.maximum(first - 1, 0)], w)
-        # three bisections: the end overshoots the drop by at most 1/8 of the last step
-        for _ in range(3):
-            mid = 0.5 * (inside + outside)
-            low = _conditional_log_density(ygrid, log_rho, mid, amp, n) < top - (
-                TAIL_LOG_DROP + 15.0
-            )
-            outside = np.where(low, mid, outside)
-            inside = np.where(low, inside, mid)
-        ends.append(np.where(below.any(axis=1), outside, points[rows, first]))
-    return ends[0], ends[1], spread
+    # both sides at once: rows [left; right]
+    sign = np.repeat([-1.0, 1.0], len(w))[:, None]
+    limit = np.concatenate([w_lo, w_hi])[:, None]
+    w2, rho2, top2 = np.tile(w, 2), np.tile(log_rho, 2), np.tile(top, 2)
+    rows2 = np.arange(2 * len(w))
+    points = w2[:, None] + sign * np.tile(steps, (2, 1))
+    points = np.where(sign * (points - limit) > 0, limit, points)
+    dens_out = _conditional_log_density(ygrid, rho2[:, None], points, amp, n)
+    below = dens_out < top2[:, None] - (TAIL_LOG_DROP + 15.0)
+    first = np.where(below.any(axis=1), np.argmax(below, axis=1), steps.shape[1] - 1)
+    outside = points[rows2, first]
+    inside = np.where(first > 0, points[rows2, np.maximum(first - 1, 0)], w2)
+    # three bisections: the end overshoots the drop by at most 1/8 of the last step
+    for _ in range(3):
+        mid = 0.5 * (inside + outside)
+        low = _conditional_log_density(ygrid, rho2, mid, amp, n) < top2 - (TAIL_LOG_DROP + 15.0)
+        outside = np.where(low, mid, outside)
+        inside = np.where(low, inside, mid)
+    ends = np.where(below.any(axis=1), outside, points[rows2, first])
+    return ends[: len(w)], ends[len(w) :], spread
 
 
 def _w_range(ygrid: _YGrid, log_rho: np.ndarray, n: int):
@@ -445,7 +425,7 @@ def _inner(ygrid: _YGrid, log_rho: np.ndarray, n: int, max_inner: int = _MAX_INN
     over_x = fine.step_u(rho) > limit_u
     out = [np.empty_like(log_rho) for _ in range(3)]
     over_x_rule = functools.partial(_inner_over_x, max_inner=max_inner)
-    for mask, grid, inner in ((over_x, ygrid, over_x_rule), (~over_x, fine, _inner_over_y)):
+    for mask, grid, inner in ((over_x, ygrid, over_x_rule), (~over_x, fine, inner_over_y)):
         if np.any(mask):
             for o, v in zip(out, inner(grid, log_rho[mask], n), strict=True):
                 o[mask] = v
@@ -499,11 +479,14 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> G
     **Step.** The laws of S are convolutions in log ρ, so no narrower than Y
     (the Y grid's step h in t = r + log r, a step h/(1 + ρ) in log ρ) nor
     than ½ log X (a quarter of its spread, and at most ``_MAX_LOG_STEP``/2);
-    either suffices. Tilting by a large order can make the tilted law
-    narrower: its width at ``alpha_max`` is measured on the grid and the step
-    refined until it has ``NODES_PER_SIGMA`` nodes per standard deviation.
-    The coordinate (c) and step meeting these needs with the fewest nodes are
-    chosen by :func:`_outer_steps`.
+    either suffices. Tilting can make a law narrower: the widths of q_S, p_S
+    and the tilted laws of orders from 1 to ``alpha_max`` (a ladder of ratio
+    1.25: an intermediate order's law can be the narrowest where the grid is
+    coarse) are measured on the grid and the step refined until each has
+    ``NODES_PER_SIGMA`` nodes per standard deviation. The coordinate (c) and
+    step meeting these needs with the fewest nodes are chosen by
+    :func:`_outer_steps`; a refinement that costs fewer new nodes as an
+    integer subdivision of the last grid reuses its values instead.
     """
     tilts = [0.0, 1.0, math.sqrt(alpha_max), alpha_max]
     ygrid = _YGrid(dim, a, b, tilts)
@@ -535,7 +518,7 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> G
         # value is then meaningless and must not set the window)
         q, e, err = _inner(ygrid, points, n_syn, max_inner=257)
         g = q[None, :] + scan_tilts[:, None] * e[None, :]
-        return np.where(err < _UNRESOLVED_ERROR, g, -np.inf)
+        return np.where(err < UNRESOLVED_ERROR, g, -np.inf)
 
     g = tilted(scan)
     floor = g.max(axis=1) - 75.0
@@ -567,17 +550,37 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> G
     need = np.maximum(ygrid.h / (1.0 + np.exp(points)), spread_step)
     spread_u = 0.5 * ChiSquare(n_syn).log_sd
     inner_size = max(len(ygrid.refined(min(spread_u / 4.0, 0.5 * _MAX_LOG_STEP)).u), 500)
+    # the widths of the tilted laws of every order up to alpha_max, not only of the
+    # largest: an intermediate order's law can be narrower where the grid is coarse
+    # (c > 0 stretches large ρ); orders 1.25 apart at most
+    rungs = max(2, math.ceil(math.log(alpha_max) / math.log(1.25)) + 1)
+    ladder = np.geomspace(1.0, alpha_max, rungs)
+    checked_tilts = np.concatenate([[0.0], ladder])
+    grid, c_grid = None, 0.0
     for _ in range(4):
         c, step = _outer_steps(points, need, log_range)
         tau_lo, tau_hi = _tau(np.array(log_range), c)
         nodes = (tau_hi - tau_lo) / step + 1
-        if nodes > _MAX_OUTER or nodes * inner_size > _MAX_WORK:
+        split = _subdivision(grid, c_grid, points, need)
+        if split is not None:
+            # refining the last grid by an integer factor reuses its nodes: chosen when
+            # it costs less than a new grid, and fits the budget
+            sub_nodes = (len(grid.t) - 1) * split + 1
+            if sub_nodes - len(grid.t) <= nodes and _fits(sub_nodes, inner_size):
+                c, nodes = c_grid, sub_nodes
+            else:
+                split = None
+        if not _fits(nodes, inner_size):
             raise FiniteGridTooCostly(f"{nodes:.3g} outer × {inner_size} inner nodes")
-        grid = _outer_grid(ygrid, n_syn, log_range, c, step)
+        if split is None:
+            grid = _outer_grid(ygrid, n_syn, log_range, c, step)
+        else:
+            grid = _outer_grid(ygrid, n_syn, log_range, c, 0.0, coarser=(grid, split))
+        c_grid = c
         stretch = 1.0 + c * grid.r  # dτ/d log ρ
         step = float(grid.t[1] - grid.t[0])
         finer = False
-        for tilt in (0.0, 1.0, alpha_max):
+        for tilt in checked_tilts:
             g = grid.log_q + tilt * grid.llr
             i = int(np.clip(np.argmax(g), 1, len(g) - 2))
             curvature = -(g[i + 1] - 2.0 * g[i] + g[i - 1]) / step**2
@@ -591,18 +594,50 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> G
     return grid
 
 
-def _outer_grid(ygrid, n_syn, log_range, c, step):
-    """Outer nodes uniform in τ = c·ρ + log ρ over ``log_range``, and their values."""
+def _fits(nodes: float, inner_size: int) -> bool:
+    """Whether an outer grid of ``nodes`` nodes is within the work budget."""
+    return nodes <= _MAX_OUTER and nodes * inner_size <= _MAX_WORK
+
+
+def _subdivision(grid: Grid | None, c: float, points: np.ndarray, need: np.ndarray) -> int | None:
+    """Smallest integer k such that ``grid`` (uniform in τ = cρ + log ρ) with its step
+    divided by k meets ``need`` (largest steps in log ρ at ``points``); None without a grid."""
+    if grid is None:
+        return None
+    allowed = float(np.min((c * np.exp(points) + 1.0) * need))
+    step = float(grid.t[1] - grid.t[0])
+    return max(2, math.ceil(step / allowed * (1.0 + 1e-12)))
+
+
+def _outer_grid(ygrid, n_syn, log_range, c, step, coarser=None):
+    """Outer nodes uniform in τ = c·ρ + log ρ over ``log_range``, and their values.
+
+    ``coarser`` = (grid, k): the nodes of ``grid`` (same c and range) with its step
+    divided by k; the values at its nodes are reused (step is then ignored).
+    """
     tau_lo, tau_hi = _tau(np.array(log_range), c)
-    n = math.ceil((tau_hi - tau_lo) / step) + 1
-    n += n % 2 == 0
-    tau = np.linspace(tau_lo, tau_hi, n)
+    if coarser is None:
+        n = math.ceil((tau_hi - tau_lo) / step) + 1
+        n += n % 2 == 0
+        tau = np.linspace(tau_lo, tau_hi, n)
+        new = np.ones(n, dtype=bool)
+    else:
+        old, split = coarser
+        tau = np.linspace(old.t[0], old.t[-1], (len(old.t) - 1) * split + 1)
+        tau[::split] = old.t
+        new = np.ones(len(tau), dtype=bool)
+        new[::split] = False
     rho, log_rho = _from_tau(tau, c)
-    log_qs, ell, err = _inner(ygrid, log_rho, n_syn)
     # density of τ: q_{log ρ} · d log ρ/dτ, d log ρ/dτ = 1/(1 + cρ)
-    log_jacobian = -np.log1p(c * rho)
+    log_q, ell, err = np.empty((3, len(tau)))
+    log_q[new], ell[new], err[new] = _inner(ygrid, log_rho[new], n_syn)
+    log_q[new] -= np.log1p(c * rho[new])
+    if coarser is not None:
+        keep = ~new
+        log_q[keep], ell[keep], err[keep] = old.log_q, old.llr, old.llr_err
+        rho[keep] = old.r
     scale = math.sqrt(ygrid.dim) + ygrid.a + ygrid.b
-    return Grid(tau, rho, log_qs + log_jacobian, ell, err, scale)
+    return Grid(tau, rho, log_q, ell, err, scale)
 
 
 def llr_finite(s: np.ndarray, dim: int, n_syn: int, a: float, b: float) -> np.ndarray:

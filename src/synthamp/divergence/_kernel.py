@@ -569,6 +569,14 @@ def renyi_on_nodes(alpha, llr, log_q, llr_err, coarse, edge, scale, *, llr_share
     # --- error estimate -------------------------------------------------
     # (i) discretisation: fine vs coarse rule
     err_disc = refined_error(log1p_h, log1p_h_coarse)
+    if use_log.any():
+        # in the log form the trapezoidal rule converges geometrically in H, whose
+        # relative error is the absolute one of log H: the regime test and the squared
+        # estimate apply to |Δ log H|, not to |Δ log H|/|log H| (which hides an
+        # unresolved rule when log H is large)
+        diff = np.abs(log1p_h - log1p_h_coarse)
+        err_log = np.where(diff < 1e-3, diff * diff + 1e-15 * np.abs(log1p_h), diff)
+        err_disc = np.where(use_log, np.maximum(err_disc, err_log), err_disc)
     # (ii) an integrand that has not decayed at an end of a window may hide
     # any amount of mass beyond it: no error bound then
     err_tail = np.where(ends > 1e-3, np.inf, err_tail)
