@@ -77,7 +77,7 @@ SCREEN_ORDERS = 6
 #: A screened winner is verified when it is within this relative margin of the best value.
 VERIFY_MARGIN = 0.01
 #: Smallest d of the k = 2 engine.
-MIN_DIM_K2 = 3
+MIN_DIM_K2 = 2
 
 
 # --------------------------------------------------------------------------- the pair space
@@ -356,7 +356,7 @@ def search_lower_bound(
     alpha : float or sequence of float
         Rényi orders, each > 1; orders above 64 get the aligned value.
     dim : int
-        Model width d (d < 3: the aligned value only).
+        Model width d (d = 1: the aligned value only).
     norm_bound : float
         C > 0, bound on ‖v‖_F and ‖w‖_F.
     sensitivity : float
