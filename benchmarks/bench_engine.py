@@ -386,6 +386,7 @@ def main() -> None:
 
     if args.large:
         load_start = os.getloadavg()[0]
+        large_rows = bench_large()
         header = [
             "case (α = 2 for one order)",
             "plateau, 1 order",
@@ -408,7 +409,7 @@ def main() -> None:
             "the benchmark's process, steadier on a loaded machine. Orders: 64 "
             "geometrically spaced from 1.01 to 256.",
             "",
-            *markdown_table(header, bench_large()),
+            *markdown_table(header, large_rows),
             "",
         ]
         print("\n".join(lines))
@@ -431,6 +432,7 @@ def main() -> None:
             write_report(args.out, lines)
         return
 
+    load_start = os.getloadavg()[0]
     rows: list[list[str]] = []
     bench_plateau(rows, [(50, 2.0, 1.5), (1, 1.0, 0.0), (1000, 10.0, 9.9), (10**6, 100.0, 99.999)])
     bench_finite(
@@ -451,7 +453,9 @@ def main() -> None:
     lines = [
         "# Benchmark: the exact divergence engine",
         "",
-        f"Date: {datetime.date.today().isoformat()}. Machine: {machine()}.",
+        f"Date: {datetime.date.today().isoformat()}. Machine: {machine()}; load average "
+        f"{load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end (the machine is "
+        "shared: times under load are inflated, errors are not).",
         "",
         "Produced by `benchmarks/bench_engine.py`. Times are medians of repeated calls after a "
         "warm-up (the naive baselines and mpmath: one to three calls). Errors are the largest "
