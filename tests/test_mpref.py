@@ -1,4 +1,5 @@
-"""tests/mpref.py is the independent reference: it never imports synthamp."""
+"""tests/mpref.py (and mpref_convolution.py) is the independent reference: it never imports
+synthamp; its two finite-release references agree where both work."""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pytest
+
+import mpref
+import mpref_convolution
+
 MPREF = Path(__file__).with_name("mpref.py")
+REFERENCE_MODULES = [MPREF, Path(__file__).with_name("mpref_convolution.py")]
 
 
 def _imported_modules(source: str) -> set[str]:
@@ -20,9 +28,10 @@ def _imported_modules(source: str) -> set[str]:
     return names
 
 
-def test_mpref_imports_no_synthamp_code_anywhere():
+@pytest.mark.parametrize("path", REFERENCE_MODULES, ids=lambda p: p.name)
+def test_mpref_imports_no_synthamp_code_anywhere(path):
     # every import statement, also inside functions; no relative import either
-    imported = _imported_modules(MPREF.read_text(encoding="utf-8"))
+    imported = _imported_modules(path.read_text(encoding="utf-8"))
     assert imported, "no import found: the parser does not see the module"
     assert not [n for n in imported if n.split(".")[0] == "synthamp" or n.startswith(".")]
     assert {"mpmath", "numpy"} <= imported
@@ -34,7 +43,10 @@ def test_the_import_check_can_fail():
 
 
 def test_importing_mpref_loads_no_synthamp():
-    code = "import sys, mpref; print(sorted(m for m in sys.modules if m.startswith('synthamp')))"
+    code = (
+        "import sys, mpref, mpref_convolution; "
+        "print(sorted(m for m in sys.modules if m.startswith('synthamp')))"
+    )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=MPREF.parent, capture_output=True, text=True, check=True
     )
@@ -44,3 +56,23 @@ def test_importing_mpref_loads_no_synthamp():
 def test_mpref_says_it_is_the_independent_reference():
     doc = ast.get_docstring(ast.parse(MPREF.read_text(encoding="utf-8")))
     assert doc.startswith("The independent mpmath reference of the tests")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not mpref_convolution.EXTENDED, reason="needs an 80-bit numpy.longdouble")
+@pytest.mark.parametrize(("dim", "a", "b", "n_syn"), [(50, 4.0, 3.9, 100), (10, 6.0, 5.0, 1)])
+def test_the_two_finite_references_agree(dim, a, b, n_syn):
+    """The convolution reference (any amplitude) against the Poisson–K mixture (small a).
+
+    Two representations of the law of S = Y·X (Chebyshev series of 40-digit
+    Bessel values convolved with the density of log X, against the Poisson
+    mixture of K-Bessel product densities): they agree within the sum of their
+    error bounds, and each bound is below 1e-10 relative.
+    """
+    orders = [1.01, 2.0, 16.0]
+    conv = mpref_convolution.renyi_finite_convolution(orders, dim, a, b, n_syn)
+    mixture = mpref.renyi_finite(orders, dim, a, b, n_syn)
+    diff = np.abs(conv.floats() - mixture.floats())
+    assert np.all(diff <= conv.errors() + mixture.errors() + 1e-15 * mixture.floats())
+    assert np.all(conv.errors() <= 1e-10 * conv.floats())
+    assert np.all(diff <= 1e-13 * mixture.floats())

@@ -27,8 +27,9 @@ __all__ = [
 
 #: Largest supported model width d.
 MAX_DIM = 10**6
-#: Largest supported number of synthetic records for the finite-release engine.
-MAX_N_SYN = 10**7
+#: Largest supported number of synthetic records for the finite-release engine (computed
+#: directly, tested against mpmath up to here: tests/divergence/test_large_amplitude.py).
+MAX_N_SYN = 10**9
 
 
 class InputError(ValueError):
@@ -100,7 +101,7 @@ def check_dim(value, param: str = "dim") -> int:
 
 
 def check_n_syn(value, param: str = "n_syn") -> int:
-    """Number of synthetic records: an integer in [1, 10^7]."""
+    """Number of synthetic records: an integer in [1, 10^9]."""
     return check_integer(param, value, 1, MAX_N_SYN)
 
 

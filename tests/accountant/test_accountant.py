@@ -277,6 +277,17 @@ def test_worst_case_finite_below_plateau():
     assert np.all(finite > 0)
 
 
+def test_a_billion_records_are_accounted_exactly():
+    """n_syn up to 10^9 (issue 12): ε non-decreasing in n_syn, strictly below unlimited."""
+    eps = [
+        compute_epsilon(SyntheticDataRelease(1000, 1, 2.0, 0.1, 0.5, n_syn=n), 1e-5).epsilon
+        for n in (10**7, 10**8, 10**9, None)
+    ]
+    assert eps[0] <= eps[1] <= eps[2] < eps[3]
+    with pytest.raises(InputError, match="n_syn"):
+        SyntheticDataRelease(1000, 1, 2.0, 0.1, 0.5, n_syn=10**9 + 1)
+
+
 def test_worst_case_units_and_cap():
     alpha = np.array([2.0, 8.0])
     natural = worst_case_rdp(alpha, 30, 6.0, 1.5, sigma=3.0)

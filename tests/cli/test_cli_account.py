@@ -43,6 +43,17 @@ def test_cli_account_json(capsys):
     assert result["epsilon_rdp"] == pytest.approx(compute_epsilon(release, 1e-5).epsilon, rel=1e-12)
 
 
+def test_cli_account_a_billion_records(capsys):
+    """--n-syn up to 10^9 (issue 12): the exact finite release, between 10^7 and unlimited."""
+    result = run_json(capsys, [*ACCOUNT, "--sigma", "0.5", "--n-syn", "1000000000", "--json"])
+    assert result["release"]["n_syn"] == 10**9 and result["fallback"] is None
+    release = SyntheticDataRelease(1000, 1, 2.0, 0.1, 0.5, n_syn=10**9)
+    assert result["epsilon_rdp"] == pytest.approx(compute_epsilon(release, 1e-5).epsilon, rel=1e-12)
+    fewer = run_json(capsys, [*ACCOUNT, "--sigma", "0.5", "--n-syn", "10000000", "--json"])
+    unlimited = run_json(capsys, [*ACCOUNT, "--sigma", "0.5", "--json"])
+    assert fewer["epsilon_rdp"] <= result["epsilon_rdp"] < unlimited["epsilon_rdp"]
+
+
 def test_cli_account_k2_and_effective_sensitivity(capsys):
     argv = [
         "account", "--dim", "100", "--out-dim", "2", "--norm-bound", "1", "--sensitivity", "5",
@@ -127,6 +138,7 @@ def test_cli_calibrate_global_k2_never_prints_a_negative_saving(capsys):
         ([*ACCOUNT, "--sigma", "0"], "--sigma"),
         ([*ACCOUNT, "--sigma", "0.5", "--releases", "0"], "--releases"),
         ([*ACCOUNT, "--sigma", "0.5", "--n-syn", "0"], "--n-syn"),
+        ([*ACCOUNT, "--sigma", "0.5", "--n-syn", "1000000001"], "--n-syn"),
         ([*ACCOUNT, "--sigma", "0.5", "--out-dim", "1001"], "--out-dim"),
         ([*ACCOUNT, "--sigma", "0.5", "--alpha", "1,2"], "--alpha"),
         ([*ACCOUNT, "--sigma", "0.5", "--accounting", "magic"], "--accounting"),

@@ -147,7 +147,7 @@ def test_fisher_table(capsys):
         (["--sigma", "-2"], "--sigma"),
         (["--n-syn", "0"], "--n-syn"),
         (["--n-syn", "1.5"], "--n-syn"),
-        (["--n-syn", "10000001"], "--n-syn"),
+        (["--n-syn", "1000000001"], "--n-syn"),
     ],
 )
 def test_divergence_invalid_input(capsys, argv, flag):

@@ -1,7 +1,8 @@
 """The exact engine at large amplitudes (issue 12): real data give c = C/σ in the hundreds.
 
-Grid: a from 200 to 1000, a − b from 1e-3 to 10, d ∈ {1, 2, 20, 10⁴, 10⁶},
-against the independent 40-digit reference (tests/mpref.py). Every value must
+Grid: a from 200 to 1000, a − b from 1e-3 to 10, d ∈ {1, 2, 20, 10⁴, 10⁶}
+(and n_syn ∈ {1, 10, 10⁴, 10⁷} for the finite release), against the independent
+reference (tests/mpref.py; the finite release by tests/mpref_convolution.py). Every value must
 be within its own error estimate of the reference, and within the accuracy
 targets (plateau 1e-10 relative, log-likelihood ratio: the estimate covers the
 error). Points where the reference itself cannot be computed in test time are
@@ -10,12 +11,14 @@ skipped with the reason, never loosened.
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
 import pytest
 
 import mpref
+import mpref_convolution
 from synthamp import log_likelihood_ratio, renyi_finite, renyi_plateau
 from synthamp.divergence._kernel import llr_sqrt
 
@@ -78,15 +81,101 @@ def test_plateau_at_large_amplitudes_and_widths(dim, a, gap):
     _check_plateau(dim, a, gap)
 
 
-@pytest.mark.skip(
-    reason="the 40-digit finite-release reference (tests/mpref.py) did not finish one point "
-    "(d = 2, a = 1000, b = 999.9, n_syn = 1, α = 2) in 10 minutes: at a >= 200 it cannot be a "
-    "test; test_finite_between_its_bounds_at_large_amplitudes checks the certified bracket"
+N_SYNS = [1, 10, 10**4, 10**7]
+FINITE_ORDERS = (1.01, 2.0, 16.0)
+#: The quick part of the finite grid (the rest is slow): every d, amplitude, gap and
+#: n_syn at least once, and α = 256 at small gaps.
+QUICK_FINITE = [
+    (1, 200.0, 1e-3, 1),
+    (1, 1000.0, 0.1, 10**7),
+    (2, 1000.0, 0.1, 10),
+    (2, 1000.0, 10.0, 1),  # a known miss (strict xfail)
+    (2, 200.0, 10.0, 10**4),
+    (20, 500.0, 10.0, 1),
+    (20, 1000.0, 1e-3, 10**7),
+    (10**4, 500.0, 0.1, 10**4),
+    (10**6, 200.0, 1e-3, 10),
+]
+WITH_256 = {(1, 200.0, 1e-3, 1), (2, 1000.0, 0.1, 10), (20, 1000.0, 1e-3, 10**7)}
+
+
+@functools.cache
+def _finite_reference(alphas: tuple, dim: int, a: float, b: float, n_syn: int):
+    return mpref_convolution.renyi_finite_convolution(list(alphas), dim, a, b, n_syn)
+
+
+#: Beyond 10⁷ records (up to the engine's limit 10⁹), the finite release is still
+#: computed directly: checked on the extreme amplitudes and gaps.
+BEYOND = [
+    *((dim, a, gap, 10**9) for dim in (1, 20, 10**6) for a, gap in ((200.0, 1e-3), (1000.0, 10.0))),
+    (2, 1000.0, 10.0, 10**9),
+    (20, 200.0, 1e-3, 10**8),
+]
+QUICK_BEYOND = [(2, 1000.0, 10.0, 10**9), (20, 200.0, 1e-3, 10**8)]
+
+
+#: Known engine bug (issue 12, notes/s4c.md): at a − b = 10 with few records the
+#: engine's value lies outside its error estimate (by up to 4.3×; true errors ≤ 5.8e-9
+#: relative, within the 1e-8 target). The estimate of ℓ_S omits the rounding noise of
+#: log q_Y (terms of size a·√y, ~1e-10 per node at a = 1000), which does not cancel in
+#: ℓ_S when p and q differ given S. Strict: these fail the day the estimate is fixed.
+KNOWN_MISSES = {
+    (1, 500.0, 10.0, 1), (1, 500.0, 10.0, 10**4), (1, 1000.0, 10.0, 10),
+    (2, 500.0, 10.0, 1), (2, 1000.0, 10.0, 1), (2, 1000.0, 10.0, 10), (2, 1000.0, 10.0, 10**4),
+    (20, 500.0, 10.0, 10**4), (20, 1000.0, 10.0, 1),
+    (10**4, 500.0, 10.0, 1), (10**4, 1000.0, 10.0, 1), (10**4, 1000.0, 10.0, 10**4),
+    (10**6, 200.0, 10.0, 1), (10**6, 500.0, 10.0, 1), (10**6, 500.0, 10.0, 10),
+    (10**6, 1000.0, 10.0, 10),
+}  # fmt: skip
+_MISS = pytest.mark.xfail(
+    strict=True, reason="engine bug: the error estimate misses (log q_Y rounding noise)"
 )
-def test_finite_against_mpmath_at_large_amplitudes():
-    ref = mpref.renyi_finite([2.0], 2, 1000.0, 999.9, 1).floats()
-    result = renyi_finite([2.0], 2, 1000.0, 999.9, 1, full_output=True)
-    assert abs(float(result.value[0]) - ref[0]) <= float(result.error[0])
+
+
+def _finite_cases(points, quick):
+    for point in points:
+        marks = [] if point in quick else [pytest.mark.slow]
+        if point in KNOWN_MISSES:
+            marks.append(_MISS)
+        yield pytest.param(*point, marks=marks)
+
+
+NEEDS_EXTENDED = pytest.mark.skipif(
+    not mpref_convolution.EXTENDED, reason="the reference needs an 80-bit numpy.longdouble"
+)
+
+
+@NEEDS_EXTENDED
+@pytest.mark.parametrize(
+    ("dim", "a", "gap", "n_syn"),
+    list(_finite_cases(itertools.product(DIMS, AMPLITUDES, GAPS, N_SYNS), QUICK_FINITE)),
+)
+def test_finite_against_mpmath_at_large_amplitudes(dim, a, gap, n_syn):
+    """The finite engine against the convolution reference (tests/mpref_convolution.py).
+
+    The reference's own error bound is at most 1e-10 relative (so that it can
+    judge 1e-8); the engine's value is within its error estimate of the
+    reference (plus the reference's bound) and within 1e-8 relative.
+    """
+    _check_finite(dim, a, gap, n_syn)
+
+
+@NEEDS_EXTENDED
+@pytest.mark.parametrize(("dim", "a", "gap", "n_syn"), list(_finite_cases(BEYOND, QUICK_BEYOND)))
+def test_finite_against_mpmath_beyond_ten_million_records(dim, a, gap, n_syn):
+    _check_finite(dim, a, gap, n_syn)
+
+
+def _check_finite(dim, a, gap, n_syn):
+    b = a - gap
+    orders = FINITE_ORDERS + ((256.0,) if (dim, a, gap, n_syn) in WITH_256 else ())
+    ref = _finite_reference(orders, dim, a, b, n_syn)
+    ref_value, ref_error = ref.floats(), ref.errors()
+    assert np.all(ref_value > 0) and np.all(ref_error <= 1e-10 * ref_value), (ref_value, ref_error)
+    result = renyi_finite(list(orders), dim, a, b, n_syn, full_output=True)
+    err = np.abs(np.asarray(result.value) - ref_value)
+    assert np.all(err <= np.asarray(result.error) + ref_error), (err, result.error)
+    assert np.all(err <= 1e-8 * ref_value), err / ref_value
 
 
 @pytest.mark.slow
@@ -97,7 +186,7 @@ def test_finite_between_its_bounds_at_large_amplitudes(dim, a, b):
     plateau = renyi_plateau(orders, dim, a, b, full_output=True)
     ceiling = np.asarray(plateau.value) + np.asarray(plateau.error)
     lower_prev = np.zeros(2)
-    for n_syn in (1, 10, 10**4, 10**7):
+    for n_syn in (1, 10, 10**4, 10**7, 10**8, 10**9):
         result = renyi_finite(orders, dim, a, b, n_syn, full_output=True)
         value, error = np.asarray(result.value), np.asarray(result.error)
         # The estimates reach 1.3e-8 relative at α = 16 (the plateau's own estimate at
@@ -107,3 +196,19 @@ def test_finite_between_its_bounds_at_large_amplitudes(dim, a, b):
         assert np.all(value + error >= lower_prev)  # non-decreasing in n_syn
         assert np.all(value - error <= ceiling)  # below the plateau
         lower_prev = value - error
+
+
+def test_finite_non_decreasing_up_to_a_billion_records():
+    """Across the old limit 10⁷: finite(n) ≤ finite(n') ≤ plateau for n < n' ≤ 10⁹."""
+    orders = [1.5, 4.0, 64.0]
+    plateau = renyi_plateau(orders, 50, 300.0, 299.9, full_output=True)
+    lower_prev = np.zeros(3)
+    for n_syn in (10**6, 10**7, 10**8, 10**9):
+        result = renyi_finite(orders, 50, 300.0, 299.9, n_syn, full_output=True)
+        value, error = np.asarray(result.value), np.asarray(result.error)
+        assert np.all(error <= 1e-8 * value)
+        assert np.all(value + error >= lower_prev)
+        assert np.all(value - error <= plateau.value + plateau.error)
+        lower_prev = value - error
+    # at 10⁹ records the release still reveals less than the Gram matrix
+    assert np.all(value + error < plateau.value - plateau.error)
