@@ -99,6 +99,20 @@ def test_k_above_d(capsys):
     assert code == 2 and err == "synthamp: error: --out-dim: must be <= dim = 1, got 2\n"
 
 
+def test_dim_2_is_accepted(capsys):
+    """d = k = 2 (refused before the engine handled it): the aligned rank-one pair has
+    the exact k = 1 value at d = 2."""
+    argv = ["divergence", "--dim", "2", "--out-dim", "2", "--gram-v", "4,0,0"]
+    code, out, err = run(capsys, *argv, "--gram-w", "2.25,0,0", "--alpha", "2,8", "--json")
+    assert code == 0 and err == ""
+    data = json.loads(out)
+    from synthamp import renyi_plateau
+
+    ref = renyi_plateau([2.0, 8.0], 2, 2.0, 1.5)
+    assert np.allclose(data["renyi"], ref, rtol=1e-10, atol=0)
+    assert (data["dim"], data["out_dim"]) == (2, 2)
+
+
 def test_gram_for_k1_is_refused(capsys):
     code, _, err = run(capsys, "divergence", "--dim", "5", "--gram-v", "1,0,1", "--alpha", "2")
     assert code == 2 and err.startswith("synthamp: error: --gram-v: is for --out-dim 2")

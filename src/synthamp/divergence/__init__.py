@@ -73,9 +73,8 @@ from synthamp.divergence._plateau import fisher_scaled, plateau_scaled
 from synthamp.divergence._wishart import (
     MAX_DIM_K2,
     MAX_TRACE_K2,
-    STEP_SIGMAS,
     check_gram,
-    plateau_gram_scaled,
+    plateau_gram_refined,
 )
 
 __all__ = [
@@ -343,7 +342,15 @@ class WishartResult(DivergenceResult):
 
 @privacy_quantity(Kind.EXACT)
 def renyi_plateau_gram(
-    alpha, dim, gram_v, gram_w, sigma=1.0, *, full_output: bool = False, _step_scale=1.0
+    alpha,
+    dim,
+    gram_v,
+    gram_w,
+    sigma=1.0,
+    *,
+    full_output: bool = False,
+    _step_scale=1.0,
+    _frame_offset=0.0,
 ):
     """Rényi divergence of unlimited release of k-dimensional records, k ∈ {1, 2} (exact).
 
@@ -356,7 +363,7 @@ def renyi_plateau_gram(
     alpha : float or sequence of float
         Rényi orders, each > 1 (tested in [1.01, 64]).
     dim : int
-        Model width d, 1 ≤ d ≤ 10^4 for k = 1 and 3 ≤ d ≤ 10^4 for k = 2.
+        Model width d, 1 ≤ d ≤ 10^4 for k = 1 and 2 ≤ d ≤ 10^4 for k = 2.
     gram_v, gram_w : array_like
         vᵀv and wᵀw in natural units: a scalar (k = 1), a 2 × 2 symmetric
         positive semi-definite matrix, or its entries (g11, g12, g22).
@@ -384,10 +391,6 @@ def renyi_plateau_gram(
     omega_w = check_gram("gram_w", gram_w, dim) / sigma**2
     if omega_v.shape != omega_w.shape:
         raise InputError("gram_w", "must have the shape of gram_v")
-    if omega_v.shape == (2, 2) and dim < 3:
-        # at d = 2 the laws are ring-shaped in Bartlett coordinates and the lattice
-        # rule is not yet validated (errors up to 20%, flagged by the estimate)
-        raise InputError("dim", "must be >= 3 for 2-dimensional records (d = 2 is not supported)")
     for name, om in (("gram_v", omega_v), ("gram_w", omega_w)):
         if np.trace(om) > MAX_TRACE_K2:
             raise InputError(name, f"tr(gram)/sigma^2 must be <= {MAX_TRACE_K2:g}")
@@ -403,8 +406,8 @@ def renyi_plateau_gram(
     if np.array_equal(omega_v, omega_w):
         zero = np.zeros_like(alpha)
         return WishartResult(alpha, zero, zero, mass=1.0, mean_ratio=1.0) if full_output else zero
-    value, error, mass, mean_ratio, count = plateau_gram_scaled(
-        alpha, dim, omega_v, omega_w, STEP_SIGMAS * _step_scale
+    value, error, mass, mean_ratio, count = plateau_gram_refined(
+        alpha, dim, omega_v, omega_w, _step_scale, _frame_offset
     )
     if full_output:
         return WishartResult(alpha, value, error, mass=mass, mean_ratio=mean_ratio, nodes=count)
