@@ -20,8 +20,8 @@ a up to 1000) and its slow cases, engine alone, in one run: for each (d, a, b,
 n_syn) one plateau order, one finite order (target: ≤ 20× the plateau order of
 the same (α, d, a, b)), the finite release over 64 orders (target: ≤ 3× one
 order) and the largest single call (target: ≤ 1 s); medians of 3 calls without
-warm-up. Accuracy at these points is a test (tests/test_large_amplitude.py),
-not a benchmark.
+warm-up, wall clock and (steadier on a shared machine) CPU time of the process.
+Accuracy at these points is a test (tests/test_large_amplitude.py), not a benchmark.
 
 ``--quick`` times the engine alone, without baselines or errors (seconds, not
 minutes: for checking a speed change): the plateau over 64 orders and at one
@@ -38,6 +38,7 @@ import datetime
 import math
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -327,32 +328,45 @@ LARGE_CASES = [
 ]
 
 
+def _timed(fn, repeats: int, warm_up: bool) -> tuple[float, float, float]:
+    """(median wall time, median CPU time of this process, largest wall time) of calls."""
+    if warm_up:
+        fn()
+    walls, cpus = [], []
+    for _ in range(repeats):
+        wall, cpu = time.perf_counter(), time.process_time()
+        fn()
+        cpus.append(time.process_time() - cpu)
+        walls.append(time.perf_counter() - wall)
+    return statistics.median(walls), statistics.median(cpus), max(walls)
+
+
 def bench_large() -> list[list[str]]:
-    """Large amplitudes: plateau vs finite per order, 64 orders vs one, the largest call."""
+    """Large amplitudes: plateau vs finite per order, 64 orders vs one, the largest call.
+
+    Wall-clock medians (the targets) and, because the machine is shared, the same
+    ratios from the CPU time of this process (steadier under load).
+    """
     rows = []
     alpha = 2.0
     for dim, a, b, n in LARGE_CASES:
-        t_plateau = median_time(partial(renyi_plateau, [alpha], dim, a, b), 9)
-        times = []
-
-        def timed(fn, times=times):
-            start = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - start)
-
+        t_plateau, c_plateau, _ = _timed(partial(renyi_plateau, [alpha], dim, a, b), 9, True)
         one = partial(renyi_finite, [alpha], dim, a, b, n)
         many = partial(renyi_finite, ORDERS_64, dim, a, b, n)
-        t_one = median_time(lambda one=one: timed(one), 3, warm_up=False)
-        t_many = median_time(lambda many=many: timed(many), 3, warm_up=False)
+        t_one, c_one, worst_one = _timed(one, 3, False)
+        t_many, c_many, worst_many = _timed(many, 3, False)
+        worst = max(worst_one, worst_many)
         rows.append(
             [
                 f"d={dim}, a={a:g}, b={b:g}, n_syn={n:,}",
                 fmt_time(t_plateau),
                 fmt_time(t_one),
                 f"{t_one / t_plateau:.0f}" + ("" if t_one <= 20 * t_plateau else " **(> 20)**"),
+                f"{c_one / c_plateau:.0f}",
                 fmt_time(t_many),
                 f"{t_many / t_one:.1f}" + ("" if t_many <= 3 * t_one else " **(> 3)**"),
-                fmt_time(max(times)) + ("" if max(times) <= 1.0 else " **(> 1 s)**"),
+                f"{c_many / c_one:.1f}",
+                fmt_time(worst) + ("" if worst <= 1.0 else " **(> 1 s)**"),
             ]
         )
         print(rows[-1], flush=True)
@@ -371,25 +385,31 @@ def main() -> None:
     args = parser.parse_args()
 
     if args.large:
+        load_start = os.getloadavg()[0]
+        large_rows = bench_large()
         header = [
             "case (α = 2 for one order)",
             "plateau, 1 order",
             "finite, 1 order",
             "ratio (≤ 20)",
+            "ratio, CPU",
             "finite, 64 orders",
             "64 / 1 (≤ 3)",
+            "64 / 1, CPU",
             "largest call (≤ 1 s)",
         ]
         lines = [
             "# Large amplitudes: the finite engine against the plateau (issue 12)",
             "",
             f"`benchmarks/bench_engine.py --large`. Date: {datetime.date.today().isoformat()}. "
-            f"Machine: {machine()}; load average {os.getloadavg()[0]:.1f} at the end (the "
-            "machine is shared by up to 8 engineers). Medians of 3 calls without warm-up "
-            "(plateau: 9 calls after a warm-up). Orders: 64 geometrically spaced from 1.01 "
-            "to 256.",
+            f"Machine: {machine()}; load average {load_start:.1f} at the start, "
+            f"{os.getloadavg()[0]:.1f} at the end (the machine is shared by up to 5 "
+            "engineers). Medians of 3 calls without warm-up (plateau: 9 calls after a "
+            "warm-up), wall clock; the CPU columns are the same ratios from the CPU time of "
+            "the benchmark's process, steadier on a loaded machine. Orders: 64 "
+            "geometrically spaced from 1.01 to 256.",
             "",
-            *markdown_table(header, bench_large()),
+            *markdown_table(header, large_rows),
             "",
         ]
         print("\n".join(lines))
@@ -412,6 +432,7 @@ def main() -> None:
             write_report(args.out, lines)
         return
 
+    load_start = os.getloadavg()[0]
     rows: list[list[str]] = []
     bench_plateau(rows, [(50, 2.0, 1.5), (1, 1.0, 0.0), (1000, 10.0, 9.9), (10**6, 100.0, 99.999)])
     bench_finite(
@@ -432,7 +453,9 @@ def main() -> None:
     lines = [
         "# Benchmark: the exact divergence engine",
         "",
-        f"Date: {datetime.date.today().isoformat()}. Machine: {machine()}.",
+        f"Date: {datetime.date.today().isoformat()}. Machine: {machine()}; load average "
+        f"{load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end (the machine is "
+        "shared: times under load are inflated, errors are not).",
         "",
         "Produced by `benchmarks/bench_engine.py`. Times are medians of repeated calls after a "
         "warm-up (the naive baselines and mpmath: one to three calls). Errors are the largest "
