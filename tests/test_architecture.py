@@ -388,8 +388,7 @@ def test_the_source_tree_is_found():
 #: tag). Each entry is a piece of a finding; the list may only shrink: an entry that no
 #: longer matches a finding fails :func:`test_the_known_breaches_are_still_there`, to be
 #: deleted. Nothing else may break a rule.
-KNOWN_BREACHES: tuple[str, ...] = (
-)
+KNOWN_BREACHES: tuple[str, ...] = ()
 
 
 def _new_breaches(found: list[str]) -> list[str]:

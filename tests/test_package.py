@@ -42,6 +42,7 @@ EXPECTED_KINDS = {
     "synthamp.bounds.global_bound_as_printed": Kind.HEURISTIC,
     "synthamp.bounds.prior_work_rdp": Kind.HEURISTIC,
     "synthamp.accountant.worst_case_rdp": Kind.EXACT,
+    "synthamp.accountant.search_lower_bound": Kind.CERTIFIED,  # a proven lower bound
 }
 
 

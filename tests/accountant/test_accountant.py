@@ -264,9 +264,11 @@ def test_search_finds_an_interior_maximiser(monkeypatch):
     monkeypatch.setattr(worst_case_module, "plateau_scaled", fake)
     alpha = np.array([2.0, 8.0])
     wc = worst_case_rdp(alpha, 10, 5.0, 1.0, full_output=True)
-    np.testing.assert_allclose(wc.value, 0.45 * alpha, rtol=1e-9)
+    # the value includes the search's remaining concave bound (<= SEARCH_RTOL relative)
+    assert np.all(wc.value >= 0.45 * alpha)
+    np.testing.assert_allclose(wc.value, 0.45 * alpha, rtol=2 * worst_case_module.SEARCH_RTOL)
     assert np.all(wc.norm_w - wc.norm_v == pytest.approx(1.0))
-    np.testing.assert_allclose((wc.norm_v + wc.norm_w) / 2, 2.2, atol=1e-4)
+    np.testing.assert_allclose((wc.norm_v + wc.norm_w) / 2, 2.2, atol=2e-3)
 
 
 def test_worst_case_finite_below_plateau():

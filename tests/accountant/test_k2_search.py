@@ -104,7 +104,8 @@ def test_spent_budget_still_gives_a_lower_bound_and_says_so():
     release = SyntheticDataRelease(10, 2, 1.0, 0.9, 1.0)
     orders = np.array([2.0, 8.0])
     curve = rdp_curve(release, orders, search=8, time_budget=0.0)
-    assert "time budget stopped the search after 0 of 8" in curve.search_note
+    assert "time budget stopped the search (0 of 8 pairs screened" in curve.search_note
+    assert "still a valid lower bound" in curve.search_note
     np.testing.assert_array_equal(curve.rdp_search, curve.rdp_lower)
     with time_budget(0.0):
         found = search_lower_bound(orders, 10, 1.0, 0.9, starts=8)
@@ -134,6 +135,12 @@ def test_composition_scales_or_drops_the_search():
 def test_search_is_refused_where_it_means_nothing(release, kwargs, rule):
     with pytest.raises(InputError, match=rule):
         rdp_curve(release, [2.0], search=2, **kwargs)
+
+
+def test_search_is_refused_by_the_pld_accountant():
+    release = SyntheticDataRelease(10, 2, 2.0, 0.5, 1.0)
+    with pytest.raises(InputError, match=r"search: .*accountant='rdp'"):
+        compute_epsilon(release, 1e-5, accountant="pld", search=2)
 
 
 @pytest.mark.parametrize("starts", [-1, 1.5, True])

@@ -38,7 +38,8 @@ The k = 1 worst case (``_worst_case``)
    worst_case_rdp       -- sup of D_α(P_a‖P_b) over adjacent pairs (proved edge, guarded search)
    WorstCase            -- its maximiser, error and number of engine calls
    SCAN_POINTS          -- guard points per edge
-   FALLBACK_SCAN_POINTS -- intervals per edge of the fallback scan
+   SEARCH_SCAN          -- intervals of the scan that starts an edge search
+   FALLBACK_SCAN_POINTS -- pairs per edge of the privacy profile's fallback scan
 
 The k = 2 searched lower bound (``_k2_search``)
 -----------------------------------------------
@@ -125,6 +126,7 @@ from synthamp.accountant._pld import (
     privacy_loss_distribution,
 )
 from synthamp.accountant._profile import (
+    FALLBACK_SCAN_POINTS,
     PrivacyProfile,
     ProfileEpsilon,
     pair_privacy_profile,
@@ -144,8 +146,8 @@ from synthamp.accountant._releases import (
     rdp_to_epsilon,
 )
 from synthamp.accountant._worst_case import (
-    FALLBACK_SCAN_POINTS,
     SCAN_POINTS,
+    SEARCH_SCAN,
     WorstCase,
     worst_case_rdp,
 )
@@ -158,6 +160,7 @@ __all__ = [
     "FALLBACK_SCAN_POINTS",
     "METHODS",
     "SCAN_POINTS",
+    "SEARCH_SCAN",
     "Calibration",
     "EpsilonResult",
     "GaussianRelease",

@@ -30,6 +30,7 @@ from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_open_unit, check_positive
 from synthamp.accountant._curves import _check_budget, _rdp_curve, budget_note
 from synthamp.accountant._pld import calibrate_sigma_pld
+from synthamp.accountant._pruning import lower_curve, relevant_orders
 from synthamp.accountant._releases import (
     Method,
     OrderGridWarning,
@@ -37,8 +38,12 @@ from synthamp.accountant._releases import (
     _check_method,
     _check_orders,
     _epsilon,
+    _epsilon_terms,
 )
-from synthamp.accountant._worst_case import _worst_case
+from synthamp.accountant._worst_case import (
+    _EdgeEvaluator,
+    _worst_case,
+)
 from synthamp.bounds import post_processing_rdp
 
 __all__ = ["CALIBRATION_WINDOW", "Calibration", "calibrate_sigma"]
@@ -213,6 +218,230 @@ def _calibrate_worst_case(
 
 #: First bracketing step of the finite refinement, which starts at the plateau's σ.
 FINITE_FIRST_STEP = 1.01
+#: Orders either side of the optimum at which the finite lower model evaluates its pair.
+CORE_HALF_WIDTH = 2
+#: Half-width (in u = asinh(t)) of the points around a maximiser predicted by the Gaussian
+#: model, and around one found at a nearby σ.
+COLD_HINT_WIDTH = 0.05
+WARM_HINT_WIDTH = 0.01
+
+
+class _FiniteAccountant:
+    """ε of a finite k = 1 release at any σ: a cheap lower bound and the accountant's value.
+
+    ``lower(σ)`` evaluates one adjacent pair at a few *core* orders around the
+    optimum and at the lowest order (one engine call) and extends it to every order by the convexity
+    lemma of ``_pruning``: a lower bound on the accountant's ε at σ.
+    ``upper(σ)`` is the accountant's ε (the guarded worst case, as
+    :func:`compute_epsilon` computes it) at the orders that can give the
+    minimum (the pruning lemma of ``_pruning``: those with ε_α(lower) at most
+    the plateau's ε), the plateau and post-processing curves (upper bounds for
+    every n_syn, THEORY.md §3) standing at the others; its ε is the one the
+    accountant computes at every order. The pair of ``lower`` sits at the
+    maximiser found by the last ``upper`` (scaled units), first at the
+    Gaussian model's t = (d(d + n))^{1/4}; that position is only where to look
+    (it warm-starts the guarded search too, never replacing a check).
+    """
+
+    def __init__(
+        self, base: SyntheticDataRelease, orders: NDArray[np.float64], delta: float, center: int
+    ) -> None:
+        self.base, self.orders, self.delta = base, orders, delta
+        # where the last maximiser was: (t, forward edge?, search width in u)
+        self.hint: tuple[float, bool, float] | None = (
+            float(base.dim * (base.dim + base.n_syn)) ** 0.25,
+            True,
+            COLD_HINT_WIDTH,
+        )
+        self._center(center)
+        self.lower_curves: dict[float, NDArray[np.float64]] = {}
+        self._evaluators: dict[float, _EdgeEvaluator] = {}
+
+    def _center(self, index: int) -> None:
+        # The lowest order too: D_α >= D_{α_min} keeps every lower bound above the
+        # conversion's zero threshold (δ >= √(1 − e^{−r}) gives ε = 0), at little cost.
+        lo = max(0, min(index - CORE_HALF_WIDTH, self.orders.size - 2 * CORE_HALF_WIDTH - 1))
+        window = np.arange(lo, min(self.orders.size, lo + 2 * CORE_HALF_WIDTH + 1))
+        self.core = np.union1d([0], window)
+
+    def _scaled(self, sigma: float) -> tuple[float, float, float]:
+        c, s = self.base.norm_bound / sigma, self.base.amplitude_gap / sigma
+        return c, s, c - min(s, c)
+
+    def _evaluate(self, sigma: float) -> _EdgeEvaluator:
+        """The engine at σ, over every order, its points cached (shared by lower and upper)."""
+        if sigma not in self._evaluators:
+            c, _, length = self._scaled(sigma)
+            self._evaluators[sigma] = _EdgeEvaluator(
+                self.orders, self.base.dim, c - length, self.base.n_syn
+            )
+        return self._evaluators[sigma]
+
+    def _post(self, sigma: float) -> NDArray[np.float64]:
+        return post_processing_rdp(self.orders, self.base.effective_sensitivity, sigma)
+
+    def lower(self, sigma: float) -> float:
+        """A lower bound on the accountant's ε at σ (one engine call)."""
+        _, _, length = self._scaled(sigma)
+        t, forward = (length, True) if self.hint is None else self.hint[:2]
+        value, error = self._evaluate(sigma)(min(t, length), forward, self.core)
+        curve = lower_curve(self.orders, self.orders[self.core], value - error, value + error)
+        curve = self.base.releases * np.minimum(curve, self._post(sigma))
+        self.lower_curves[sigma] = curve
+        return max(0.0, float(np.min(_epsilon_terms(self.orders, curve, self.delta))))
+
+    def slope(self, sigma: float) -> float:
+        """≈ −dε/d log σ at σ: twice the lower curve at its optimal order (RDP ∝ σ^−2)."""
+        curve = self.lower_curves[sigma]
+        return 2.0 * float(curve[np.argmin(_epsilon_terms(self.orders, curve, self.delta))])
+
+    def upper(self, sigma: float) -> tuple[float, float, Kind]:
+        """The accountant's (ε, optimal order, kind) at σ, at the orders that can give it.
+
+        In two passes: the guarded worst case at the relevant core orders
+        first, whose ε tightens the threshold of the pruning lemma, then at
+        any other order still relevant.
+        """
+        if sigma not in self.lower_curves:
+            self.lower(sigma)
+        lower = self.lower_curves[sigma]
+        c, s, length = self._scaled(sigma)
+        releases = self.base.releases
+        plateau = _worst_case(self.orders, self.base.dim, c, s, None)[0]
+        curve = releases * np.minimum(plateau, self._post(sigma))  # upper bounds for every n_syn
+        exact = np.zeros(self.orders.shape, dtype=bool)
+        hint, width = (None, 0.0) if self.hint is None else (self.hint[0], self.hint[2])
+        if self.hint is not None and not self.hint[1]:
+            hint = None  # the warm start is for the forward edge
+        positions = np.full(self.orders.shape, length)
+        forwards = np.ones(self.orders.shape, dtype=bool)
+        for first in (True, False):
+            where = np.flatnonzero(relevant_orders(self.orders, lower, curve, self.delta) & ~exact)
+            if first:
+                where = np.intersect1d(where, self.core[1:])
+            if where.size == 0:
+                continue
+            result = _worst_case(
+                self.orders, self.base.dim, c, s, self.base.n_syn,
+                hint=hint, hint_width=width, where=where, evaluate=self._evaluate(sigma),
+            )  # fmt: skip
+            finite = releases * result[0]
+            exact[where] = finite <= curve[where]
+            curve[where] = np.minimum(finite, curve[where])
+            positions[where], forwards[where] = result[6], result[7]
+        terms = np.maximum(_epsilon_terms(self.orders, curve, self.delta), 0.0)
+        index = int(np.argmin(terms))
+        if exact[index]:
+            endpoint = forwards[index] and positions[index] >= length
+            position = float(positions[index])
+            self.hint = None if endpoint else (position, bool(forwards[index]), WARM_HINT_WIDTH)
+        self._center(index)
+        kind = Kind.EXACT if exact[index] else Kind.CERTIFIED
+        return float(terms[index]), float(self.orders[index]), kind
+
+
+def _solve_sigma(
+    epsilon_at: Callable[[float], float],
+    slope_at: Callable[[float], float],
+    target: float,
+    start: float,
+    lo: float | None,
+    hi: float,
+    rtol: float,
+) -> tuple[float, float]:
+    """A bracket [σ_lo, σ_hi] with ε(σ_lo) > target >= ε(σ_hi), σ_hi/σ_lo <= 1 + rtol.
+
+    ``hi`` has ε(hi) <= target; ``lo`` (or None) ε(lo) > target; the search
+    starts at ``start`` in [lo, hi]. Newton steps on log σ with the slope
+    ``slope_at`` (≈ −dε/d log σ), doubling while they stay on the side of the
+    start, until the root is bracketed; then secant steps through the last two
+    points, kept inside the bracket (bisection when they leave it), and, once
+    an estimate is within half the tolerance of an end, a point 0.9·rtol from
+    that end, which closes the bracket if the estimate is right. Only the
+    bracket's soundness matters: each end is where ε was computed (or given).
+    """
+    width = math.log1p(rtol)
+    x_hi = math.log(hi)
+    x_lo = -math.inf if lo is None else math.log(lo)
+    x = math.log(start)
+    y = epsilon_at(start) - target
+    last = [(x, y)]
+    if y > 0:
+        x_lo = x
+    else:
+        x_hi = x
+    step = max(abs(y) / max(slope_at(start), 1e-300), width)
+    for _ in range(200):  # Newton, doubling, until both ends are known
+        if math.isfinite(x_lo):
+            break
+        x = x_hi - step
+        y = epsilon_at(math.exp(x)) - target
+        last.append((x, y))
+        if y > 0:
+            x_lo = x
+        else:
+            x_hi, step = x, 2.0 * step
+    else:
+        raise RuntimeError("calibration: epsilon stays below the target as sigma -> 0")
+    if len(last) == 1 and x_hi - x_lo > width:  # started at the lower end: one Newton step up
+        x = min(x_lo + step, x_hi - 0.1 * width)
+        y = epsilon_at(math.exp(x)) - target
+        last.append((x, y))
+        if y > 0:
+            x_lo = x
+        else:
+            x_hi = x
+    for _ in range(200):
+        if x_hi - x_lo <= width:
+            break
+        (x1, y1), (x2, y2) = last[-2:]
+        x = (x1 * y2 - x2 * y1) / (y2 - y1) if y2 != y1 else math.nan
+        if not x_lo < x < x_hi:
+            x = 0.5 * (x_lo + x_hi)
+        if x_hi - x < 0.5 * width:
+            x = x_hi - 0.9 * width
+        elif x - x_lo < 0.5 * width:
+            x = x_lo + 0.9 * width
+        x = min(max(x, x_lo + 0.1 * width), x_hi - 0.1 * width)
+        y = epsilon_at(math.exp(x)) - target
+        last.append((x, y))
+        if y > 0:
+            x_lo = x
+        else:
+            x_hi = x
+    return math.exp(x_lo), math.exp(x_hi)
+
+
+def _calibrate_finite_pruned(
+    base: SyntheticDataRelease,
+    target: float,
+    delta: float,
+    orders: NDArray[np.float64],
+    sigma_plateau: float,
+    center: int,
+    rtol: float,
+) -> tuple[float, float, float, Kind] | None:
+    """The finite release's calibration by lower model and verification.
+
+    Keeps a bracket: ε <= target at σ_hi (the plateau's σ first: the
+    accountant's ε there is at most the plateau's, module ``_pruning``), and
+    ε > target at σ_lo, certified by the lower bound of
+    :meth:`_FiniteAccountant.lower` or by the accountant itself. Each round
+    solves lower(σ) = target (cheap calls), then verifies the upper end with
+    the accountant (:meth:`_FiniteAccountant.upper`): if its ε is within the
+    target the bracket is closed; if not, that σ becomes the lower end and the
+    lower model moves to the maximiser just found. Returns None if six rounds
+    do not settle (never seen; the caller then bisects on the accountant).
+    """
+    finite = _FiniteAccountant(base, orders, delta, center)
+    start, lo, hi = sigma_plateau, None, sigma_plateau
+    for _ in range(6):
+        lo, candidate = _solve_sigma(finite.lower, finite.slope, target, start, lo, hi, rtol)
+        eps, order, kind = finite.upper(candidate)
+        if eps <= target:
+            return candidate, eps, order, kind
+        start = lo = candidate  # the lower model now sits at the maximiser just found
+    return None
 
 
 def _calibrate_finite(
@@ -230,9 +459,9 @@ def _calibrate_finite(
     The plateau's σ is sound for every n_syn (the finite release is a
     post-processing of VᵀV, THEORY.md §3); the finite ε(σ) is no larger, so the
     finite σ is no larger either, and its search starts from the plateau's
-    with a small first step. If the time budget runs out first, the plateau's
-    σ stands (kind certified: an upper bound for this release) and the last
-    item says so.
+    (:func:`_calibrate_finite_pruned`). If the time budget runs out first, the
+    plateau's σ stands (kind certified: an upper bound for this release) and
+    the last item says so.
     """
     n_syn = base.n_syn
     report_status("calibrating σ for an unlimited release (plateau)")
@@ -246,16 +475,12 @@ def _calibrate_finite(
     )
     try:
         with time_budget(budget):
-            finite = _calibrate_worst_case(
-                base,
-                target,
-                delta,
-                orders,
-                sigma_p,
-                int(np.searchsorted(orders, order_p)),
-                rtol,
-                FINITE_FIRST_STEP,
-            )
+            index = int(np.searchsorted(orders, order_p))
+            finite = _calibrate_finite_pruned(base, target, delta, orders, sigma_p, index, rtol)
+            if finite is None:
+                finite = _calibrate_worst_case(
+                    base, target, delta, orders, sigma_p, index, rtol, FINITE_FIRST_STEP
+                )
     except TimeBudgetExceeded:
         return (*plateau, budget_note(n_syn, budget))
     return (*(finite if finite[0] <= sigma_p else plateau), None)

@@ -155,7 +155,7 @@ def _check_search(search: int, release: Release, method: str, lower: bool) -> in
             "a finite release from below",
         )
     if method == "post-processing" or not lower:
-        raise InputError("search", "needs the lower bounds (lower=True, method exact or global)")
+        raise InputError("search", "needs the lower bounds: method exact or global, lower=True")
     return search
 
 
@@ -259,7 +259,7 @@ def _rdp_curve(
             rdp_lower = r.releases * np.minimum(worst.lower, rdp)
             if search:
                 s_eff = r.effective_sensitivity / r.sigma
-                found = _search(orders, r.dim, c, s_eff, r.sigma, search, 0, aligned=worst)
+                found = _search(orders, r.dim, c, s_eff, r.sigma, search, 0, worst=worst)
                 rdp_search = r.releases * np.minimum(found.value, rdp)
                 search_note = found.note
     return RdpCurve(
@@ -404,6 +404,8 @@ def compute_epsilon(
         When the optimal order is at the edge of the grid.
     """
     if accountant == "pld":
+        if search:
+            raise InputError("search", "adds a lower bound to the RDP curve: use accountant='rdp'")
         for extra in extra_curves:
             if isinstance(extra, RdpCurve):
                 raise InputError(

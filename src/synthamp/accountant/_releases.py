@@ -437,10 +437,7 @@ def _epsilon(
     ``stacklevel`` of the :class:`OrderGridWarning`, counted from this
     function (2: the caller).
     """
-    with np.errstate(over="ignore", invalid="ignore"):
-        eps = rdp + np.log1p(-1.0 / orders) - np.log(delta * orders) / (orders - 1.0)
-        eps = np.where(delta * delta + np.expm1(-rdp) > 0, 0.0, eps)
-    eps = np.where(np.isinf(rdp), np.inf, eps)
+    eps = _epsilon_terms(orders, rdp, delta)
     index = int(np.argmin(eps))
     epsilon = max(0.0, float(eps[index]))
     if (
@@ -456,3 +453,18 @@ def _epsilon(
             stacklevel=stacklevel,
         )
     return epsilon, float(orders[index])
+
+
+def _epsilon_terms(
+    orders: NDArray[np.float64], rdp: NDArray[np.float64], delta: float
+) -> NDArray[np.float64]:
+    """The ε of each order (before the minimum and the clip at 0), for validated inputs.
+
+    ε_α(r) = r + log(1 − 1/α) − log(δα)/(α − 1), and 0 when δ >= √(1 − e^{−r})
+    (Canonne–Kamath–Steinke 2020; THEORY.md §12). max(0, ε_α(r)) is
+    non-decreasing in r (0 up to the threshold, then the increasing formula).
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        eps = rdp + np.log1p(-1.0 / orders) - np.log(delta * orders) / (orders - 1.0)
+        eps = np.where(delta * delta + np.expm1(-rdp) > 0, 0.0, eps)
+    return np.where(np.isinf(rdp), np.inf, eps)
