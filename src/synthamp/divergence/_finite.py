@@ -55,7 +55,14 @@ import numpy as np
 from scipy import special
 
 from synthamp._budget import check_budget
-from synthamp.divergence._finite_sums import UNRESOLVED_ERROR, inner_error, inner_over_y
+from synthamp.divergence._finite_sums import (
+    UNRESOLVED_ERROR,
+    finite_bias_effect,
+    inner_error,
+    inner_over_y,
+    log_density_rounding,
+    noise_effect,
+)
 from synthamp.divergence._kernel import (
     LLR_REL_TOL,
     NODES_PER_SIGMA,
@@ -190,13 +197,14 @@ class _YGrid:
         return llr_sqrt(r, self.nu, self.a, self.b, tol=LLR_REL_TOL * self.rms)
 
 
-def _conditional(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray):
+def _conditional(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray, noise=0.0):
     """log E[e^ℓ] under weights e^{log_w} along the last axis, with error terms.
 
     Returns (log_norm, ell_s, err) where log_norm = log Σ e^{log_w} (the outer
     density up to a constant), ell_s = log Σ e^{log_w + ℓ} − log_norm computed
     as log1p of the weighted mean of expm1(ℓ) when small, and err estimates
-    its error (inner coarse-vs-fine difference plus propagated error of ℓ).
+    its error (inner coarse-vs-fine difference, propagated error of ℓ, and the
+    effect of the rounding ``noise`` of the log-weights, :func:`noise_effect`).
     """
     alive = log_w > -np.inf
     llr = np.where(alive, llr, 0.0)  # nodes without weight contribute nothing (not NaN)
@@ -233,6 +241,7 @@ def _conditional(log_w: np.ndarray, llr: np.ndarray, llr_err: np.ndarray):
     wp = np.where(alive, wp, 0.0)
     wpsum = np.maximum(wp.sum(axis=-1), np.finfo(float).tiny)
     prop = (wp * llr_err).sum(axis=-1) / wpsum
+    prop = prop + noise_effect(wp / wpsum[..., None], w / wsum[..., None], noise)
     # mass at the two ends of the inner rule, under q and under p: the window
     # must hold both conditional laws; where it does not, ℓ_S is only known
     # to within its own size
@@ -396,7 +405,8 @@ def _inner_over_x(ygrid: _YGrid, log_rho: np.ndarray, n: int, max_inner: int = _
         log_qy = ygrid.law_q.log_density_log_radius(u.ravel()).reshape(u.shape)
         llr, err = ygrid.llr_at(np.exp(u).ravel())
         log_w = log_qy + ChiSquare(n).log_density_log_ratio(w)
-        res = _conditional(log_w, llr.reshape(u.shape), err.reshape(u.shape))
+        noise = log_density_rounding(u, log_qy, ygrid.dim, ygrid.b)
+        res = _conditional(log_w, llr.reshape(u.shape), err.reshape(u.shape), noise)
         # q_{log S}(v) = ∫ q_{log Y}(v − w) f_{log X}(w) dw, q_{log Y}(ly) = q_U(ly/2)/2
         res[0][...] += np.log((hi - lo)[block] / (m - 1)) - math.log(2.0)
         for o, v in zip(out, res, strict=True):
@@ -406,7 +416,8 @@ def _inner_over_x(ygrid: _YGrid, log_rho: np.ndarray, n: int, max_inner: int = _
 
 
 def _inner(ygrid: _YGrid, log_rho: np.ndarray, n: int, max_inner: int = _MAX_INNER):
-    """(log q_S, ℓ_S, error) at the outer nodes, integrating over the narrower factor.
+    """(log q_S, ℓ_S, error) at the outer nodes, integrating over the narrower factor,
+    and a bound on a bias of ℓ_S common to all of them (:func:`inner_over_y`).
 
     The inner integral over the Y grid needs that grid to resolve the kernel
     of log X, f_W(2(log ρ − u)), in u = log √y. Its width there is ½·spread of
@@ -424,12 +435,18 @@ def _inner(ygrid: _YGrid, log_rho: np.ndarray, n: int, max_inner: int = _MAX_INN
     fine = ygrid.refined(limit_u) if np.any(ygrid.step_u(rho) > limit_u) else ygrid
     over_x = fine.step_u(rho) > limit_u
     out = [np.empty_like(log_rho) for _ in range(3)]
-    over_x_rule = functools.partial(_inner_over_x, max_inner=max_inner)
-    for mask, grid, inner in ((over_x, ygrid, over_x_rule), (~over_x, fine, inner_over_y)):
-        if np.any(mask):
-            for o, v in zip(out, inner(grid, log_rho[mask], n), strict=True):
-                o[mask] = v
-    return tuple(out)
+    if np.any(over_x):
+        for o, v in zip(out, _inner_over_x(ygrid, log_rho[over_x], n, max_inner), strict=True):
+            o[over_x] = v
+    bias = 0.0
+    if not np.all(over_x):
+        *res, bias = inner_over_y(fine, log_rho[~over_x], n)
+        for o, v in zip(out, res, strict=True):
+            o[~over_x] = v
+        if np.any(over_x):  # the bias is common to the rows over Y only: their own error
+            out[2][~over_x] += bias
+            bias = 0.0
+    return (*out, bias)
 
 
 class FiniteGridTooCostly(Exception):
@@ -516,7 +533,7 @@ def finite_grid(dim: int, n_syn: int, a: float, b: float, alpha_max: float) -> G
     def tilted(points):
         # log-densities of the three laws; −inf where ℓ_S is unresolved (its
         # value is then meaningless and must not set the window)
-        q, e, err = _inner(ygrid, points, n_syn, max_inner=257)
+        q, e, err, _ = _inner(ygrid, points, n_syn, max_inner=257)
         g = q[None, :] + scan_tilts[:, None] * e[None, :]
         return np.where(err < UNRESOLVED_ERROR, g, -np.inf)
 
@@ -630,14 +647,17 @@ def _outer_grid(ygrid, n_syn, log_range, c, step, coarser=None):
     rho, log_rho = _from_tau(tau, c)
     # density of τ: q_{log ρ} · d log ρ/dτ, d log ρ/dτ = 1/(1 + cρ)
     log_q, ell, err = np.empty((3, len(tau)))
-    log_q[new], ell[new], err[new] = _inner(ygrid, log_rho[new], n_syn)
+    log_q[new], ell[new], err[new], bias = _inner(ygrid, log_rho[new], n_syn)
     log_q[new] -= np.log1p(c * rho[new])
     if coarser is not None:
         keep = ~new
         log_q[keep], ell[keep], err[keep] = old.log_q, old.llr, old.llr_err
+        # the old nodes carry their own common bias c′: c′ = c + (c′ − c), the
+        # difference at most the sum of the two bounds
+        err[keep] += bias + old.llr_bias
         rho[keep] = old.r
     scale = math.sqrt(ygrid.dim) + ygrid.a + ygrid.b
-    return Grid(tau, rho, log_q, ell, err, scale)
+    return Grid(tau, rho, log_q, ell, err, scale, llr_bias=bias)
 
 
 def llr_finite(s: np.ndarray, dim: int, n_syn: int, a: float, b: float) -> np.ndarray:
@@ -646,7 +666,7 @@ def llr_finite(s: np.ndarray, dim: int, n_syn: int, a: float, b: float) -> np.nd
         return np.zeros_like(s)
     ygrid = _YGrid(dim, a, b, [-3.0, 0.0, 1.0, 4.0])
     log_rho = 0.5 * (np.log(s) - math.log(n_syn))
-    _, ell, _ = _inner(ygrid, log_rho, n_syn)
+    _, ell, _, _ = _inner(ygrid, log_rho, n_syn)
     return ell
 
 
@@ -720,4 +740,7 @@ def _finite_by_budget(alpha, dim, n_syn, a, b):
         chosen = alpha <= alpha_max
         with np.errstate(all="ignore"):
             value[chosen], error[chosen] = renyi_on_grid(alpha[chosen], found)
+            error[chosen] += finite_bias_effect(
+                alpha[chosen], value[chosen], found.log_q, found.llr, found.llr_bias
+            )
     return value, error

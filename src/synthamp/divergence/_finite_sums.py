@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from synthamp._budget import check_budget
-from synthamp.divergence._kernel import refined_error
+from synthamp.divergence._kernel import EPS, refined_error
 from synthamp.divergence._laws import ChiSquare
 
 #: Error assigned to ℓ_S, relative to |ℓ_S| + 1, where the inner rule is unresolved.
@@ -129,7 +129,8 @@ def _needed_blocks(ygrid, log_rho, col_starts, n: int, lower_q, lower_p):
 
 
 def inner_over_y(ygrid, log_rho: np.ndarray, n: int):
-    """Inner integral over the Y grid (X wide): returns (log q_S, ℓ_S, err) at log ρ.
+    """Inner integral over the Y grid (X wide): returns (log q_S, ℓ_S, err) at log ρ,
+    and a bound on a bias of ℓ_S common to these nodes (:func:`_noise_over_y`).
 
     With ℓ_Y shared by all outer nodes, the sums are matrix products over
     blocks of nodes and columns (:func:`_block_sums`), combined in log space.
@@ -181,9 +182,14 @@ def inner_over_y(ygrid, log_rho: np.ndarray, n: int):
         ends = np.exp(lw_edges - log_q_sum[:, None]).sum(axis=1) + np.exp(
             lw_edges + llr[edges] - log_p_sum[:, None]
         ).sum(axis=1)
-    err = inner_error(ell, ell_c, prop, np.where(np.isnan(ends), 0.0, ends))
+    ends = np.where(np.isnan(ends), 0.0, ends)
+    noise, bias = _noise_over_y(
+        ygrid, inner_error(ell, ell_c, prop, ends), needed, col_starts, log_weights,
+        log_q_sum, log_p_sum,
+    )  # fmt: skip
+    err = inner_error(ell, ell_c, prop + noise, ends)
     # q_{log S}(v) = ∫ q_T(t) f_{log X}(v − 2u(t)) dt ≈ h Σ_j (…)
-    return log_norm + math.log(ygrid.h), ell, err
+    return log_norm + math.log(ygrid.h), ell, err, bias
 
 
 def _combine_sums(q_scale, q_sums, p_scale, p_sums):
@@ -211,3 +217,112 @@ def _combine_sums(q_scale, q_sums, p_scale, p_sums):
         log_q_sum = q_scale + np.log(q_sums[:, 0])
         log_p_sum = p_scale + np.log(p_sums[:, 0])
     return log_norm, ell, ell_c, p_sums[:, 1] / psum, log_q_sum, log_p_sum
+
+
+# --------------------------------------------------------------------------- rounding noise
+
+
+def log_density_rounding(u, log_q, dim: int, amp: float, axis: int = -1) -> np.ndarray:
+    """Bound on the rounding error of log q_U(u), u = log √y, as computed, node by node.
+
+    :meth:`NoncentralChiSquare.log_density_log_radius` ``log_q`` is the sum of
+    a central part (rounded to an ulp of its size, at most |log q| + G) and
+    G = G_ν(amp·r) ≤ min(amp·r, (amp·r)²/(2d)) (relative accuracy 2e-15,
+    :mod:`._special`); u itself may be off by an ulp, which moves log q by its
+    slope (measured along ``axis``) times eps·|u|. Node to node this is noise,
+    not a smooth error, so it need not cancel in ℓ_S: at a = 1000 it is ~1e-10
+    (terms of size a·r), and it made the engine's value miss its estimate by up
+    to 4.3× at a − b = 10 (tests/divergence/test_large_amplitude.py).
+    """
+    z = amp * np.exp(np.minimum(u, 350.0))
+    g = np.minimum(z, z * z / (2.0 * dim))
+    if np.shape(u)[axis] > 1:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            slope = np.abs(np.gradient(log_q, axis=axis) / np.gradient(u, axis=axis))
+        slope = np.where(np.isfinite(slope), slope, 0.0)
+    else:
+        slope = 0.0
+    return 2.0 * EPS * (np.abs(log_q) + 2.0 * g + np.abs(u) * slope) + 2e-15 * g
+
+
+def noise_effect(p_weights, q_weights, noise) -> np.ndarray:
+    """Bound on the change of ℓ_S by errors δ_j of the log-weights, |δ_j| ≤ ``noise``.
+
+    ℓ_S = log Σ_j e^{λ_j + ℓ_j} − log Σ_j e^{λ_j}: an error δ_j of λ_j moves it by
+    Σ_j δ_j (P_j − Q_j) to first order, P and Q the conditional laws of the nodes
+    given S = s under p and q (``p_weights``, ``q_weights``: normalised along the
+    last axis). So at most Σ_j noise_j·|P_j − Q_j|: small when p and q are close
+    given s, at most 2·max noise.
+    """
+    return (np.abs(p_weights - q_weights) * noise).sum(axis=-1)
+
+
+def _noise_over_y(ygrid, err, needed, col_starts, log_weights, log_q_sum, log_p_sum):
+    """:func:`noise_effect` of the rounding δ of log q_Y for :func:`inner_over_y`.
+
+    Returns (per-row bound, bias). The δ_j are the same numbers at every outer
+    node (one Y grid), so with any fixed vector R over the nodes,
+    Σ_j δ_j (P_j − Q_j) = c + Σ_j δ_j (P_j − Q_j − R_j), where c = Σ_j δ_j R_j is
+    one constant for every row of this call: ``bias`` ≥ |c| is returned once
+    (D_α depends little on a constant shift of ℓ, :func:`finite_bias_effect`) and
+    each row gets Σ_j noise_j |P_j − Q_j − R_j|. R is P − Q at a reference row
+    (the middle one); with few records the conditional laws vary little with s,
+    and this is far smaller than Σ noise |P − Q|. Rows where the crude bound
+    2·max noise (which holds the whole effect) is below 1% of their other error
+    terms ``err`` take it instead; the others form their weights again (a second
+    pass over the needed blocks), normalised by their sums from the first.
+    """
+    noise = log_density_rounding(
+        ygrid.u, ygrid.log_q + np.log1p(ygrid.kappa * ygrid.r), ygrid.dim, ygrid.b
+    )
+    crude = np.full(len(err), 2.0 * float(noise.max()))
+    cheap = crude <= 0.01 * err
+    exact_rows = np.flatnonzero(~cheap)
+    if exact_rows.size == 0:
+        return crude, 0.0
+    all_cols = np.arange(len(ygrid.u))
+
+    def p_minus_q(rows, cols):
+        log_w = log_weights(rows, cols)
+        q = np.exp(log_w - log_q_sum[rows, None])
+        p = np.exp(log_w + ygrid.llr[cols] - log_p_sum[rows, None])
+        return np.nan_to_num(p) - np.nan_to_num(q)
+
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+        ref = exact_rows[len(exact_rows) // 2 : len(exact_rows) // 2 + 1]
+        reference = p_minus_q(ref, all_cols)[0]
+        bias = float(np.sum(np.abs(reference) * noise))
+        # each row: Σ noise |P − Q − R| = bias + Σ over its needed columns of
+        # noise (|P − Q − R| − |R|) (P = Q = 0 to double precision elsewhere)
+        effect = np.full(len(err), bias)
+        for bj, c0 in enumerate(col_starts):
+            check_budget()  # a caller's time budget (synthamp._budget) may stop the work here
+            cols = slice(c0, c0 + _COL_BLOCK)
+            nodes = exact_rows[needed[exact_rows, bj]]
+            for r0 in range(0, len(nodes), _ROW_BLOCK):
+                rows = nodes[r0 : r0 + _ROW_BLOCK]
+                diff = p_minus_q(rows, all_cols[cols])
+                ref_cols = reference[cols]
+                effect[rows] += ((np.abs(diff - ref_cols) - np.abs(ref_cols)) * noise[cols]).sum(
+                    axis=1
+                )
+    effect = np.maximum(effect, 0.0)
+    return np.where(cheap, crude, effect), bias
+
+
+def finite_bias_effect(alpha, value, log_q, llr, bias: float):
+    """Bound on the change of D_α by a shift c (|c| ≤ ``bias``) of ℓ at every outer node.
+
+    With the small form h − 1 = E_q[φ(ℓ)], φ(ℓ) = e^{αℓ} − 1 − α(e^ℓ − 1), H moves
+    by c·α(E_q[L^α] − E_q[L]), so D_α by c·α(1 − e^{−(α−1)D} + |E_q[L] − 1|)/(α − 1)
+    (E_q[L] = 1 up to the rule's error, measured on the grid); the log form moves
+    by at most αc/(α − 1), which this also bounds when D is large. Relative to D,
+    about α·c when D is small.
+    """
+    if bias == 0.0:
+        return 0.0
+    w = np.exp(log_q - log_q.max())
+    with np.errstate(over="ignore"):
+        mean_ratio = np.sum(w * np.exp(np.minimum(llr, 700.0))) / np.sum(w)
+    defect = abs(mean_ratio - 1.0)
+    return bias * alpha * (-np.expm1(-(alpha - 1.0) * value) + defect) / (alpha - 1.0)

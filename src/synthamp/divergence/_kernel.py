@@ -361,6 +361,7 @@ class Grid:
     scale: float = 1.0  # √d + a + b: size of the terms whose rounding the floor covers
     windows: np.ndarray | None = None  # plateau: offsets of the merged windows
     k_even: np.ndarray | None = None  # plateau: nodes of the coarser rule
+    llr_bias: float = 0.0  # finite: bound on a bias of ℓ common to all nodes
 
 
 def grid_nodes(dim: int, a: float, b: float, tilts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
