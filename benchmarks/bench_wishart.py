@@ -28,7 +28,7 @@ from synthamp.divergence._wishart import plateau_gram_scaled
 ORDERS = np.array([1.01, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64], dtype=float)
 GRAM_V = np.array([[3.0, 0.5], [0.5, 0.9]])
 GRAM_W = np.array([[2.5, 0.2], [0.2, 1.2]])
-DIMS = (3, 4, 10, 30, 100, 1000, 10_000)
+DIMS = (2, 3, 4, 10, 30, 100, 1000, 10_000)
 #: ‖v‖_F, ‖w‖_F of the pair (the k = 1 baseline's amplitudes).
 NORM_V, NORM_W = np.sqrt(np.trace(GRAM_V)), np.sqrt(np.trace(GRAM_W))
 
