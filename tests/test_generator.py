@@ -412,3 +412,31 @@ def test_calibration_with_exact_accounting_meets_the_target():
     release = SyntheticDataRelease(40, 1, g.norm_bound_, g.sensitivity_, g.sigma_)
     assert compute_epsilon(release, 1e-5).epsilon <= 1.0
     assert g.privacy_.sigma_post_processing > g.sigma_  # amplification at d = 40
+
+
+def _default_accounting(n_syn, dim, choice=None):
+    return generator._account(
+        epsilon=1.0, delta=1e-5, sigma=None, dim=dim, out_dim=1, norm_bound=2.0,
+        sensitivity=0.1, n_syn=n_syn, method="exact", choice=choice, time_budget=None,
+    )  # fmt: skip
+
+
+def test_finite_release_takes_the_unlimited_profile_when_it_needs_less_noise():
+    """d = 10, 10⁴ records: the finite RDP accounting needs more noise than the unlimited
+    release's exact profile, which is valid for every n_syn: the default uses the latter."""
+    chosen = _default_accounting(10_000, 10)
+    finite_rdp = _default_accounting(10_000, 10, choice="rdp")
+    unlimited = _default_accounting(None, 10)
+    assert unlimited.sigma < finite_rdp.sigma
+    assert chosen.sigma == unlimited.sigma and chosen.accountant == "pld"
+    assert chosen.epsilon <= 1.0 and chosen.kind == "exact"
+    assert "unlimited-release guarantee" in chosen.fallback and "10,000 records" in chosen.fallback
+
+
+@pytest.mark.slow
+def test_finite_release_keeps_its_own_accounting_when_amplification_pays():
+    """d = 1000, 100 records: amplification pays, the finite accounting needs less noise."""
+    chosen = _default_accounting(100, 1000)
+    unlimited = _default_accounting(None, 1000)
+    assert chosen.sigma < unlimited.sigma and chosen.accountant == "rdp"
+    assert chosen.fallback is None

@@ -163,6 +163,7 @@ def _account(
     the private data (only on the declared bounds, d, k and m).
     """
     common = dict(dim=dim, out_dim=out_dim, norm_bound=norm_bound, sensitivity=sensitivity)
+    given_sigma = sigma
     if sigma is None:
         calibration = accountant.calibrate_sigma(
             epsilon, delta, **common, n_syn=n_syn, method=method, time_budget=time_budget
@@ -205,7 +206,48 @@ def _account(
         rdp=numbers, choice=choice, epsilon=epsilon, delta=delta, common=common,
         n_syn=n_syn, method=method,
     )  # fmt: skip
-    return replace(rdp, **fields)
+    accounted = replace(rdp, **fields)
+    if choice is None and out_dim == 1 and n_syn is not None and method == "exact":
+        return _smaller_of_finite_and_unlimited(
+            accounted, epsilon, delta, given_sigma, common, n_syn
+        )
+    return accounted
+
+
+def _smaller_of_finite_and_unlimited(
+    finite: _Accounting, epsilon, delta: float, sigma, common: dict, n_syn: int
+) -> _Accounting:
+    """The finite-release accounting, or the unlimited one where it needs less noise.
+
+    The unlimited release (n_syn → ∞) bounds every finite one (THEORY.md §3: fewer
+    records are a post-processing of more), so its exact privacy profile (PLD) is a
+    valid guarantee for ``n_syn`` records too; it can be tighter than the finite
+    release's RDP accounting, whose conversion to (ε, δ) loses more than the
+    amplification of few records gains. The default accountant takes the smaller σ
+    (calibration) or ε (given σ), and the report says which and why.
+    """
+    unlimited = _account(
+        epsilon=epsilon, delta=delta, sigma=sigma, **common, n_syn=None, method="exact",
+        choice=None,
+    )  # fmt: skip
+    if sigma is None:
+        better = unlimited.sigma < finite.sigma
+        compared = f"σ = {unlimited.sigma:.6g} against {finite.sigma:.6g}"
+    else:
+        better = unlimited.epsilon < finite.epsilon
+        compared = f"ε = {unlimited.epsilon:.6g} against {finite.epsilon:.6g}"
+    if not better:
+        return finite
+    what = f"the {finite.accountant} accounting of exactly {n_syn:,} records"
+    if finite.fallback:
+        what = "that bound's RDP accounting"
+    note = (
+        f"The unlimited-release guarantee (exact privacy profile, valid for any number of "
+        f"records) is tighter here than {what} ({compared}), so it is used."
+    )
+    if finite.fallback:
+        note = f"{finite.fallback.rstrip('.')}. {note}"
+    return replace(unlimited, fallback=note)
 
 
 # ---------------------------------------------------------------------------

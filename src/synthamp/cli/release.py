@@ -229,7 +229,8 @@ def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: floa
     type=click.Choice(["pld", "rdp"]),
     default=None,
     help="pld: exact privacy profile (tight); rdp: RDP curve converted "
-    "(default: pld for k = 1 with --unlimited, rdp otherwise).",
+    "(default: pld for k = 1 with --unlimited, rdp otherwise; for k = 1 the "
+    "unlimited release's pld is used when it needs less noise, said so).",
 )
 @click.option(
     "--unlimited",
