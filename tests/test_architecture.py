@@ -41,7 +41,10 @@ FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
     ("engine", frozenset({"divergence"})),
     ("bounds", frozenset({"bounds", "amplification"})),
     ("accounting", frozenset({"accountant"})),
-    ("release parts", frozenset({"ridge", "report", "report_html", "tabular"})),
+    (
+        "release parts",
+        frozenset({"ridge", "report", "report_html", "tabular", "release_accounting"}),
+    ),
     (
         "applications",
         frozenset({"generator", "audit", "figures", "planning", "partitioned", "distributed"}),

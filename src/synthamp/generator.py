@@ -49,7 +49,6 @@ import math
 import numbers
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -67,8 +66,10 @@ from synthamp._validation import (
     check_positive,
 )
 from synthamp._version import __version__
-from synthamp.accountant._choice import ACCOUNTANTS, tight_accounting
+from synthamp.accountant._choice import ACCOUNTANTS
 from synthamp.amplification import amplification_outlook
+from synthamp.release_accounting import ReleaseAccounting as _Accounting
+from synthamp.release_accounting import account_release as _account
 from synthamp.report import ADJACENCY, PrivacyReport
 
 # The ridge mathematics lives in synthamp.ridge; its names stay importable from here.
@@ -117,137 +118,6 @@ DEFAULT_CHUNK_SIZE = 65_536
 
 #: Largest seed block (entries of Z) drawn at once by the literal sampler.
 _MAX_SEED_BLOCK = 1 << 22
-
-
-# ---------------------------------------------------------------------------
-# Accounting
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Accounting:
-    """What fit needs from the accountant (public numbers only)."""
-
-    sigma: float
-    epsilon: float
-    optimal_order: float | None
-    method: str
-    kind: str
-    sigma_post_processing: float
-    epsilon_post_processing: float
-    fallback: str | None = None
-    accountant: str = "rdp"
-    epsilon_rdp: float | None = None
-    epsilon_pld: float | None = None
-
-
-def _account(
-    *,
-    epsilon: float | None,
-    delta: float,
-    sigma: float | None,
-    dim: int,
-    out_dim: int,
-    norm_bound: float,
-    sensitivity: float,
-    n_syn: int | None,
-    method: str,
-    choice: str | None = "rdp",
-    time_budget: float | None = accountant.DEFAULT_TIME_BUDGET,
-) -> _Accounting:
-    """Calibrate σ (or take it), and compute the guarantee and its post-processing twin.
-
-    ``choice`` is the accountant (``accountant._choice``; None: the default rule).
-
-    All numbers come from :mod:`synthamp.accountant`; nothing here depends on
-    the private data (only on the declared bounds, d, k and m).
-    """
-    common = dict(dim=dim, out_dim=out_dim, norm_bound=norm_bound, sensitivity=sensitivity)
-    given_sigma = sigma
-    if sigma is None:
-        calibration = accountant.calibrate_sigma(
-            epsilon, delta, **common, n_syn=n_syn, method=method, time_budget=time_budget
-        )
-        fallback = calibration.fallback
-        sigma = float(calibration.sigma)
-        achieved, order, kind = calibration.epsilon, calibration.optimal_order, calibration.kind
-        sigma_pp = float(calibration.sigma_post_processing)
-        release = accountant.SyntheticDataRelease(
-            dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn
-        )
-        epsilon_pp = accountant.compute_epsilon(release, delta, method="post-processing").epsilon
-    else:
-        release = accountant.SyntheticDataRelease(
-            dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn
-        )
-        result = accountant.compute_epsilon(release, delta, method=method, time_budget=time_budget)
-        achieved, order, kind = result.epsilon, result.optimal_order, result.kind
-        fallback = result.fallback
-        epsilon_pp = result.epsilon_post_processing
-        sigma_pp = sigma  # post-processing itself, or ε = 0: nothing to compare with
-        if achieved > 0 and method != "post-processing":
-            sigma_pp = float(
-                accountant.calibrate_sigma(
-                    float(achieved), delta, **common, method="post-processing"
-                ).sigma
-            )
-    rdp = _Accounting(
-        sigma=sigma,
-        epsilon=float(achieved),
-        optimal_order=None if order is None else float(order),
-        method=method,
-        kind=str(kind),
-        sigma_post_processing=sigma_pp,
-        epsilon_post_processing=float(epsilon_pp),
-        fallback=fallback,
-    )
-    numbers = {"sigma": rdp.sigma, "epsilon": rdp.epsilon, "optimal_order": rdp.optimal_order}
-    fields = tight_accounting(
-        rdp=numbers, choice=choice, epsilon=epsilon, delta=delta, common=common,
-        n_syn=n_syn, method=method,
-    )  # fmt: skip
-    accounted = replace(rdp, **fields)
-    if choice is None and out_dim == 1 and n_syn is not None and method == "exact":
-        return _smaller_of_finite_and_unlimited(
-            accounted, epsilon, delta, given_sigma, common, n_syn
-        )
-    return accounted
-
-
-def _smaller_of_finite_and_unlimited(
-    finite: _Accounting, epsilon, delta: float, sigma, common: dict, n_syn: int
-) -> _Accounting:
-    """The finite-release accounting, or the unlimited one where it needs less noise.
-
-    The unlimited release (n_syn → ∞) bounds every finite one (THEORY.md §3: fewer
-    records are a post-processing of more), so its exact privacy profile (PLD) is a
-    valid guarantee for ``n_syn`` records too; it can be tighter than the finite
-    release's RDP accounting, whose conversion to (ε, δ) loses more than the
-    amplification of few records gains. The default accountant takes the smaller σ
-    (calibration) or ε (given σ), and the report says which and why.
-    """
-    unlimited = _account(
-        epsilon=epsilon, delta=delta, sigma=sigma, **common, n_syn=None, method="exact",
-        choice=None,
-    )  # fmt: skip
-    if sigma is None:
-        better = unlimited.sigma < finite.sigma
-        compared = f"σ = {unlimited.sigma:.6g} against {finite.sigma:.6g}"
-    else:
-        better = unlimited.epsilon < finite.epsilon
-        compared = f"ε = {unlimited.epsilon:.6g} against {finite.epsilon:.6g}"
-    if not better:
-        return finite
-    what = f"the {finite.accountant} accounting of exactly {n_syn:,} records"
-    if finite.fallback:
-        what = "that bound's RDP accounting"
-    note = (
-        f"The unlimited-release guarantee (exact privacy profile, valid for any number of "
-        f"records) is tighter here than {what} ({compared}), so it is used."
-    )
-    if finite.fallback:
-        note = f"{finite.fallback.rstrip('.')}. {note}"
-    return replace(unlimited, fallback=note)
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,144 @@
+"""What a release's guarantee rests on: σ calibrated or given, ε, and its post-processing twin.
+
+The accounting step of :class:`synthamp.generator.PrivateLinearGenerator` (and so of
+``synthamp release``), on public numbers only (the declared bounds, d, k, m): the
+accountant's calibration or ε (:mod:`synthamp.accountant`), the tighter PLD number
+where the default rule asks for it (:mod:`synthamp.accountant._choice`), and, for a
+finite k = 1 release, the unlimited release's exact profile when it needs less
+noise (it bounds every n_syn, THEORY.md §3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from synthamp import accountant
+from synthamp.accountant._choice import tight_accounting
+
+__all__ = ["ReleaseAccounting", "account_release"]
+
+
+@dataclass(frozen=True)
+class ReleaseAccounting:
+    """What fit needs from the accountant (public numbers only)."""
+
+    sigma: float
+    epsilon: float
+    optimal_order: float | None
+    method: str
+    kind: str
+    sigma_post_processing: float
+    epsilon_post_processing: float
+    fallback: str | None = None
+    accountant: str = "rdp"
+    epsilon_rdp: float | None = None
+    epsilon_pld: float | None = None
+
+
+def account_release(
+    *,
+    epsilon: float | None,
+    delta: float,
+    sigma: float | None,
+    dim: int,
+    out_dim: int,
+    norm_bound: float,
+    sensitivity: float,
+    n_syn: int | None,
+    method: str,
+    choice: str | None = "rdp",
+    time_budget: float | None = accountant.DEFAULT_TIME_BUDGET,
+) -> ReleaseAccounting:
+    """Calibrate σ (or take it), and compute the guarantee and its post-processing twin.
+
+    ``choice`` is the accountant (``accountant._choice``; None: the default rule).
+
+    All numbers come from :mod:`synthamp.accountant`; nothing here depends on
+    the private data (only on the declared bounds, d, k and m).
+    """
+    common = dict(dim=dim, out_dim=out_dim, norm_bound=norm_bound, sensitivity=sensitivity)
+    given_sigma = sigma
+    if sigma is None:
+        calibration = accountant.calibrate_sigma(
+            epsilon, delta, **common, n_syn=n_syn, method=method, time_budget=time_budget
+        )
+        fallback = calibration.fallback
+        sigma = float(calibration.sigma)
+        achieved, order, kind = calibration.epsilon, calibration.optimal_order, calibration.kind
+        sigma_pp = float(calibration.sigma_post_processing)
+        release = accountant.SyntheticDataRelease(
+            dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn
+        )
+        epsilon_pp = accountant.compute_epsilon(release, delta, method="post-processing").epsilon
+    else:
+        release = accountant.SyntheticDataRelease(
+            dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn
+        )
+        result = accountant.compute_epsilon(release, delta, method=method, time_budget=time_budget)
+        achieved, order, kind = result.epsilon, result.optimal_order, result.kind
+        fallback = result.fallback
+        epsilon_pp = result.epsilon_post_processing
+        sigma_pp = sigma  # post-processing itself, or ε = 0: nothing to compare with
+        if achieved > 0 and method != "post-processing":
+            sigma_pp = float(
+                accountant.calibrate_sigma(
+                    float(achieved), delta, **common, method="post-processing"
+                ).sigma
+            )
+    rdp = ReleaseAccounting(
+        sigma=sigma,
+        epsilon=float(achieved),
+        optimal_order=None if order is None else float(order),
+        method=method,
+        kind=str(kind),
+        sigma_post_processing=sigma_pp,
+        epsilon_post_processing=float(epsilon_pp),
+        fallback=fallback,
+    )
+    numbers = {"sigma": rdp.sigma, "epsilon": rdp.epsilon, "optimal_order": rdp.optimal_order}
+    fields = tight_accounting(
+        rdp=numbers, choice=choice, epsilon=epsilon, delta=delta, common=common,
+        n_syn=n_syn, method=method,
+    )  # fmt: skip
+    accounted = replace(rdp, **fields)
+    if choice is None and out_dim == 1 and n_syn is not None and method == "exact":
+        return _smaller_of_finite_and_unlimited(
+            accounted, epsilon, delta, given_sigma, common, n_syn
+        )
+    return accounted
+
+
+def _smaller_of_finite_and_unlimited(
+    finite: ReleaseAccounting, epsilon, delta: float, sigma, common: dict, n_syn: int
+) -> ReleaseAccounting:
+    """The finite-release accounting, or the unlimited one where it needs less noise.
+
+    The unlimited release (n_syn → ∞) bounds every finite one (THEORY.md §3: fewer
+    records are a post-processing of more), so its exact privacy profile (PLD) is a
+    valid guarantee for ``n_syn`` records too; it can be tighter than the finite
+    release's RDP accounting, whose conversion to (ε, δ) loses more than the
+    amplification of few records gains. The default accountant takes the smaller σ
+    (calibration) or ε (given σ), and the report says which and why.
+    """
+    unlimited = account_release(
+        epsilon=epsilon, delta=delta, sigma=sigma, **common, n_syn=None, method="exact",
+        choice=None,
+    )  # fmt: skip
+    if sigma is None:
+        better = unlimited.sigma < finite.sigma
+        compared = f"σ = {unlimited.sigma:.6g} against {finite.sigma:.6g}"
+    else:
+        better = unlimited.epsilon < finite.epsilon
+        compared = f"ε = {unlimited.epsilon:.6g} against {finite.epsilon:.6g}"
+    if not better:
+        return finite
+    what = f"the {finite.accountant} accounting of exactly {n_syn:,} records"
+    if finite.fallback:
+        what = "that bound's RDP accounting"
+    note = (
+        f"The unlimited-release guarantee (exact privacy profile, valid for any number of "
+        f"records) is tighter here than {what} ({compared}), so it is used."
+    )
+    if finite.fallback:
+        note = f"{finite.fallback.rstrip('.')}. {note}"
+    return replace(unlimited, fallback=note)
