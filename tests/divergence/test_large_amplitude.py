@@ -184,10 +184,11 @@ def test_finite_between_its_bounds_at_large_amplitudes(dim, a, b):
     for n_syn in (1, 10, 10**4, 10**7, 10**8, 10**9):
         result = renyi_finite(orders, dim, a, b, n_syn, full_output=True)
         value, error = np.asarray(result.value), np.asarray(result.error)
-        # The estimates reach 1.3e-8 relative at α = 16 (the plateau's own estimate at
-        # d = 2, a = 1000, b = 999.9, while its true error against mpmath is 2.5e-11): the
-        # 1e-8 target of the estimate is missed by that factor there (docs/benchmarks.md).
-        assert np.all(np.isfinite(value)) and np.all(error <= 2e-8 * value + 1e-300)
+        # The estimates are looser than the 1e-8 target where D is tiny (few records): the
+        # sound bound on the rounding noise of log q_Y (divergence/_finite_sums.py) is
+        # ~1e-13 nats there, up to 1.4e-6 relative on the grid (docs/benchmarks.md, said
+        # so); at α = 16 the plateau's own estimate is 1.3e-8 relative (true 2.5e-11).
+        assert np.all(np.isfinite(value)) and np.all(error <= 2e-6 * value + 1e-300)
         assert np.all(value + error >= lower_prev)  # non-decreasing in n_syn
         assert np.all(value - error <= ceiling)  # below the plateau
         lower_prev = value - error
