@@ -361,37 +361,30 @@ def _solve_sigma(
     bracket's soundness matters: each end is where ε was computed (or given).
     """
     width = math.log1p(rtol)
-    x_hi = math.log(hi)
-    x_lo = -math.inf if lo is None else math.log(lo)
-    x = math.log(start)
-    y = epsilon_at(start) - target
-    last = [(x, y)]
-    if y > 0:
-        x_lo = x
-    else:
-        x_hi = x
+    bracket = [-math.inf if lo is None else math.log(lo), math.log(hi)]  # log σ_lo, log σ_hi
+    last: list[tuple[float, float]] = []
+
+    def probe(x: float, sigma: float | None = None) -> float:
+        """ε(e^x) − target, recorded, and the bracket's end on its side moved to x."""
+        y = epsilon_at(math.exp(x) if sigma is None else sigma) - target
+        last.append((x, y))
+        bracket[0 if y > 0 else 1] = x
+        return y
+
+    y = probe(math.log(start), start)
     step = max(abs(y) / max(slope_at(start), 1e-300), width)
     for _ in range(200):  # Newton, doubling, until both ends are known
-        if math.isfinite(x_lo):
+        if math.isfinite(bracket[0]):
             break
-        x = x_hi - step
-        y = epsilon_at(math.exp(x)) - target
-        last.append((x, y))
-        if y > 0:
-            x_lo = x
-        else:
-            x_hi, step = x, 2.0 * step
+        if probe(bracket[1] - step) <= 0:
+            step *= 2.0
     else:
         raise RuntimeError("calibration: epsilon stays below the target as sigma -> 0")
+    x_lo, x_hi = bracket
     if len(last) == 1 and x_hi - x_lo > width:  # started at the lower end: one Newton step up
-        x = min(x_lo + step, x_hi - 0.1 * width)
-        y = epsilon_at(math.exp(x)) - target
-        last.append((x, y))
-        if y > 0:
-            x_lo = x
-        else:
-            x_hi = x
+        probe(min(x_lo + step, x_hi - 0.1 * width))
     for _ in range(200):
+        x_lo, x_hi = bracket
         if x_hi - x_lo <= width:
             break
         (x1, y1), (x2, y2) = last[-2:]
@@ -402,13 +395,8 @@ def _solve_sigma(
             x = x_hi - 0.9 * width
         elif x - x_lo < 0.5 * width:
             x = x_lo + 0.9 * width
-        x = min(max(x, x_lo + 0.1 * width), x_hi - 0.1 * width)
-        y = epsilon_at(math.exp(x)) - target
-        last.append((x, y))
-        if y > 0:
-            x_lo = x
-        else:
-            x_hi = x
+        probe(min(max(x, x_lo + 0.1 * width), x_hi - 0.1 * width))
+    x_lo, x_hi = bracket
     return math.exp(x_lo), math.exp(x_hi)
 
 
