@@ -448,49 +448,73 @@ def _derivatives(values: np.ndarray, step: np.ndarray):
     return grad, hess
 
 
-def _modes(dim, gram_v, gram_w, tilts, start, scale):
-    """Modes and covariances (inverse negative Hessians) of log q + a ℓ for each tilt a.
+def _law_values(dim, gram_v, gram_w, tilts, points):
+    """log q + a ℓ of each law a (row) at each point (column): one evaluation of ℓ and
+    log q serves every tilt."""
+    log_q, llr, _ = _evaluate(dim, gram_v, gram_w, points)
+    f = log_q[None, :] + tilts[:, None] * llr[None, :]
+    return np.where(np.isfinite(f), f, -np.inf)
 
-    Damped Newton on all laws at once, with steps capped at 3 local standard
-    deviations and halved when the log-density does not increase.
+
+def _modes(dim, gram_v, gram_w, tilts, start, scale, max_steps=60):
+    """Modes, covariances (inverse negative Hessians) and peaks of log q + a ℓ for each
+    tilt a.
+
+    Damped Newton from ``start``, each law on its own: steps capped at 3 local standard
+    deviations, halved and retried where the log-density does not increase; a law stops
+    when its step is below 1e-6 of ``scale`` (the Hessian of its last point, at most
+    that far away, is kept) or after ``max_steps`` evaluations (then re-evaluated at
+    its last point).
     """
+    count = len(tilts)
     x = start.copy()
     fd = 0.02 * scale
-    best = np.full(len(tilts), -np.inf)
+    floor = 1e-3 / scale.max() ** 2
+    best = np.full(count, -np.inf)
     move = np.zeros_like(x)
-    for _ in range(60):
-        pts = x[:, None, :] + _STENCIL[None, :, :] * fd
+    hess = np.empty((count, 3, 3))
+    peak = np.full(count, -np.inf)
+    active = np.ones(count, dtype=bool)
+    for _ in range(max_steps):
+        idx = np.nonzero(active)[0]
+        if not idx.size:
+            break
+        pts = x[idx, None, :] + _STENCIL[None, :, :] * fd
         log_q, llr, _ = _evaluate(dim, gram_v, gram_w, pts.reshape(-1, 3))
-        f = (log_q + np.repeat(tilts, len(_STENCIL)) * llr).reshape(len(tilts), -1)
+        f = (log_q + np.repeat(tilts[idx], len(_STENCIL)) * llr).reshape(len(idx), -1)
         f = np.where(np.isfinite(f), f, -np.inf)
-        worse = f[:, 0] < best - 1e-12 * np.abs(best)
-        if worse.any():  # step back halfway and retry
-            move[worse] *= 0.5
-            x[worse] -= move[worse]
-            if (np.abs(move[worse]) / scale).max() < 1e-9:
-                worse[:] = False
-            else:
-                continue
-        best = np.maximum(best, f[:, 0])
-        grad, hess = _derivatives(f, fd)
-        vals, vecs = np.linalg.eigh(-hess)
-        vals = np.maximum(np.abs(vals), 1e-3 / scale.max() ** 2)
+        worse = f[:, 0] < best[idx] - 1e-12 * np.abs(best[idx])
+        back = idx[worse]
+        if back.size:  # step back halfway; retried at the next evaluation
+            move[back] *= 0.5
+            x[back] -= move[back]
+            worse[worse] = (np.abs(move[back]) / scale).max(axis=1) >= 1e-9
+        go = ~worse
+        ids = idx[go]
+        best[ids] = np.maximum(best[ids], f[go, 0])
+        grad, h = _derivatives(f[go], fd)
+        hess[ids], peak[ids] = h, f[go, 0]
+        vals, vecs = np.linalg.eigh(-h)
+        vals = np.maximum(np.abs(vals), floor)
         step = np.einsum("nij,nj,nkj,nk->ni", vecs, 1.0 / vals, vecs, grad)
         sd = 1.0 / np.sqrt(vals.min(axis=1))
         length = np.linalg.norm(step, axis=1)
         step *= np.minimum(1.0, 3.0 * sd / np.maximum(length, 1e-300))[:, None]
-        move = step
-        x = x + step
-        if (np.abs(step) <= 1e-6 * scale).all():
-            break
-    pts = x[:, None, :] + _STENCIL[None, :, :] * fd
-    log_q, llr, _ = _evaluate(dim, gram_v, gram_w, pts.reshape(-1, 3))
-    f = (log_q + np.repeat(tilts, len(_STENCIL)) * llr).reshape(len(tilts), -1)
-    _, hess = _derivatives(f, fd)
+        move[ids] = step
+        x[ids] += step
+        active[ids[(np.abs(step) <= 1e-6 * scale).all(axis=1)]] = False
+    if active.any():  # out of steps: the Hessian and peak at the last point
+        idx = np.nonzero(active)[0]
+        pts = x[idx, None, :] + _STENCIL[None, :, :] * fd
+        log_q, llr, _ = _evaluate(dim, gram_v, gram_w, pts.reshape(-1, 3))
+        f = (log_q + np.repeat(tilts[idx], len(_STENCIL)) * llr).reshape(len(idx), -1)
+        f = np.where(np.isfinite(f), f, -np.inf)
+        _, hess[idx] = _derivatives(f, fd)
+        peak[idx] = f[:, 0]
     vals, vecs = np.linalg.eigh(-hess)
-    vals = np.maximum(vals, 1e-3 / scale.max() ** 2)
+    vals = np.maximum(vals, floor)
     cov = np.einsum("nij,nj,nkj->nik", vecs, 1.0 / vals, vecs)
-    return x, cov, f[:, 0]
+    return x, cov, peak
 
 
 def _lattice_steps(cov: np.ndarray, step_sigmas: float, dim: int) -> np.ndarray:
@@ -638,22 +662,41 @@ def _gram_of(y: np.ndarray) -> np.ndarray:
 def _locate(dim, omega_v, omega_w, tilts, frame, starts):
     """The Ω turned into ``frame`` and the modes, covariances and peaks of every law.
 
-    Each law's Newton iteration starts from ``starts`` (if given), its Gaussian guess,
-    and the guesses of q and p (the guess can be far off: a tilted law that L_w^{1−α}
-    pushes towards S = 0 at large α); the highest mode found is kept."""
+    Newton starts from ``starts`` if given, else from each law's Gaussian guess. The
+    guess can be far off (a tilted law that L_w^{1−α} pushes towards S = 0 at large α)
+    and Newton can stop at a lower local mode: every law is then compared at every
+    mode found and every guess (one evaluation of ℓ serves all), and a law that is
+    higher at one of them than at its own mode starts again from there, until no law
+    improves (at most 4 rounds); the highest mode found is kept."""
     gram_v, gram_w = _Gram.of(omega_v, frame), _Gram.of(omega_w, frame)
     guesses = _starting_points(dim, _tilted_grams(gram_v.omega, gram_w.omega, tilts))
-    count = len(tilts)
-    candidates = [guesses, np.repeat(guesses[:1], count, 0), np.repeat(guesses[1:2], count, 0)]
-    if starts is not None:
-        candidates.insert(0, starts)
     scale = np.array([0.7, 1.0, 0.7])
     modes, cov, peaks = _modes(
-        dim, gram_v, gram_w, np.tile(tilts, len(candidates)), np.concatenate(candidates), scale
+        dim, gram_v, gram_w, tilts, guesses if starts is None else starts, scale
     )
-    best = np.argmax(np.where(np.isfinite(peaks), peaks, -np.inf).reshape(-1, count), axis=0)
-    pick = best * count + np.arange(count)
-    return gram_v, gram_w, modes[pick], cov[pick], peaks[pick]
+    for _ in range(4):
+        f = _law_values(dim, gram_v, gram_w, tilts, np.concatenate([modes, guesses]))
+        better = f.max(axis=1) > peaks + 1e-9 * np.abs(peaks) + 1e-12
+        if not better.any():
+            break
+        todo = np.nonzero(better)[0]
+        new, new_cov, new_peaks = _modes(
+            dim,
+            gram_v,
+            gram_w,
+            tilts[todo],
+            np.concatenate([modes, guesses])[np.argmax(f[todo], axis=1)],
+            scale,
+        )
+        gain = new_peaks > peaks[todo]
+        modes[todo[gain]], cov[todo[gain]], peaks[todo[gain]] = (
+            new[gain],
+            new_cov[gain],
+            new_peaks[gain],
+        )
+        if not gain.any():
+            break
+    return gram_v, gram_w, modes, cov, peaks
 
 
 def plateau_gram_scaled(
