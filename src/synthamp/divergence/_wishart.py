@@ -410,22 +410,26 @@ def _log_chi_radial(dof: float, r: np.ndarray, log_r: np.ndarray) -> np.ndarray:
     )
 
 
-def _evaluate(dim: int, gram_v: _Gram, gram_w: _Gram, y: np.ndarray):
+def _radial(dim: int, u: np.ndarray):
+    """r, log r and the log density of u = r + log r (r² ~ χ²_dim) at the values ``u``."""
+    r, log_r = radius_nodes(u)
+    return r, log_r, _log_chi_radial(dim, r, log_r)
+
+
+def _evaluate(dim: int, gram_v: _Gram, gram_w: _Gram, y: np.ndarray, radial=None):
     """log q, ℓ = log p/q and the error of ℓ at the points ``y`` (n × 3: u₁, t, u₂,
-    u_i = r_i + log r_i)."""
-    r1, log_r1 = radius_nodes(y[:, 0])
-    r2, log_r2 = radius_nodes(y[:, 2])
+    u_i = r_i + log r_i). ``radial``: the (r, log r, log density) of u₁ and u₂ at the
+    points, if known (:func:`_radial`; on a lattice, one per value of each axis)."""
+    (r1, log_r1, log_chi1), (r2, log_r2, log_chi2) = radial or (
+        _radial(dim, y[:, 0]),
+        _radial(dim - 1, y[:, 2]),
+    )
     t = y[:, 1]
     s11 = r1 * r1
     s12 = r1 * t
     s22 = t * t + r2 * r2
     det_s = np.exp(2.0 * (log_r1 + log_r2))
-    log_q0 = (
-        _log_chi_radial(dim, r1, log_r1)
-        - 0.5 * t * t
-        - 0.5 * math.log(2.0 * math.pi)
-        + _log_chi_radial(dim - 1, r2, log_r2)
-    )
+    log_q0 = log_chi1 - 0.5 * t * t - 0.5 * math.log(2.0 * math.pi) + log_chi2
     lw, ew = _log_gram_factor(dim, gram_w, s11, s12, s22, det_s)
     lv, ev = _log_gram_factor(dim, gram_v, s11, s12, s22, det_s)
     llr = lv - lw
@@ -640,11 +644,12 @@ class _Visited:
             if np.prod((hi - lo + 1).astype(float)) > _MAX_BOX_NODES:  # then only what is needed
                 lo, hi = np.minimum(self.lo, low - 8), np.maximum(self.hi, high + 8)
             self._box(lo, hi)
-        flat, first = np.unique(self._flat(index), return_index=True)
+        flat = self._flat(index)
+        unseen = (self.marks[flat >> 3] >> (flat & 7).astype(np.uint8)) & 1 == 0
+        flat, first = np.unique(flat[unseen], return_index=True)  # each once
         byte, bit = flat >> 3, (flat & 7).astype(np.uint8)
-        new = (self.marks[byte] >> bit) & 1 == 0
-        np.bitwise_or.at(self.marks, byte[new], np.left_shift(1, bit[new]).astype(np.uint8))
-        out = index[first[new]]
+        np.bitwise_or.at(self.marks, byte, np.left_shift(1, bit).astype(np.uint8))
+        out = index[np.nonzero(unseen)[0][first]]
         self.seen.append(out)
         return out
 
@@ -659,7 +664,14 @@ def _flood(dim, gram_v, gram_w, tilts, origin, steps, seeds, peaks, drop) -> _No
     total = 0
     while len(frontier):
         y = origin + frontier * steps
-        log_q, llr, llr_err = _evaluate(dim, gram_v, gram_w, y)
+        radial = []
+        for axis, dof in ((0, dim), (2, dim - 1)):  # once per lattice value of the axis
+            low = frontier[:, axis].min()
+            table = _radial(
+                dof, origin[axis] + np.arange(low, frontier[:, axis].max() + 1) * steps[axis]
+            )
+            radial.append(tuple(column[frontier[:, axis] - low] for column in table))
+        log_q, llr, llr_err = _evaluate(dim, gram_v, gram_w, y, radial)
         f = log_q[None, :] + tilts[:, None] * llr[None, :]
         f = np.where(np.isfinite(f), f, -np.inf)
         peaks = np.maximum(peaks, f.max(axis=1))
