@@ -504,7 +504,9 @@ def _row_sums(matrix: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", matrix, weights)
 
 
-def renyi_on_nodes(alpha, llr, log_q, llr_err, coarse, edge, scale, *, llr_share=False):
+def renyi_on_nodes(
+    alpha, llr, log_q, llr_err, coarse, edge, scale, *, llr_share=False, summands=False
+):
     """D_α and its error estimate by the trapezoidal rule in t.
 
     ``llr``, ``log_q`` (−inf where a row has no node), ``llr_err`` and the masks
@@ -513,7 +515,11 @@ def renyi_on_nodes(alpha, llr, log_q, llr_err, coarse, edge, scale, *, llr_share
     log H comes from a log-sum-exp of the tilted integrand; where it is small
     (and αℓ nowhere clipped) D_α = log1p(H − 1)/(α − 1) with H − 1 = E_q[φ_α(ℓ)],
     computed only for those orders. With ``llr_share``, also returns the part
-    of the error estimate that propagates the rounding of ℓ.
+    of the error estimate that propagates the rounding of ℓ. With ``summands``
+    (one shared row only), also returns the summands of every order's sum (a row
+    per order: q e^{αℓ} for the log form, q φ_α(ℓ) for H − 1, each up to a factor
+    per row), those of the normalising sum Σ q (one row), and which orders take
+    the log form (for error estimates that need the sums node by node).
     """
     shift = log_q.max(axis=1, keepdims=True)
     w = np.exp(log_q - shift)
@@ -548,6 +554,8 @@ def renyi_on_nodes(alpha, llr, log_q, llr_err, coarse, edge, scale, *, llr_share
     # (iii) propagated rounding error of ℓ, log form
     err_llr = alpha * _row_sums(tilted, llr_err) / tilted_sum
     small = np.nonzero(~use_log)[0]
+    if summands:
+        terms = tilted.copy()
     if small.size:
         rows = small if llr.shape[0] > 1 else slice(None)
         ws = w[rows] if w.shape[0] > 1 else w
@@ -565,6 +573,8 @@ def renyi_on_nodes(alpha, llr, log_q, llr_err, coarse, edge, scale, *, llr_share
         live_s = live[rows] if w.shape[0] > 1 else live
         err_s = llr_err[rows] if llr_err.shape[0] > 1 else llr_err
         err_llr[small] = _row_sums(np.where(live_s, dphi * err_s, 0.0), ws) / wss / (1.0 + hm1)
+        if summands:
+            terms[small] = phi * ws
     value = log1p_h / (alpha - 1.0)
 
     # --- error estimate -------------------------------------------------
@@ -602,4 +612,6 @@ def renyi_on_nodes(alpha, llr, log_q, llr_err, coarse, edge, scale, *, llr_share
     error = error + 256 * EPS * scale * np.abs(value)
     if llr_share:
         return value, error, err_llr / (alpha - 1.0)
+    if summands:
+        return value, error, terms, w, use_log
     return value, error

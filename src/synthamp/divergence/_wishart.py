@@ -7,15 +7,9 @@ semi-definite). The method is THEORY.md §15:
 1. **Likelihood ratio.** The central Wishart factor cancels:
    ℓ(S) = log p/q = −(tr Ω_v − tr Ω_w)/2 + log ₀F₁(d/2; Ω_v S/4) − log ₀F₁(d/2; Ω_w S/4).
    ₀F₁ of a 2 × 2 argument depends on the eigenvalues x₁ ≥ x₂ ≥ 0 of Ω S/4 and
-   is the one-dimensional integral of THEORY.md §8,
-   ₀F₁(d/2; diag(x₁, x₂)) = E_u[₀F₁((d−1)/2; x₁(1−u²)) ₀F₁((d−1)/2; x₂(1−u²))],
-   u ∝ (1 − u²)^{(d−3)/2} on [−1, 1], computed in log space from
-   G_ν(z) = log ₀F₁(; ν+1; z²/4) (:mod:`synthamp._special`, ν = (d−3)/2):
-   where the integrand is spread over [−1, 1], by 32-node Gauss–Jacobi; where
-   it is peaked at u = 0 (d − 2 + Σ z_i R_ν(z_i) ≥ 33, z_i = 2√x_i), by the
-   trapezoidal rule in θ (u = sin θ, weight cos^{d−2}θ) with step σ_θ/2 out to
-   ±8.5 σ_θ, whose error is estimated from the rule with twice the step. For a
-   rank-one Ω (det Ω = 0) ₀F₁ is the scalar G_{d/2−1}(2√x₁), x₁ = tr(ΩS)/4.
+   is the one-dimensional integral of THEORY.md §8, with closed forms at d = 2
+   and 3 (:mod:`synthamp.divergence._hyp0f1_2x2`). For a rank-one Ω (det Ω = 0)
+   ₀F₁ is the scalar G_{d/2−1}(2√x₁), x₁ = tr(ΩS)/4.
 2. **Bartlett coordinates.** S = TTᵀ, T = [[r₁, 0], [t, r₂]], u_i = r_i + log r_i:
    under the central law u₁, t, u₂ are independent with explicit densities
    (r₁² ~ χ²_d, t ~ N(0, 1), r₂² ~ χ²_{d−1}), so log q = log q₀(y) + log L_w(S)
@@ -36,12 +30,13 @@ semi-definite). The method is THEORY.md §15:
    fill follows (an even extension in r₂ itself was tried: the mirrored law made
    the coarse and fine rules err alike, 1e-8 errors unflagged).
    The modes of q, p and of every tilted law q^{1−α}p^α are located by a
-   damped Newton iteration (finite differences, all laws at once) from three
-   starts each (the law's Gaussian guess, q's and p's: at large α a tilted law
-   can sit near S = 0, far from its guess); from them a flood fill on the
-   lattice visits every node where one of these log-densities is within 36 of
-   its maximum, plus the boundary layer. ℓ and log q are computed once on the
-   nodes and shared by all orders (the α-independent work).
+   damped Newton iteration (finite differences, each law stopping on its own)
+   from the law's Gaussian guess; every law is then compared at every mode and
+   guess found (at large α a tilted law can sit near S = 0, far from its guess)
+   and restarted from a higher one (:func:`_locate`); from the modes a flood
+   fill on the lattice visits every node where one of these log-densities is
+   within 36 of its maximum, plus the boundary layer. ℓ and log q are computed
+   once on the nodes and shared by all orders (the α-independent work).
 4. **Values and errors** by the k = 1 engine's node rule (`renyi_on_nodes`):
    H − 1 = E_q[φ_α(ℓ)] without cancellation where H is small, log H by a
    log-sum-exp otherwise; the error estimate adds the difference to the rule
@@ -49,12 +44,16 @@ semi-definite). The method is THEORY.md §15:
    boundary layer, the propagated error of ℓ (rounding and the quadrature of
    ₀F₁) and the defect of E_q[L] = 1; plus, from the rule of step 4h, the error
    of a trapezoidal rule that converges only exponentially in 1/h
-   (:func:`_strip_error`). :func:`plateau_gram_refined` recomputes every order
+   (:func:`_strip_error`); and, line by line along each axis, the difference of
+   every line's rule to its own rule of step 2h, squared (:func:`_line_error`:
+   the coarse rules of the whole lattice can agree with the fine one by
+   cancellation between lines, measured 2e4× below the error at d = 2 on an
+   isotropic pair). :func:`plateau_gram_refined` recomputes every order
    whose estimate exceeds 1e-8 of its value on finer lattices (step × 0.7, at
    most twice).
-5. **Speed at small d.** G_ν for ν ∈ {−½, 0, ½, 1} (d ≤ 5) by closed forms
-   (log cosh, log I₀ by i0e, log(sinh z/z), log(2I₁/z)); the Gauss–Jacobi rule
-   has 16, 24 or 32 nodes by the size of the arguments.
+5. **Speed.** The radial factors of the flood fill are computed once per lattice
+   value of u₁ and u₂; the cost is the lattice's nodes times two ₀F₁ of a 2 × 2
+   argument (closed forms at d ≤ 3, :mod:`synthamp.divergence._hyp0f1_2x2`).
 
 Domain: d in [2, 10^4], tr Ω ≤ 10^4, α in [1.01, 64]. Accuracy
 (tests/divergence/test_wishart.py): 1e-10 relative against the exact k = 1
@@ -69,34 +68,24 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from functools import lru_cache
 
 import numpy as np
 from scipy import special
 
 from synthamp._validation import InputError
+from synthamp.divergence._hyp0f1_2x2 import log_g, log_hyp0f1_2x2
 from synthamp.divergence._kernel import radius_nodes, renyi_on_nodes
-from synthamp.divergence._special import log_bessel_i_normalized
 
 __all__ = [
     "MAX_DIM_K2",
     "MAX_TRACE_K2",
     "STEP_SIGMAS",
     "check_gram",
-    "log_hyp0f1_2x2",
     "plateau_gram_refined",
     "plateau_gram_scaled",
 ]
 
 _EPS = np.finfo(float).eps
-#: Gauss–Jacobi nodes for spread integrands of the ₀F₁ integral, by max(z₁, z₂):
-#: (bound on z, nodes). Measured against 64 nodes for d = 2 … 30: ≤ 2e-15 relative.
-_GJ_RULES = ((6.0, 16), (12.0, 24), (np.inf, 32))
-#: Above this value of d − 2 + Σ z R(z) (σ_θ ≤ π/(2·9.5)) the θ-trapezoid is used.
-_PEAKED = (9.5 * 2.0 / math.pi) ** 2
-#: θ-trapezoid: step σ_θ / _THETA_PER_SIGMA, nodes 0 … _THETA_NODES − 1 (±8.5 σ_θ).
-_THETA_PER_SIGMA = 2.0
-_THETA_NODES = 18
 #: Lattice: step in local standard deviations; cap of the step in u = r + log r.
 STEP_SIGMAS = 0.6
 _STEP_Y_MAX = 0.5
@@ -115,240 +104,6 @@ MAX_TRACE_K2 = 1e4
 _FACES = np.array(
     [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], dtype=np.int64
 )
-
-
-# ---------------------------------------------------------------------------
-# ₀F₁ of a 2 × 2 argument
-# ---------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=64)
-def _jacobi_rule(dim: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct values 1 − u² of the symmetric Gauss–Jacobi rule and their log weights
-    (weights of each ±u pair summed, normalised to total 1)."""
-    beta = 0.5 * (dim - 3)
-    u, w = special.roots_jacobi(nodes, beta, beta)
-    half = u > 0
-    one_minus = (1.0 - u[half]) * (1.0 + u[half])
-    weights = 2.0 * w[half] / w.sum()
-    return one_minus, np.log(weights)
-
-
-_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66)
-
-
-def _log_gamma_half_ratio(x: float) -> float:
-    """log Γ(x + ½)/Γ(x) to a few ulp (gammaln differences lose ~eps·log Γ, 4e-14 at
-    x = 50): for x ≥ 15 the difference of Stirling series with the leading terms
-    combined analytically, ½ log x + (x log1p(1/(2x)) − ½) + Σ B_2k/(2k(2k−1))·
-    ((x+½)^{1−2k} − x^{1−2k}) (truncation < 1e-19)."""
-    if x < 15:
-        return float(special.gammaln(x + 0.5) - special.gammaln(x))
-    out = 0.5 * math.log(x) + (x * math.log1p(0.5 / x) - 0.5)
-    for k, b in enumerate(_BERNOULLI, 1):
-        out += b / (2 * k * (2 * k - 1)) * ((x + 0.5) ** (1 - 2 * k) - x ** (1 - 2 * k))
-    return out
-
-
-#: Closed forms of G_ν(z) = log ₀F₁(; ν+1; z²/4) for z > 1 at the orders of d ≤ 5
-#: (ν = (d−3)/2 in the 2 × 2 integral, d/2 − 1 for rank one): G ≥ 0.12 there and
-#: each form is ≤ 4e-15 relative against mpmath (scipy's i0e/i1e: Cephes Chebyshev,
-#: ~1e-16 relative; the rest is the rounding of z + log(·) where G is small); several
-#: times faster than the series and the backward recurrence, which they replace.
-_CLOSED_G = {
-    -0.5: lambda z: (z - math.log(2.0)) + np.log1p(np.exp(-2.0 * z)),  # log cosh z
-    0.0: lambda z: z + np.log(special.i0e(z)),  # log I₀(z)
-    0.5: lambda z: (z - np.log(2.0 * z)) + np.log1p(-np.exp(-2.0 * z)),  # log(sinh z / z)
-    1.0: lambda z: z + np.log(2.0 * special.i1e(z) / z),  # log(2 I₁(z)/z)
-}
-_CLOSED_G_FROM = 1.0
-
-
-def _log_g(nu: float, z: np.ndarray) -> np.ndarray:
-    """G_ν(z) (:func:`log_bessel_i_normalized`), by a closed form where there is one."""
-    closed = _CLOSED_G.get(nu)
-    if closed is None:
-        return log_bessel_i_normalized(nu, z)
-    z = np.asarray(z, dtype=float)
-    big = z > _CLOSED_G_FROM
-    if big.all():
-        return closed(z)
-    out = np.empty(z.shape)
-    out[big] = closed(z[big])
-    out[~big] = log_bessel_i_normalized(nu, z[~big])
-    return out
-
-
-def _approx_ratio(nu: float, z: np.ndarray) -> np.ndarray:
-    """A cheap approximation of R_ν(z) = I_{ν+1}/I_ν (for the choice of a rule only)."""
-    return z / (nu + 0.5 + np.sqrt(z * z + (nu + 1.5) ** 2))
-
-
-def _log_sum_exp_rows(terms: np.ndarray) -> np.ndarray:
-    top = terms.max(axis=1)
-    return top + np.log(np.exp(terms - top[:, None]).sum(axis=1))
-
-
-#: d = 3: the φ-trapezoid has N ≥ _D3_MIN_NODES intervals on [0, π], N ≥ _D3_PER_ROOT·√c
-#: (step ≤ 0.51 σ_φ, σ_φ = 1/√c), and stops where the tail is below e^{−_D3_TAIL}.
-_D3_MIN_NODES = 12
-_D3_PER_ROOT = 6.2
-_D3_TAIL = 42.0
-
-
-def _log_sinhc(w: np.ndarray) -> np.ndarray:
-    """log(sinh w / w) = w + log((1 − e^{−2w})/(2w)) ≥ 0 for w ≥ 0, to a few ulp of 1 + w
-    (one expm1 and one log; ε·w absolute where w is small, below the rounding of the
-    sums it enters)."""
-    safe = np.maximum(w, 1e-300)
-    return np.where(w > 0.0, w + np.log(-np.expm1(-2.0 * safe) / (2.0 * safe)), 0.0)
-
-
-def _log_hyp0f1_d3(z1: np.ndarray, z2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """log ₀F₁(3/2; diag(x1, x2)) (z_i = 2√x_i) and its error, for x1 + x2 ≥ 1.
-
-    The §8 integral at d = 3, E_u[I₀(z1√(1−u²)) I₀(z2√(1−u²))] with u uniform, is by
-    Gegenbauer's addition theorem I₀(a)I₀(b) = (1/π)∫₀^π I₀(√(a² + b² + 2ab cos φ)) dφ
-    and ½∫₋₁¹ I₀(c√(1−u²)) du = sinh(c)/c the integral (1/π)∫₀^π sinh(w)/w dφ,
-    w² = (z1 − z2)² + 4 z1 z2 cos²(φ/2) (no cancellation). The integrand is an entire,
-    even, 2π-periodic function of φ, so the trapezoidal rule with N intervals on
-    [0, π] (the periodic rule with 2N) has the error of the Fourier coefficients of
-    order ≥ 2N, ~exp(−(2N)²/(2c)), c = z1 z2/(z1 + z2) (the curvature of w at φ = 0):
-    N ≥ 6.2√c makes it ~e^{−77}, and the rule of step 2h (every other node), whose
-    error ~e^{−19} is that of order N, estimates it (e(h) ≲ e(2h)², as for the θ-rule
-    below; with N ≥ 4.6√c the estimate was 1000× looser than the old rules').
-    The rule stops at φ₁ with 2c sin²(φ₁/2) ≥ 42 + log(1.2 w₀): since
-    w₀ − w ≥ 2c sin²(φ/2) and sinh(w)/w ≤ 1.2 w₀ e^{w−w₀}·sinh(w₀)/w₀, every
-    dropped node is below e^{−42} of the node at φ = 0.
-    """
-    if not z1.size:
-        return np.empty(0), np.empty(0)
-    w0 = z1 + z2
-    c = z1 * z2 / w0
-    count = np.maximum(_D3_MIN_NODES, 2 * np.ceil(0.5 * _D3_PER_ROOT * np.sqrt(c)))
-    h = math.pi / count
-    level = (_D3_TAIL + np.log(1.2 * w0)) / (2.0 * np.maximum(c, 1e-300))
-    cut = np.where(level < 1.0, 2.0 * np.arcsin(np.sqrt(np.minimum(level, 1.0))), math.pi)
-    last = np.minimum(count, np.ceil(cut / h) + 1)  # the last node index of each row
-    columns = int(last.max()) + 1
-    j = np.arange(columns)
-    phi = np.multiply.outer(h, j)
-    half_cos = np.cos(0.5 * phi)
-    w = np.sqrt((z1 - z2)[:, None] ** 2 + 4.0 * (z1 * z2)[:, None] * half_cos * half_cos)
-    terms = _log_sinhc(w)
-    terms[:, 0] -= math.log(2.0)  # the trapezoid's end weights ½ (at j = 0 and j = N)
-    rows = np.nonzero(last == count)[0]
-    terms[rows, count[rows].astype(np.int64)] -= math.log(2.0)
-    terms[j > last[:, None]] = -np.inf
-    top = terms.max(axis=1)
-    scaled = np.exp(terms - top[:, None])
-    log_n = np.log(count)
-    fine = top + np.log(scaled.sum(axis=1)) - log_n
-    # the rule of step 2h: the even nodes (N is even, so its end weights are the same)
-    coarse = top + np.log(scaled[:, ::2].sum(axis=1)) - log_n + math.log(2.0)
-    diff = np.abs(fine - coarse)
-    error = np.where(diff < 1e-3, diff * diff, diff) + 8 * _EPS * (np.abs(fine) + w0 + 8.0)
-    return fine, error
-
-
-def log_hyp0f1_2x2(dim: int, x1, x2) -> tuple[np.ndarray, np.ndarray]:
-    """log ₀F₁(d/2; X) for a 2 × 2 argument X with eigenvalues x1, x2 ≥ 0, and its error.
-
-    By the one-dimensional integral of THEORY.md §8 (see the module docstring).
-
-    Parameters
-    ----------
-    dim : int
-        d ≥ 2 (the parameter of ₀F₁ is d/2).
-    x1, x2 : array_like
-        Eigenvalues of X (same shape), ≥ 0.
-
-    Returns
-    -------
-    value, error : ndarray
-        log ₀F₁ and an estimate of its absolute error (quadrature and rounding).
-    """
-    x1 = np.asarray(x1, dtype=float)
-    x2 = np.asarray(x2, dtype=float)
-    shape = x1.shape
-    x1, x2 = x1.ravel(), x2.ravel()
-    nu = 0.5 * (dim - 3)
-    z1, z2 = 2.0 * np.sqrt(x1), 2.0 * np.sqrt(x2)
-    curvature = (dim - 2.0) + z1 * _approx_ratio(nu, z1) + z2 * _approx_ratio(nu, z2)
-    value = np.empty(x1.shape)
-    error = np.empty(x1.shape)
-    spread = curvature < _PEAKED
-    if dim == 2:
-        # the average over O(2) (rotations and reflections) in closed form:
-        # ₀F₁(1; diag(x1, x2)) = ½[I₀(z₊) + I₀(z₋)], z± = 2|√x1 ± √x2|; where x1 + x2 < 1
-        # (₀F₁ − 1 small: log(i0e) + z would lose its relative accuracy) the integral
-        closed = x1 + x2 >= 1.0
-        zp, zm = z1[closed] + z2[closed], np.abs(z1[closed] - z2[closed])
-        v = zp + np.log(0.5 * (special.i0e(zp) + special.i0e(zm) * np.exp(zm - zp)))
-        value[closed] = v
-        error[closed] = 8 * _EPS * (np.abs(v) + zp)
-        spread &= ~closed
-        curvature = np.where(closed, 0.0, curvature)
-    if dim == 3:
-        # the O(3) average by Gegenbauer's addition theorem: ₀F₁(3/2; diag(x1, x2)) =
-        # (1/π)∫₀^π sinh(w)/w dφ, w² = z1² + z2² + 2 z1 z2 cos φ (one elementary function
-        # per node, :func:`_log_hyp0f1_d3`); where x1 + x2 < 1 the integral below
-        closed = x1 + x2 >= 1.0
-        value[closed], error[closed] = _log_hyp0f1_d3(z1[closed], z2[closed])
-        spread &= ~closed
-        curvature = np.where(closed, 0.0, curvature)
-    z_max = np.maximum(z1, z2)
-    lower = 0.0
-    for bound, nodes in _GJ_RULES:
-        group = spread & (z_max > lower) & (z_max <= bound) if lower else spread & (z_max <= bound)
-        lower = bound
-        if not group.any():
-            continue
-        om, log_w = _jacobi_rule(dim, nodes)
-        root = np.sqrt(om)
-        g = _log_g(nu, np.multiply.outer(z1[group], root))
-        g += _log_g(nu, np.multiply.outer(z2[group], root))
-        # small sums: log1p(Σ w (e^g − 1)) keeps the relative accuracy of a tiny ₀F₁ − 1
-        small = g.max(axis=1) < 0.5
-        v = np.empty(len(g))
-        v[small] = np.log1p(np.expm1(g[small]) @ np.exp(log_w))
-        v[~small] = _log_sum_exp_rows(g[~small] + log_w)
-        value[group] = v
-        # measured ≤ 1e-15 relative against the Koev–Edelman series (tests)
-        error[group] = 1e-17 + 8e-15 * np.abs(v)
-    peaked = curvature >= _PEAKED
-    if peaked.any():
-        zp1, zp2 = z1[peaked], z2[peaked]
-        # exact curvature of the log-integrand at θ = 0 (ratios are cheap to bound)
-        sigma = 1.0 / np.sqrt(curvature[peaked])
-        h = sigma / _THETA_PER_SIGMA
-        j = np.arange(_THETA_NODES)
-        theta = np.multiply.outer(h, j)
-        half_sin = np.sin(0.5 * theta)
-        log_cos = np.log1p(-2.0 * half_sin * half_sin)  # (d − 2)·log cos θ to ~36 ulp
-        cos = np.exp(log_cos)
-        log_mult = np.log(np.where(j == 0, 1.0, 2.0))
-        log_c = _log_gamma_half_ratio(0.5 * (dim - 1)) - 0.5 * math.log(math.pi)
-        terms = (
-            _log_g(nu, zp1[:, None] * cos)
-            + _log_g(nu, zp2[:, None] * cos)
-            + (dim - 2.0) * log_cos
-            + log_mult
-        )
-        log_h = np.log(h) + log_c
-        fine = _log_sum_exp_rows(terms) + log_h
-        coarse = _log_sum_exp_rows(terms[:, ::2]) + log_h + math.log(2.0)
-        diff = np.abs(fine - coarse)
-        value[peaked] = fine
-        # trapezoidal errors fall geometrically: e(h) ≲ e(2h)² (relative, in log)
-        # rounding: ~ε per term of the log-weights (|terms| ≲ 40) and ~ε·z in G
-        error[peaked] = np.where(diff < 1e-3, diff * diff, diff) + 8 * _EPS * (
-            np.abs(fine) + np.abs(zp1) + np.abs(zp2) + 8.0
-        )
-        # the tail beyond ±8.5 σ_θ: the last node's share of the sum, times 10
-        last = terms[:, -1] + log_h - fine
-        error[peaked] += 10.0 * np.exp(np.minimum(last, 0.0))
-    return value.reshape(shape), error.reshape(shape)
 
 
 # ---------------------------------------------------------------------------
@@ -384,7 +139,7 @@ def _log_gram_factor(dim: int, gram: _Gram, s11, s12, s22, det_s):
     tau = 0.25 * (om[0, 0] * s11 + 2.0 * om[0, 1] * s12 + om[1, 1] * s22)
     tau = np.maximum(tau, 0.0)
     if gram.rank_one:
-        g = _log_g(0.5 * dim - 1.0, 2.0 * np.sqrt(tau))
+        g = log_g(0.5 * dim - 1.0, 2.0 * np.sqrt(tau))
         err = 8 * _EPS * (np.abs(g) + 2.0 * np.sqrt(tau))
     else:
         delta = gram.det * det_s / 16.0
@@ -691,6 +446,40 @@ def _flood(dim, gram_v, gram_w, tilts, origin, steps, seeds, peaks, drop) -> _No
     return nodes
 
 
+def _line_error(index: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Relative discretisation error of each row's sum Σ_i rows[k, i] (positive summands
+    on the lattice ``index``), estimated line by line along each axis.
+
+    The rule of step 2h on every other node of the whole lattice can agree with the
+    rule of step h by cancellation: the aliasing errors of the lines along an axis
+    change sign from line to line (the phase of the integrand's Fourier component at
+    the lattice frequency), and their signed sum can be 10⁴× smaller than their
+    absolute sum (measured: d = 2, Ω_v = 2I, Ω_w = 1.53I, α = 1.01: the estimate
+    2.5e-12, the error 4.9e-8). Here each line L along an axis is compared with its
+    own rule of step 2h (its even nodes, doubled): d_L = |T_h − T_2h|, and the error
+    of T_h is taken as I_L (d_L/I_L)² (e(h) ≈ e(2h)², per line, without cancellation),
+    summed over the lines and the three axes, relative to the row's sum.
+    """
+    total = rows.sum(axis=1)
+    out = np.zeros(len(rows))
+    low = index.min(axis=0)
+    span = index.max(axis=0) - low + 1
+    for axis in range(3):
+        first, second = (a for a in range(3) if a != axis)
+        key = (index[:, first] - low[first]) * span[second] + (index[:, second] - low[second])
+        count = int(span[first] * span[second])
+        if count > 4 * len(key) + 1_000_000:  # a sparse box: number the lines by sorting
+            _, key = np.unique(key, return_inverse=True)
+            count = int(key.max()) + 1
+        # T_h − T_2h of a line is its alternating sum (odd nodes minus even nodes)
+        sign = 1.0 - 2.0 * (index[:, axis] & 1)
+        for k, row in enumerate(rows):
+            full = np.bincount(key, row, count)
+            diff = np.bincount(key, row * sign, count)
+            out[k] += (diff * diff / np.maximum(full, 1e-300)).sum()
+    return out / np.maximum(total, 1e-300)
+
+
 def _strip_error(fine: np.ndarray, half: np.ndarray, quarter: np.ndarray) -> np.ndarray:
     """Discretisation error where the trapezoidal error falls only exponentially in 1/h.
 
@@ -804,7 +593,7 @@ def plateau_gram_scaled(
     nodes = _flood(dim, gram_v, gram_w, tilts, origin, steps, seeds, peaks, drop)
     scale_terms = math.sqrt(dim) + math.sqrt(np.trace(omega_v)) + math.sqrt(np.trace(omega_w))
 
-    def rule(stride):  # the trapezoidal rule on the sub-lattice of step stride·h
+    def rule(stride, summands=False):  # the trapezoidal rule on the sub-lattice of step stride·h
         on = (nodes.index % stride == 0).all(axis=1)
         return renyi_on_nodes(
             alpha,
@@ -814,10 +603,16 @@ def plateau_gram_scaled(
             (nodes.index[on] % (2 * stride) == 0).all(axis=1)[None, :],
             ~nodes.alive[None, on],
             scale_terms,
+            summands=summands,
         )
 
-    value, error = rule(1)
+    value, error, terms, weights, use_log = rule(1, summands=True)
     error = error + _strip_error(value, rule(2)[0], rule(4)[0])
+    # line by line (no cancellation between lines): the relative errors of each order's
+    # sum and of Σ q, into D_α: log H for the log form, log1p(H − 1) for H − 1
+    line = _line_error(nodes.index, np.vstack([weights, terms]))
+    share = np.where(use_log, 1.0, -np.expm1(-(alpha - 1.0) * value))  # (H − 1)/H
+    error = error + (line[1:] + line[0]) * share / (alpha - 1.0)
     log_cell = float(np.log(steps).sum())
     top = nodes.log_q.max()
     w = np.exp(nodes.log_q - top)
