@@ -16,7 +16,6 @@ import click
 
 from synthamp._budget import DEFAULT_TIME_BUDGET
 from synthamp._validation import check_alpha, check_open_unit, check_positive
-from synthamp.accountant._choice import finite_or_unlimited, weighs_unlimited_profile
 from synthamp.cli._common import FLOAT_LIST, deprecated_alias, echo_json
 from synthamp.cli._status import live_status, time_budget_option
 
@@ -72,7 +71,8 @@ def _common_options(fn):
             type=click.Choice(_ACCOUNTANTS),
             default=None,
             help="pld: exact privacy profile and PLD composition (tight); rdp: RDP curve "
-            "converted (default: pld for k = 1 unlimited, rdp otherwise).",
+            "converted (default: pld for k = 1 unlimited, rdp otherwise; for k = 1 with "
+            "--n-syn the unlimited release's pld is used when it needs less noise, said so).",
         ),
         click.option(
             "--discretization",
@@ -131,8 +131,9 @@ def _gaussian_epsilons(release, deltas, discretization: float) -> list[float]:
 
 def _finite_accounting(n_syn: int, fallback: str | None) -> str:
     """What the finite-n_syn RDP number is, for the note of :func:`finite_or_unlimited`."""
-    what = f"the rdp accounting of exactly {n_syn:,} records"
-    return f"{what} (its time-budget fallback, the plateau's RDP bound)" if fallback else what
+    if fallback:
+        return f"the plateau's RDP bound (the accounting of {n_syn:,} records ran out of time)"
+    return f"the rdp accounting of exactly {n_syn:,} records"
 
 
 def _calibrate_pld(epsilon: float, delta: float, common: dict, n_syn: int | None):
@@ -257,7 +258,9 @@ def account_result(
     ``warnings``. With a list of δ (``--delta-grid``), ``delta`` and every ε
     are lists, one entry per δ.
     """
-    from synthamp.accountant import SyntheticDataRelease, compute_epsilon  # loads scipy: heavy
+    # the accountant loads scipy: heavy, on use only
+    from synthamp.accountant import SyntheticDataRelease, compute_epsilon
+    from synthamp.accountant._choice import finite_or_unlimited, weighs_unlimited_profile
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
     grid = isinstance(delta, list | tuple)
@@ -406,7 +409,9 @@ def calibrate_result(
     those of the chosen accountant (for pld, the Gaussian mechanism's exact
     profile), so that the noise reduction compares like with like.
     """
-    from synthamp.accountant import SyntheticDataRelease, calibrate_sigma  # loads scipy: heavy
+    # the accountant loads scipy: heavy, on use only
+    from synthamp.accountant import SyntheticDataRelease, calibrate_sigma
+    from synthamp.accountant._choice import finite_or_unlimited, weighs_unlimited_profile
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
     cal, caught = _run_capturing_warnings(
@@ -543,7 +548,9 @@ def account(
     worst case over adjacent pairs, composed by privacy loss distributions;
     rdp: the exact worst-case RDP curve for k = 1 (default method), the best
     certified bound for k > 1 (with the exact k = 1 value as a lower bound),
-    or the method requested, converted to (ε, δ). Both numbers are shown; the
+    or the method requested, converted to (ε, δ). For k = 1 with --n-syn the
+    unlimited release's profile (valid for any n_syn) is weighed too and the
+    smaller ε is the guarantee. Both numbers are shown; the
     post-processing baseline (releasing the perturbed model) alongside. For
     k = 2, --search N adds rdp_search, the exact value of the best adjacent
     pair of a search: a lower bound on the worst case, never used for ε.
@@ -643,7 +650,9 @@ def calibrate(
     """Smallest noise σ whose synthetic data release meets a target (ε, δ).
 
     Reports σ for the chosen accountant (pld by default for k = 1 unlimited,
-    else rdp), the RDP calibration and post-processing (releasing the model),
+    else rdp; for k = 1 with --n-syn the smaller of the finite RDP σ and the
+    unlimited release's PLD σ, valid for any n_syn), the RDP calibration and
+    post-processing (releasing the model),
     and the noise saved, 1 − σ/σ_post-processing. The achieved ε never
     exceeds the target.
     """
