@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from synthamp.accountant._choice import (
+    accountant_reason,
     choose_accountant,
     finite_or_unlimited,
     weighs_unlimited_profile,
@@ -62,3 +63,19 @@ def test_a_fallback_leads_the_note():
     )  # fmt: skip
     assert used and note.startswith("finite-release accounting stopped at its time budget. The")
     assert "tighter here than that bound's RDP accounting (ε = 1 against 2)" in note
+
+
+@pytest.mark.parametrize(
+    ("accountant", "out_dim", "n_syn", "method", "chosen", "why"),
+    [
+        ("rdp", 1, None, "exact", "rdp", "requested"),
+        (None, 1, None, "exact", "pld", "exact privacy profile"),
+        (None, 2, None, "exact", "rdp", "k > 1"),
+        (None, 1, 100, "exact", "rdp", "finite n_syn"),
+        (None, 1, None, "global", "rdp", "--accounting global"),
+        (None, 1, None, "post-processing", "rdp", "--accounting post-processing"),
+    ],
+)
+def test_the_reason_matches_the_choice(accountant, out_dim, n_syn, method, chosen, why):
+    assert choose_accountant(accountant, out_dim, n_syn, method) == chosen
+    assert why in accountant_reason(accountant, out_dim, n_syn, method)

@@ -21,6 +21,7 @@ from synthamp.accountant._releases import SyntheticDataRelease
 
 __all__ = [
     "ACCOUNTANTS",
+    "accountant_reason",
     "choose_accountant",
     "finite_or_unlimited",
     "tight_accounting",
@@ -36,6 +37,22 @@ def choose_accountant(accountant: str | None, out_dim: int, n_syn: int | None, m
     if accountant is not None:
         return accountant
     return "pld" if out_dim == 1 and n_syn is None and method == "exact" else "rdp"
+
+
+def accountant_reason(accountant: str | None, out_dim: int, n_syn: int | None, method: str) -> str:
+    """Why :func:`choose_accountant` chose as it did, in one line."""
+    if accountant is not None:
+        return "requested"
+    if out_dim > 1:
+        return "k > 1: no exact profile; the certified RDP bound (Theorem 5.4) is used"
+    if method != "exact":
+        return (
+            f"--accounting {method}: the RDP accounting asked for is used (--accountant pld "
+            "for the exact profile)"
+        )
+    if n_syn is not None:
+        return "finite n_syn: the exact PLD is slow there (ask --accountant pld); RDP is used"
+    return "k = 1: the exact privacy profile composed by PLD (tighter than RDP)"
 
 
 def weighs_unlimited_profile(

@@ -89,17 +89,17 @@ def _common_options(fn):
     return fn
 
 
-def _choose_accountant(accountant: str | None, out_dim: int, n_syn: int | None) -> tuple[str, str]:
-    """The accountant of the guarantee and why (the default rule of ``--accountant``)."""
-    if accountant is not None:
-        return accountant, "requested"
-    if out_dim > 1:
-        return "rdp", "k > 1: no exact profile; the certified RDP bound (Theorem 5.4) is used"
-    if n_syn is not None:
-        return "rdp", (
-            "finite n_syn: the exact PLD is slow there (ask --accountant pld); RDP is used"
-        )
-    return "pld", "k = 1: the exact privacy profile composed by PLD (tighter than RDP)"
+def _choose_accountant(
+    accountant: str | None, out_dim: int, n_syn: int | None, method: str = "exact"
+) -> tuple[str, str]:
+    """The accountant of the guarantee and why (the library's default rule of ``--accountant``)."""
+    # the accountant loads scipy: heavy, on use only
+    from synthamp.accountant._choice import accountant_reason, choose_accountant
+
+    return (
+        choose_accountant(accountant, out_dim, n_syn, method),
+        accountant_reason(accountant, out_dim, n_syn, method),
+    )
 
 
 def _pld_epsilons(release, deltas, discretization: float) -> tuple[list, list]:
@@ -271,7 +271,7 @@ def account_result(
     release = SyntheticDataRelease(
         dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn, releases=releases
     )
-    chosen, reason = _choose_accountant(accountant, out_dim, n_syn)
+    chosen, reason = _choose_accountant(accountant, out_dim, n_syn, method)
     results, caught = [], []
     for i, d in enumerate(deltas):
         result, warned = _run_capturing_warnings(
@@ -429,7 +429,7 @@ def calibrate_result(
         time_budget=time_budget,
     )
     discretization = check_positive("discretization", discretization)
-    chosen, reason = _choose_accountant(accountant, out_dim, n_syn)
+    chosen, reason = _choose_accountant(accountant, out_dim, n_syn, method)
     sigma, eps, kind, sigma_pld = cal.sigma, cal.epsilon, str(cal.kind), None
     sigma_post, eps_post = cal.sigma_post_processing, cal.epsilon_post_processing
     common = dict(
