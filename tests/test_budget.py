@@ -118,10 +118,18 @@ def _account_args(*extra):
 
 
 def test_cli_account_and_calibrate_say_when_the_budget_was_spent(capsys):
-    assert main(_account_args("--time-budget", "0", "--json")) == 0
+    assert main(_account_args("--time-budget", "0", "--accountant", "rdp", "--json")) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["kind"] == "certified" and "time budget of 0 s" in result["fallback"]
     assert "c = C/σ" in result["amplification"]
+    # by default the unlimited release's exact profile (valid for every n_syn) is weighed
+    # too, and is tighter here than the plateau's RDP bound: the guarantee, said so
+    assert main(_account_args("--time-budget", "0", "--json")) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["kind"] == "exact" and result["guarantee"] == "unlimited_pld"
+    assert result["epsilon"] == result["epsilon_unlimited_pld"] < result["epsilon_rdp"]
+    assert "time budget of 0 s" in result["fallback"]
+    assert "than the plateau's RDP bound" in result["accountant_reason"]
     assert main(_account_args("--time-budget", "0")) == 0
     out = capsys.readouterr().out
     assert "note: finite-release accounting (n_syn = 100) stopped" in out

@@ -59,6 +59,10 @@ COMMANDS = {
     "account-k2-search": ["account", "--dim", "20", "--out-dim", "2", "--norm-bound", "1",
                           "--sensitivity", "0.3", "--sigma", "1", "--alpha", "2,8",
                           "--search", "2"],
+    "account-finite": ["account", "--dim", "20", "--norm-bound", "2", "--sensitivity", "0.1",
+                       "--sigma", "0.5", "--n-syn", "100000"],
+    "calibrate-finite": ["calibrate", "--epsilon", "4", "--dim", "20", "--norm-bound", "2",
+                         "--sensitivity", "0.1", "--n-syn", "100000"],
     "calibrate": ["calibrate", "--epsilon", "1", "--dim", "20", "--out-dim", "2",
                   "--norm-bound", "2", "--sensitivity", "0.5", "--accounting", "global"],
     "bounds": ["bounds", "--alpha", "2,4", "--dim", "100", "--norm-bound", "2",
@@ -79,6 +83,21 @@ def test_command_json_validates(name, capsys, validator):
     assert data["command"] == COMMANDS[name][0]
     if "accountant" in data:
         assert data["accountant"] in ("pld", "rdp")
+
+
+def test_a_delta_grid_across_the_crossing_validates(capsys, validator):
+    """A finite k = 1 δ grid whose guarantee is the unlimited PLD at one δ and the finite
+    RDP at another: ε, the guarantee and the accountant are lists, one per δ."""
+    data = _json(capsys, COMMANDS["account-finite"])
+    assert data["guarantee"] == "unlimited_pld" and data["accountant"] == "pld"
+    both = {"delta": [1e-5, 1e-12], "guarantee": ["unlimited_pld", "finite_rdp"],
+            "accountant": ["pld", "rdp"]}  # fmt: skip
+    for key in ("epsilon", "epsilon_rdp", "epsilon_unlimited_pld", "optimal_order"):
+        both[key] = [data[key], data[key]]
+    validator.validate({**data, **both})
+    for broken in ({"guarantee": "finite"}, {"accountant": ["pld", "prv"]}):
+        with pytest.raises(jsonschema.ValidationError):
+            validator.validate({**data, **broken})
 
 
 def test_plan_and_release_json_and_the_report_validate(tmp_path, table, capsys, validator):

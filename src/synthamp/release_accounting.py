@@ -13,7 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from synthamp import accountant
-from synthamp.accountant._choice import tight_accounting
+from synthamp.accountant._choice import (
+    finite_or_unlimited,
+    tight_accounting,
+    weighs_unlimited_profile,
+)
 
 __all__ = ["ReleaseAccounting", "account_release"]
 
@@ -101,7 +105,7 @@ def account_release(
         n_syn=n_syn, method=method,
     )  # fmt: skip
     accounted = replace(rdp, **fields)
-    if choice is None and out_dim == 1 and n_syn is not None and method == "exact":
+    if weighs_unlimited_profile(choice, out_dim, n_syn, method):
         return _smaller_of_finite_and_unlimited(
             accounted, epsilon, delta, given_sigma, common, n_syn
         )
@@ -124,21 +128,13 @@ def _smaller_of_finite_and_unlimited(
         epsilon=epsilon, delta=delta, sigma=sigma, **common, n_syn=None, method="exact",
         choice=None,
     )  # fmt: skip
-    if sigma is None:
-        better = unlimited.sigma < finite.sigma
-        compared = f"σ = {unlimited.sigma:.6g} against {finite.sigma:.6g}"
-    else:
-        better = unlimited.epsilon < finite.epsilon
-        compared = f"ε = {unlimited.epsilon:.6g} against {finite.epsilon:.6g}"
+    symbol, quantity = ("σ", "sigma") if sigma is None else ("ε", "epsilon")
+    what = f"the {finite.accountant} accounting of exactly {n_syn:,} records"
+    better, note = finite_or_unlimited(
+        getattr(finite, quantity), getattr(unlimited, quantity), symbol=symbol, n_syn=n_syn,
+        finite_accounting="that bound's RDP accounting" if finite.fallback else what,
+        fallback=finite.fallback,
+    )  # fmt: skip
     if not better:
         return finite
-    what = f"the {finite.accountant} accounting of exactly {n_syn:,} records"
-    if finite.fallback:
-        what = "that bound's RDP accounting"
-    note = (
-        f"The unlimited-release guarantee (exact privacy profile, valid for any number of "
-        f"records) is tighter here than {what} ({compared}), so it is used."
-    )
-    if finite.fallback:
-        note = f"{finite.fallback.rstrip('.')}. {note}"
     return replace(unlimited, fallback=note)

@@ -38,6 +38,27 @@ def test_rdp_on_request_and_for_k_above_one(capsys):
     assert "k > 1" in k2["accountant_reason"]
 
 
+@pytest.mark.parametrize("method", ["global", "post-processing"])
+def test_another_accounting_keeps_its_rdp_number_as_release_does(capsys, method):
+    """--accounting global|post-processing asks for that bound: the default accountant is
+    then rdp (the library's rule, as ``release`` applies it), not the exact profile."""
+    from synthamp.release_accounting import account_release
+
+    result = run_json(capsys, [*ACCOUNT, "--sigma", "0.7458", "--accounting", method, "--json"])
+    release = SyntheticDataRelease(100, 1, 2.0, 0.5, 0.7458)
+    expected = compute_epsilon(release, 1e-5, method=method).epsilon
+    assert result["accountant"] == "rdp" and f"--accounting {method}" in result["accountant_reason"]
+    assert result["epsilon"] == result["epsilon_rdp"] == pytest.approx(expected, rel=1e-12)
+    assert result["epsilon"] > profile_epsilon(release, 1e-5).epsilon  # not the profile's
+    released = account_release(
+        epsilon=None, delta=1e-5, sigma=0.7458, dim=100, out_dim=1, norm_bound=2.0,
+        sensitivity=0.5, n_syn=None, method=method, choice=None,
+    )  # fmt: skip
+    assert released.accountant == "rdp" and released.epsilon == result["epsilon"]
+    assert run_json(capsys, [*ACCOUNT, "--sigma", "0.7458", "--accounting", method,
+                             "--accountant", "pld", "--json"])["accountant"] == "pld"  # fmt: skip
+
+
 def test_delta_grid_gives_arrays(capsys):
     argv = [*ACCOUNT, "--sigma", "1.0", "--releases", "10", "--json"]
     result = run_json(capsys, [*argv, "--delta-grid", "1e-3,1e-5,1e-8"])

@@ -5,7 +5,10 @@ The RDP accountant (``_curves``, ``_calibration``) and the PLD accountant
 bounds; the PLD's is tighter. The default: pld for k = 1, an unlimited
 release and exact accounting; rdp otherwise (k > 1 has no exact profile; a
 finite n_syn's exact PLD is slow). The release pipeline reports both numbers
-and names the one the guarantee uses.
+and names the one the guarantee uses. For k = 1 and a finite n_syn the default
+also weighs the unlimited release's exact profile, which bounds every n_syn
+(THEORY.md §3), and takes whichever needs less noise
+(:func:`weighs_unlimited_profile`, :func:`finite_or_unlimited`).
 """
 
 from __future__ import annotations
@@ -16,7 +19,14 @@ from synthamp.accountant._pld import calibrate_sigma_pld, gaussian_sigma
 from synthamp.accountant._profile import profile_epsilon
 from synthamp.accountant._releases import SyntheticDataRelease
 
-__all__ = ["ACCOUNTANTS", "choose_accountant", "tight_accounting"]
+__all__ = [
+    "ACCOUNTANTS",
+    "accountant_reason",
+    "choose_accountant",
+    "finite_or_unlimited",
+    "tight_accounting",
+    "weighs_unlimited_profile",
+]
 
 #: Accountants of a release (None: the default rule of :func:`choose_accountant`).
 ACCOUNTANTS = ("pld", "rdp")
@@ -27,6 +37,77 @@ def choose_accountant(accountant: str | None, out_dim: int, n_syn: int | None, m
     if accountant is not None:
         return accountant
     return "pld" if out_dim == 1 and n_syn is None and method == "exact" else "rdp"
+
+
+def accountant_reason(accountant: str | None, out_dim: int, n_syn: int | None, method: str) -> str:
+    """Why :func:`choose_accountant` chose as it did, in one line."""
+    if accountant is not None:
+        return "requested"
+    if out_dim > 1:
+        return "k > 1: no exact profile; the certified RDP bound (Theorem 5.4) is used"
+    if method != "exact":
+        return (
+            f"--accounting {method}: the RDP accounting asked for is used (--accountant pld "
+            "for the exact profile)"
+        )
+    if n_syn is not None:
+        return "finite n_syn: the exact PLD is slow there (ask --accountant pld); RDP is used"
+    return "k = 1: the exact privacy profile composed by PLD (tighter than RDP)"
+
+
+def weighs_unlimited_profile(
+    accountant: str | None, out_dim: int, n_syn: int | None, method: str
+) -> bool:
+    """Whether the default rule also weighs the unlimited release's exact profile (PLD).
+
+    For k = 1, a finite ``n_syn`` and exact accounting with no accountant
+    requested: the first n_syn records are a function of the unlimited stream
+    (THEORY.md §3), so the unlimited release's exact privacy profile bounds
+    every n_syn; it can need less noise than the finite release's RDP
+    accounting, whose conversion to (ε, δ) loses more than the amplification of
+    few records gains. An explicit ``accountant`` is kept as asked.
+    """
+    return accountant is None and out_dim == 1 and n_syn is not None and method == "exact"
+
+
+def finite_or_unlimited(
+    finite: float,
+    unlimited: float,
+    *,
+    symbol: str,
+    n_syn: int,
+    finite_accounting: str | None = None,
+    fallback: str | None = None,
+    show_values: bool = True,
+) -> tuple[bool, str]:
+    """Whether the unlimited release's guarantee needs less noise, and a one-line why.
+
+    ``finite`` and ``unlimited`` are the same quantity (``symbol``: σ of a
+    calibration, or ε at a given σ and δ) by the accounting of exactly ``n_syn``
+    records (``finite_accounting``, default its RDP accounting) and by the
+    unlimited release's exact profile (PLD, valid for every n_syn, THEORY.md §3);
+    the smaller is the guarantee (either is sound, so is their minimum). With
+    ``fallback`` (the finite accounting stopped at its time budget) the note
+    starts with it. Ties keep the finite accounting.
+    """
+    what = finite_accounting or f"the rdp accounting of exactly {n_syn:,} records"
+    profile = "exact privacy profile, valid for any number of records"
+    use_unlimited = unlimited < finite
+    if use_unlimited:
+        compared = f" ({symbol} = {unlimited:.6g} against {finite:.6g})" if show_values else ""
+        note = (
+            f"The unlimited-release guarantee ({profile}) is tighter here than {what}"
+            f"{compared}, so it is used."
+        )
+    else:
+        compared = f" ({symbol} = {finite:.6g} against {unlimited:.6g})" if show_values else ""
+        note = (
+            f"{what[0].upper()}{what[1:]} is at least as tight here as the unlimited-release "
+            f"guarantee ({profile}){compared}, so it is used."
+        )
+    if fallback:
+        note = f"{fallback.rstrip('.')}. {note}"
+    return use_unlimited, note
 
 
 def tight_accounting(

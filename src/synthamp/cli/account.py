@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -70,7 +71,8 @@ def _common_options(fn):
             type=click.Choice(_ACCOUNTANTS),
             default=None,
             help="pld: exact privacy profile and PLD composition (tight); rdp: RDP curve "
-            "converted (default: pld for k = 1 unlimited, rdp otherwise).",
+            "converted (default: pld for k = 1 unlimited, rdp otherwise; for k = 1 with "
+            "--n-syn the unlimited release's pld is used when it needs less noise, said so).",
         ),
         click.option(
             "--discretization",
@@ -87,17 +89,17 @@ def _common_options(fn):
     return fn
 
 
-def _choose_accountant(accountant: str | None, out_dim: int, n_syn: int | None) -> tuple[str, str]:
-    """The accountant of the guarantee and why (the default rule of ``--accountant``)."""
-    if accountant is not None:
-        return accountant, "requested"
-    if out_dim > 1:
-        return "rdp", "k > 1: no exact profile; the certified RDP bound (Theorem 5.4) is used"
-    if n_syn is not None:
-        return "rdp", (
-            "finite n_syn: the exact PLD is slow there (ask --accountant pld); RDP is used"
-        )
-    return "pld", "k = 1: the exact privacy profile composed by PLD (tighter than RDP)"
+def _choose_accountant(
+    accountant: str | None, out_dim: int, n_syn: int | None, method: str = "exact"
+) -> tuple[str, str]:
+    """The accountant of the guarantee and why (the library's default rule of ``--accountant``)."""
+    # the accountant loads scipy: heavy, on use only
+    from synthamp.accountant._choice import accountant_reason, choose_accountant
+
+    return (
+        choose_accountant(accountant, out_dim, n_syn, method),
+        accountant_reason(accountant, out_dim, n_syn, method),
+    )
 
 
 def _pld_epsilons(release, deltas, discretization: float) -> tuple[list, list]:
@@ -117,6 +119,39 @@ def _pld_epsilons(release, deltas, discretization: float) -> tuple[list, list]:
     upper = [pld.epsilon(d) for d in deltas]
     lower = [max(pld.lower_bound.epsilon(d) - pld.shift, 0.0) for d in deltas]
     return upper, [min(lo, up) for lo, up in zip(lower, upper, strict=True)]
+
+
+def _gaussian_epsilons(release, deltas, discretization: float) -> list[float]:
+    """ε of releasing the model by PLD, one per δ: T Gaussian mechanisms, exact profile."""
+    from synthamp.accountant import GaussianRelease, compute_epsilon_pld  # scipy: heavy
+
+    gaussian = GaussianRelease(release.effective_sensitivity, release.sigma, release.releases)
+    return [compute_epsilon_pld(gaussian, d, discretization=discretization).epsilon for d in deltas]
+
+
+def _finite_accounting(n_syn: int, fallback: str | None) -> str:
+    """What the finite-n_syn RDP number is, for the note of :func:`finite_or_unlimited`."""
+    if fallback:
+        return f"the plateau's RDP bound (the accounting of {n_syn:,} records ran out of time)"
+    return f"the rdp accounting of exactly {n_syn:,} records"
+
+
+def _calibrate_pld(epsilon: float, delta: float, common: dict, n_syn: int | None):
+    """The PLD calibration of the release (``n_syn`` None: the unlimited one)."""
+    from synthamp.accountant._pld import calibrate_sigma_pld  # loads scipy: heavy
+
+    return calibrate_sigma_pld(epsilon, delta, **common, n_syn=n_syn)
+
+
+def _gaussian_calibration(epsilon: float, delta: float, common: dict) -> tuple[float, float]:
+    """σ and ε of releasing the model, exact: T Gaussian mechanisms are one of sensitivity Δ√T."""
+    from synthamp.accountant import gaussian_epsilon  # loads scipy: heavy
+    from synthamp.accountant._pld import gaussian_sigma
+
+    effective = min(common["sensitivity"], 2.0 * common["norm_bound"])
+    composed = effective * math.sqrt(common["releases"])
+    sigma = gaussian_sigma(epsilon, delta, composed)
+    return sigma, gaussian_epsilon(delta, composed, sigma)
 
 
 def _notes(release, method: str) -> list[str]:
@@ -208,6 +243,12 @@ def account_result(
     ``accountant`` (``pld`` or ``rdp``) and ``accountant_reason``,
     ``epsilon_rdp``, ``epsilon_pld`` and ``epsilon_pld_lower`` (the exact
     value lies between; for k > 1 the PLD is of post-processing, certified),
+    ``epsilon_unlimited_pld`` and ``epsilon_unlimited_pld_lower`` and
+    ``guarantee`` (k = 1, finite n_syn, exact accounting and the default
+    accountant, else None: the unlimited release's PLD ε, valid for every n_syn
+    (THEORY.md §3), and per δ which number is ε, ``finite_rdp`` or
+    ``unlimited_pld``, the smaller; ``accountant`` is then that number's, one
+    per δ only when a δ grid uses both),
     ``discretization``, ``optimal_order``, ``accounting``, ``kind``,
     ``post_processing`` ({``rdp``, ``epsilon``, ``accountant``}: releasing
     the model, ε by the same accountant), ``sensitivity``,
@@ -217,7 +258,9 @@ def account_result(
     ``warnings``. With a list of δ (``--delta-grid``), ``delta`` and every ε
     are lists, one entry per δ.
     """
-    from synthamp.accountant import SyntheticDataRelease, compute_epsilon  # loads scipy: heavy
+    # the accountant loads scipy: heavy, on use only
+    from synthamp.accountant import SyntheticDataRelease, compute_epsilon
+    from synthamp.accountant._choice import finite_or_unlimited, weighs_unlimited_profile
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
     grid = isinstance(delta, list | tuple)
@@ -228,7 +271,7 @@ def account_result(
     release = SyntheticDataRelease(
         dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn, releases=releases
     )
-    chosen, reason = _choose_accountant(accountant, out_dim, n_syn)
+    chosen, reason = _choose_accountant(accountant, out_dim, n_syn, method)
     results, caught = [], []
     for i, d in enumerate(deltas):
         result, warned = _run_capturing_warnings(
@@ -250,12 +293,37 @@ def account_result(
     epsilon = eps_pld if chosen == "pld" else eps_rdp
     post_epsilon = [r.epsilon_post_processing for r in results]
     if chosen == "pld":  # the baseline by the same accountant: the Gaussian mechanism, exact
-        from synthamp.accountant import GaussianRelease, compute_epsilon_pld  # scipy: heavy
-
-        gaussian = GaussianRelease(release.effective_sensitivity, sigma, releases=releases)
-        post_epsilon = [
-            compute_epsilon_pld(gaussian, d, discretization=discretization).epsilon for d in deltas
-        ]
+        post_epsilon = _gaussian_epsilons(release, deltas, discretization)
+    kind = str(result.kind) if chosen == "rdp" or out_dim == 1 else "certified"
+    eps_unlimited, eps_unlimited_lower, guarantee = (None, None, None)
+    if weighs_unlimited_profile(accountant, out_dim, n_syn, method):
+        # the unlimited release (T-fold, one PLD) bounds every n_syn: the smaller ε is sound
+        unlimited = replace(release, n_syn=None)
+        eps_unlimited, eps_unlimited_lower = _pld_epsilons(unlimited, deltas, discretization)
+        finite_accounting = _finite_accounting(n_syn, result.fallback)
+        picks = [
+            finite_or_unlimited(
+                r, u, symbol="ε", n_syn=n_syn, finite_accounting=finite_accounting,
+                show_values=not grid,
+            )
+            for r, u in zip(eps_rdp, eps_unlimited, strict=True)
+        ]  # fmt: skip
+        used = [use for use, _ in picks]
+        guarantee = ["unlimited_pld" if use else "finite_rdp" for use in used]
+        epsilon = [u if use else r for use, u, r in zip(used, eps_unlimited, eps_rdp, strict=True)]
+        if any(used):
+            gaussian = _gaussian_epsilons(release, deltas, discretization)
+            post_epsilon = [
+                g if use else p for use, g, p in zip(used, gaussian, post_epsilon, strict=True)
+            ]
+        chosen = ["pld" if use else "rdp" for use in used]
+        reason = picks[0][1]
+        if len(set(used)) > 1:  # a δ grid on both sides of the crossing: say it per δ
+            notes = zip(deltas, picks, strict=True)
+            reason = "; ".join(f"at delta = {d:g}: {note}" for d, (_, note) in notes)
+        else:
+            chosen = chosen[0]
+        kind = str(result.kind) if not all(used) else "exact"
     curve, post = result.curve, result.curve_post_processing
     heuristic = {
         name: {"kind": str(h.kind), "method": h.method, "rdp": h.rdp}
@@ -278,10 +346,13 @@ def account_result(
         "epsilon_rdp": one(eps_rdp),
         "epsilon_pld": one(eps_pld),
         "epsilon_pld_lower": one(eps_pld_lower),
+        "epsilon_unlimited_pld": one(eps_unlimited),
+        "epsilon_unlimited_pld_lower": one(eps_unlimited_lower),
+        "guarantee": one(guarantee),
         "discretization": discretization,
         "optimal_order": one([r.optimal_order for r in results]),
         "accounting": result.method,
-        "kind": str(result.kind) if chosen == "rdp" or out_dim == 1 else "certified",
+        "kind": kind,
         "post_processing": {
             "rdp": post.rdp,
             "epsilon": one(post_epsilon),
@@ -328,13 +399,19 @@ def calibrate_result(
     ``epsilon_post_processing``, ``sensitivity``, ``effective_sensitivity``,
     ``accountant`` and ``accountant_reason``, ``sigma_rdp`` (the RDP
     calibration) and ``sigma_pld`` (by PLD, None when not run),
+    ``sigma_unlimited_pld`` and ``guarantee`` (k = 1, finite n_syn, exact
+    accounting and the default accountant, else None: the unlimited release's
+    σ by its exact profile, valid for every n_syn (THEORY.md §3), and which σ
+    is used, ``finite_rdp`` or ``unlimited_pld``, the smaller),
     ``discretization``, ``fallback`` (set when finite-n_syn refinement stopped
     at its time budget), ``amplification`` (THEORY.md §16), ``notes`` and
     ``warnings``. ``sigma``, ``epsilon`` and the post-processing baseline are
     those of the chosen accountant (for pld, the Gaussian mechanism's exact
     profile), so that the noise reduction compares like with like.
     """
-    from synthamp.accountant import SyntheticDataRelease, calibrate_sigma  # loads scipy: heavy
+    # the accountant loads scipy: heavy, on use only
+    from synthamp.accountant import SyntheticDataRelease, calibrate_sigma
+    from synthamp.accountant._choice import finite_or_unlimited, weighs_unlimited_profile
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
     cal, caught = _run_capturing_warnings(
@@ -352,30 +429,31 @@ def calibrate_result(
         time_budget=time_budget,
     )
     discretization = check_positive("discretization", discretization)
-    chosen, reason = _choose_accountant(accountant, out_dim, n_syn)
-    sigma, eps, sigma_pld = cal.sigma, cal.epsilon, None
+    chosen, reason = _choose_accountant(accountant, out_dim, n_syn, method)
+    sigma, eps, kind, sigma_pld = cal.sigma, cal.epsilon, str(cal.kind), None
     sigma_post, eps_post = cal.sigma_post_processing, cal.epsilon_post_processing
+    common = dict(
+        dim=dim, out_dim=out_dim, norm_bound=norm_bound, sensitivity=sensitivity,
+        releases=releases, discretization=discretization,
+    )  # fmt: skip
+    sigma_unlimited, guarantee = None, None
     if chosen == "pld":
-        # the PLD accountant and the Gaussian profile load scipy: heavy, on use only
-        from synthamp.accountant import gaussian_epsilon
-        from synthamp.accountant._pld import calibrate_sigma_pld, gaussian_sigma
-
-        pld = calibrate_sigma_pld(
-            epsilon,
-            delta,
-            dim=dim,
-            out_dim=out_dim,
-            norm_bound=norm_bound,
-            sensitivity=sensitivity,
-            n_syn=n_syn,
-            releases=releases,
-            discretization=discretization,
-        )
+        pld = _calibrate_pld(epsilon, delta, common, n_syn)
         sigma, eps, sigma_pld = pld.sigma, pld.epsilon, pld.sigma
+    elif weighs_unlimited_profile(accountant, out_dim, n_syn, method):
+        # the unlimited release's σ by its exact profile (T-fold, one PLD) bounds every n_syn
+        pld = _calibrate_pld(epsilon, delta, common, None)
+        sigma_unlimited = pld.sigma
+        use, reason = finite_or_unlimited(
+            cal.sigma, sigma_unlimited, symbol="σ", n_syn=n_syn,
+            finite_accounting=_finite_accounting(n_syn, cal.fallback),
+        )  # fmt: skip
+        guarantee = "unlimited_pld" if use else "finite_rdp"
+        if use:
+            chosen, sigma, eps, kind = "pld", pld.sigma, pld.epsilon, "exact"
+    if chosen == "pld":
         # the baseline by the same (tight) accountant: the Gaussian mechanism's exact profile
-        effective = min(sensitivity, 2.0 * norm_bound)
-        sigma_post = gaussian_sigma(epsilon, delta, effective)
-        eps_post = gaussian_epsilon(delta, effective, sigma_post)
+        sigma_post, eps_post = _gaussian_calibration(epsilon, delta, common)
     release = SyntheticDataRelease(
         dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn, releases=releases
     )
@@ -386,6 +464,8 @@ def calibrate_result(
         "accountant_reason": reason,
         "sigma_rdp": cal.sigma,
         "sigma_pld": sigma_pld,
+        "sigma_unlimited_pld": sigma_unlimited,
+        "guarantee": guarantee,
         "discretization": discretization,
         "sigma_post_processing": sigma_post,
         "noise_saved": max(0.0, 1.0 - sigma / sigma_post),
@@ -393,7 +473,7 @@ def calibrate_result(
         "target_epsilon": cal.target_epsilon,
         "delta": cal.delta,
         "optimal_order": cal.optimal_order,
-        "kind": str(cal.kind),
+        "kind": kind,
         "epsilon_post_processing": eps_post,
         "sensitivity": release.sensitivity,
         "effective_sensitivity": release.effective_sensitivity,
@@ -468,7 +548,9 @@ def account(
     worst case over adjacent pairs, composed by privacy loss distributions;
     rdp: the exact worst-case RDP curve for k = 1 (default method), the best
     certified bound for k > 1 (with the exact k = 1 value as a lower bound),
-    or the method requested, converted to (ε, δ). Both numbers are shown; the
+    or the method requested, converted to (ε, δ). For k = 1 with --n-syn the
+    unlimited release's profile (valid for any n_syn) is weighed too and the
+    smaller ε is the guarantee. Both numbers are shown; the
     post-processing baseline (releasing the perturbed model) alongside. For
     k = 2, --search N adds rdp_search, the exact value of the best adjacent
     pair of a search: a lower bound on the worst case, never used for ε.
@@ -499,26 +581,37 @@ def account(
 
     def at(key, i):
         value = result[key] if key != "post_processing" else result[key]["epsilon"]
-        return value[i] if grid and value is not None else value
+        return value[i] if grid and isinstance(value, list) else value
 
+    finite = result["guarantee"] is not None  # the unlimited profile weighed against n_syn's
     for i in range(len(delta_grid) if grid else 1):
         click.echo(
             f"epsilon = {_fmt(at('epsilon', i))} at delta = {at('delta', i):g} "
-            f"(accountant {result['accountant']}, {result['kind']})"
+            f"(accountant {at('accountant', i)}, {result['kind']})"
         )
         if result["epsilon_pld"] is not None:
             click.echo(
                 f"  pld: epsilon = {_fmt(at('epsilon_pld', i))} (exact value >= "
                 f"{_fmt(at('epsilon_pld_lower', i))}; discretisation {result['discretization']:g})"
             )
+        if finite:
+            click.echo(
+                f"  pld, unlimited release (valid for any n_syn): epsilon = "
+                f"{_fmt(at('epsilon_unlimited_pld', i))} (exact value >= "
+                f"{_fmt(at('epsilon_unlimited_pld_lower', i))})"
+            )
+        records = f"{result['release']['n_syn']:,} records, " if finite else ""
         click.echo(
-            f"  rdp: epsilon = {_fmt(at('epsilon_rdp', i))} (optimal alpha "
+            f"  rdp: epsilon = {_fmt(at('epsilon_rdp', i))} ({records}optimal alpha "
             f"{_fmt(at('optimal_order', i))}; method {result['accounting']})"
         )
         click.echo(
             f"  post-processing (releasing the model): epsilon = {_fmt(at('post_processing', i))}"
         )
-    click.echo(f"accountant: {result['accountant']} ({result['accountant_reason']})")
+    accountants = result["accountant"]
+    if isinstance(accountants, list):
+        accountants = "/".join(dict.fromkeys(accountants))
+    click.echo(f"accountant: {accountants} ({result['accountant_reason']})")
     if result["rdp_lower"] is not None and not grid:
         i = list(result["alpha"]).index(result["optimal_order"])
         lower = result["rdp_lower"][i] if result["rdp_search"] is None else result["rdp_search"][i]
@@ -557,7 +650,9 @@ def calibrate(
     """Smallest noise σ whose synthetic data release meets a target (ε, δ).
 
     Reports σ for the chosen accountant (pld by default for k = 1 unlimited,
-    else rdp), the RDP calibration and post-processing (releasing the model),
+    else rdp; for k = 1 with --n-syn the smaller of the finite RDP σ and the
+    unlimited release's PLD σ, valid for any n_syn), the RDP calibration and
+    post-processing (releasing the model),
     and the noise saved, 1 − σ/σ_post-processing. The achieved ε never
     exceeds the target.
     """
@@ -587,8 +682,16 @@ def calibrate(
         f"{_fmt(result['target_epsilon'])} at delta = {result['delta']:g}; "
         f"accountant {result['accountant']}, {result['kind']})"
     )
-    if result["accountant"] == "pld":
-        click.echo(f"  rdp: sigma = {_fmt(result['sigma_rdp'])} (method {result['accounting']})")
+    if result["guarantee"] is not None:
+        click.echo(
+            f"  pld, unlimited release (valid for any n_syn): sigma = "
+            f"{_fmt(result['sigma_unlimited_pld'])}"
+        )
+    if result["accountant"] == "pld" or result["guarantee"] is not None:
+        records = f"{n_syn:,} records, " if result["guarantee"] is not None else ""
+        click.echo(
+            f"  rdp: sigma = {_fmt(result['sigma_rdp'])} ({records}method {result['accounting']})"
+        )
     if result["sigma"] > result["sigma_post_processing"]:
         saved = (
             f"no noise saved: {result['accounting']} accounting needs more noise than "
