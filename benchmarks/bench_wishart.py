@@ -42,24 +42,13 @@ STUDY_DIMS = (2, 3, 4, 10, 30, 100)
 NORM_V, NORM_W = np.sqrt(np.trace(GRAM_V)), np.sqrt(np.trace(GRAM_W))
 
 
-def median_cpu_time(fn, repeats: int) -> float:
-    """Median CPU time (``time.process_time``) of ``repeats`` calls, after a warm-up."""
-    fn()
-    times = []
-    for _ in range(repeats):
-        start = time.process_time()
-        fn()
-        times.append(time.process_time() - start)
-    return statistics.median(times)
-
-
 def one_pair_rows(repeats: int) -> list[list[str]]:
     rows = []
     for dim in DIMS:
         full = renyi_plateau_gram(ORDERS, dim, GRAM_V, GRAM_W, full_output=True)
         call = lambda d=dim: renyi_plateau_gram(ORDERS, d, GRAM_V, GRAM_W)  # noqa: E731
         t_full = median_time(call, repeats)
-        c_full = median_cpu_time(call, repeats)
+        c_full = median_time(call, repeats, clock=time.process_time)
         t_search = median_time(
             lambda d=dim: plateau_gram_scaled(ORDERS, d, GRAM_V, GRAM_W, SEARCH_STEP, SEARCH_DROP),
             repeats,
