@@ -291,6 +291,14 @@ def _law_values(dim, gram_v, gram_w, tilts, points):
     return np.where(np.isfinite(f), f, -np.inf)
 
 
+def _stencil_values(dim, gram_v, gram_w, tilts, x, fd):
+    """log q + a ℓ of law a (a row per tilt) on the stencil around its point x[a]."""
+    pts = x[:, None, :] + _STENCIL[None, :, :] * fd
+    log_q, llr, _ = _evaluate(dim, gram_v, gram_w, pts.reshape(-1, 3))
+    f = (log_q + np.repeat(tilts, len(_STENCIL)) * llr).reshape(len(tilts), -1)
+    return np.where(np.isfinite(f), f, -np.inf)
+
+
 def _modes(dim, gram_v, gram_w, tilts, start, scale, max_steps=60):
     """Modes, covariances (inverse negative Hessians) and peaks of log q + a ℓ for each
     tilt a.
@@ -314,10 +322,7 @@ def _modes(dim, gram_v, gram_w, tilts, start, scale, max_steps=60):
         idx = np.nonzero(active)[0]
         if not idx.size:
             break
-        pts = x[idx, None, :] + _STENCIL[None, :, :] * fd
-        log_q, llr, _ = _evaluate(dim, gram_v, gram_w, pts.reshape(-1, 3))
-        f = (log_q + np.repeat(tilts[idx], len(_STENCIL)) * llr).reshape(len(idx), -1)
-        f = np.where(np.isfinite(f), f, -np.inf)
+        f = _stencil_values(dim, gram_v, gram_w, tilts[idx], x[idx], fd)
         worse = f[:, 0] < best[idx] - 1e-12 * np.abs(best[idx])
         back = idx[worse]
         if back.size:  # step back halfway; retried at the next evaluation
@@ -340,10 +345,7 @@ def _modes(dim, gram_v, gram_w, tilts, start, scale, max_steps=60):
         active[ids[(np.abs(step) <= 1e-6 * scale).all(axis=1)]] = False
     if active.any():  # out of steps: the Hessian and peak at the last point
         idx = np.nonzero(active)[0]
-        pts = x[idx, None, :] + _STENCIL[None, :, :] * fd
-        log_q, llr, _ = _evaluate(dim, gram_v, gram_w, pts.reshape(-1, 3))
-        f = (log_q + np.repeat(tilts[idx], len(_STENCIL)) * llr).reshape(len(idx), -1)
-        f = np.where(np.isfinite(f), f, -np.inf)
+        f = _stencil_values(dim, gram_v, gram_w, tilts[idx], x[idx], fd)
         _, hess[idx] = _derivatives(f, fd)
         peak[idx] = f[:, 0]
     vals, vecs = np.linalg.eigh(-hess)
