@@ -40,6 +40,7 @@ from synthamp.accountant import (
     rdp_curve,
     rdp_to_epsilon,
 )
+from synthamp.accountant._curves import PLATEAU_FALLBACK
 from synthamp.report import PrivacyReport
 from synthamp.ridge import gram_error_bound
 
@@ -90,14 +91,16 @@ CURVE_TIME_BUDGET = 2.0
 
 
 def _release(report: PrivacyReport):
-    """The release the guarantee was computed for (the plateau if finite accounting ran out)."""
+    """The release whose RDP curve gave ``epsilon_rdp``: the report's, or the plateau where
+    the finite accounting ran out of time (its note says so)."""
+    ran_out = PLATEAU_FALLBACK in report.accounting_note
     return SyntheticDataRelease(
         report.dim,
         report.out_dim,
         report.norm_bound,
         report.sensitivity,
         report.sigma,
-        n_syn=None if report.accounting_note else report.n_syn,
+        n_syn=None if ran_out else report.n_syn,
     )
 
 
