@@ -22,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from synthamp._budget import PLATEAU_FALLBACK
+
 __all__ = ["ADJACENCY", "REPORT_SCHEMA", "SCHEMA_VERSION", "PrivacyReport"]
 
 #: Version of every JSON synthamp writes: the report and the ``--json`` output of the
@@ -178,6 +180,12 @@ class PrivacyReport:
         return max(0.0, 1.0 - self.sigma / self.sigma_post_processing)
 
     @property
+    def rdp_is_plateau_bound(self) -> bool:
+        """True if the finite release's RDP accounting ran out of time and ``epsilon_rdp``
+        is the plateau's bound (sound for every n_syn; ``accounting_note`` says so)."""
+        return self.n_syn is not None and PLATEAU_FALLBACK in self.accounting_note
+
+    @property
     def guarantee_is_unconditional(self) -> bool:
         """True if no caveat (user seed, data-dependent scaling) qualifies the guarantee."""
         return self.noise_secret and not self.notes
@@ -241,6 +249,8 @@ class PrivacyReport:
         """
         order = "" if self.optimal_order is None else f" = {_num(self.optimal_order)}"
         records = "" if self.guarantee is None else f" of exactly {self.n_syn:,} records"
+        if self.rdp_is_plateau_bound:  # the finite accounting ran out of time
+            records = f" of the plateau (bounds {self.n_syn:,} records; see the accounting note)"
         used = {"finite_rdp": "rdp", "unlimited_pld": "pld, unlimited release"}.get(
             self.guarantee or "", self.accountant
         )
