@@ -180,3 +180,11 @@ def test_release_says_the_budget_was_spent_and_whether_amplification_pays(
     assert "unlimited-release guarantee (exact privacy profile" in report["accounting_note"]
     markdown = (tmp_path / "s.privacy.md").read_text()
     assert "**Accounting.**" in markdown and "**Amplification.**" in markdown
+    # epsilon_rdp is then the plateau's RDP bound at the release's σ, and says so
+    from synthamp.accountant import SyntheticDataRelease
+
+    plateau = SyntheticDataRelease(6, 1, report["norm_bound"], report["sensitivity"],
+                                   report["sigma"])  # fmt: skip
+    assert report["epsilon_rdp"] == pytest.approx(compute_epsilon(plateau, 1e-5).epsilon, 1e-12)
+    assert report["guarantee"] == "unlimited_pld" and report["epsilon_rdp"] > report["epsilon"]
+    assert "| ε (rdp) | " in markdown and "RDP curve of the plateau (bounds 1,000" in markdown

@@ -439,4 +439,4 @@ def test_finite_release_keeps_its_own_accounting_when_amplification_pays():
     chosen = _default_accounting(100, 1000)
     unlimited = _default_accounting(None, 1000)
     assert chosen.sigma < unlimited.sigma and chosen.accountant == "rdp"
-    assert chosen.fallback is None
+    assert chosen.guarantee == "finite_rdp" and "is at least as tight here" in chosen.fallback

@@ -115,6 +115,12 @@ def test_plan_and_release_json_and_the_report_validate(tmp_path, table, capsys, 
     report = json.loads(Path(release["written"]["report_json"]).read_text())
     validator.validate(report)
     assert report == release["privacy"]
+    assert report["guarantee"] is None and report["epsilon_unlimited_pld"] is None  # unlimited
+    weighed = {"epsilon_unlimited_pld": 0.5, "guarantee": "unlimited_pld", "epsilon_pld": None}
+    validator.validate({**report, **weighed})  # a finite k = 1 release's two numbers
+    for broken in ({"guarantee": "unlimited"}, {"epsilon_rdp": -1.0}, {"accountant": "prv"}):
+        with pytest.raises(jsonschema.ValidationError):
+            validator.validate({**report, **weighed, **broken})
     assert release["audit"]["trials"] == 300 and release["audit"]["consistent"]
     page = Path(release["written"]["report_html"]).read_text()
     assert 'id="audit"' in page and "300 simulated" in page

@@ -36,6 +36,7 @@ from contextlib import contextmanager
 
 __all__ = [
     "DEFAULT_TIME_BUDGET",
+    "PLATEAU_FALLBACK",
     "TimeBudgetExceeded",
     "check_budget",
     "report_status",
@@ -45,6 +46,13 @@ __all__ = [
 
 #: Default time budget (seconds) of the finite-release refinement of the accountant.
 DEFAULT_TIME_BUDGET = 10.0
+
+#: What a finite release falls back on when its time budget is spent (the notes that
+#: say so contain it, e.g. a privacy report's ``accounting_note``).
+PLATEAU_FALLBACK = (
+    "the unlimited-release (plateau) bound is used instead, which covers every n_syn "
+    "(THEORY.md §3): sound, possibly a little above the finite value"
+)
 
 _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "synthamp_deadline", default=None

@@ -511,6 +511,8 @@ class PrivateLinearGenerator(BaseEstimator):
             accountant=accounting.accountant,
             epsilon_rdp=accounting.epsilon_rdp,
             epsilon_pld=accounting.epsilon_pld,
+            epsilon_unlimited_pld=accounting.epsilon_unlimited_pld,
+            guarantee=accounting.guarantee,
             sigma_post_processing=accounting.sigma_post_processing,
             epsilon_post_processing=accounting.epsilon_post_processing,
             model_released=bool(self.release_model),

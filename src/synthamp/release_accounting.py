@@ -13,18 +13,35 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from synthamp import accountant
+from synthamp.accountant import (
+    SyntheticDataRelease,
+    calibrate_sigma_pld,
+    gaussian_epsilon,
+    profile_epsilon,
+)
 from synthamp.accountant._choice import (
     finite_or_unlimited,
     tight_accounting,
     weighs_unlimited_profile,
 )
+from synthamp.accountant._pld import gaussian_sigma
 
 __all__ = ["ReleaseAccounting", "account_release"]
 
 
 @dataclass(frozen=True)
 class ReleaseAccounting:
-    """What fit needs from the accountant (public numbers only)."""
+    """What fit needs from the accountant (public numbers only).
+
+    ``epsilon`` is the guarantee at ``sigma``, by ``accountant``. ``epsilon_rdp``
+    (at ``optimal_order``) and ``epsilon_pld`` are the RDP and PLD ε of the
+    release described (its ``n_syn``; None: not computed). Where the default
+    rule weighs the unlimited release's exact profile (k = 1, finite n_syn,
+    exact accounting), ``epsilon_unlimited_pld`` is that profile's ε at the same
+    σ, valid for every n_syn, ``guarantee`` says which number is the guarantee
+    (``"finite_rdp"`` or ``"unlimited_pld"``, the smaller) and ``fallback`` the
+    note that says so with these numbers; else both are None.
+    """
 
     sigma: float
     epsilon: float
@@ -37,6 +54,8 @@ class ReleaseAccounting:
     accountant: str = "rdp"
     epsilon_rdp: float | None = None
     epsilon_pld: float | None = None
+    epsilon_unlimited_pld: float | None = None
+    guarantee: str | None = None
 
 
 def account_release(
@@ -107,13 +126,19 @@ def account_release(
     accounted = replace(rdp, **fields)
     if weighs_unlimited_profile(choice, out_dim, n_syn, method):
         return _smaller_of_finite_and_unlimited(
-            accounted, epsilon, delta, given_sigma, common, n_syn
+            accounted, epsilon, delta, given_sigma, common, n_syn, time_budget
         )
     return accounted
 
 
 def _smaller_of_finite_and_unlimited(
-    finite: ReleaseAccounting, epsilon, delta: float, sigma, common: dict, n_syn: int
+    finite: ReleaseAccounting,
+    epsilon,
+    delta: float,
+    sigma,
+    common: dict,
+    n_syn: int,
+    time_budget: float | None,
 ) -> ReleaseAccounting:
     """The finite-release accounting, or the unlimited one where it needs less noise.
 
@@ -121,20 +146,43 @@ def _smaller_of_finite_and_unlimited(
     records are a post-processing of more), so its exact privacy profile (PLD) is a
     valid guarantee for ``n_syn`` records too; it can be tighter than the finite
     release's RDP accounting, whose conversion to (ε, δ) loses more than the
-    amplification of few records gains. The default accountant takes the smaller σ
-    (calibration) or ε (given σ), and the report says which and why.
+    amplification of few records gains. A calibration (``sigma`` None) takes the
+    smaller of the two σ; at the release's σ both ε are computed and the smaller
+    is the guarantee. The finite release's RDP ε (and its order) stays
+    ``epsilon_rdp``; the unlimited ε is ``epsilon_unlimited_pld``; the note says
+    which is used with exactly these numbers.
     """
-    unlimited = account_release(
-        epsilon=epsilon, delta=delta, sigma=sigma, **common, n_syn=None, method="exact",
-        choice=None,
-    )  # fmt: skip
-    symbol, quantity = ("σ", "sigma") if sigma is None else ("ε", "epsilon")
-    what = f"the {finite.accountant} accounting of exactly {n_syn:,} records"
-    better, note = finite_or_unlimited(
-        getattr(finite, quantity), getattr(unlimited, quantity), symbol=symbol, n_syn=n_syn,
+    calibrated = sigma is None
+    if calibrated:
+        sigma_unlimited = calibrate_sigma_pld(epsilon, delta, **common).sigma
+        if sigma_unlimited < finite.sigma:  # the finite release's own numbers at that σ
+            finite = account_release(
+                epsilon=None, delta=delta, sigma=sigma_unlimited, **common, n_syn=n_syn,
+                method="exact", choice="rdp", time_budget=time_budget,
+            )  # fmt: skip
+    release = SyntheticDataRelease(**common, sigma=finite.sigma)  # n_syn → ∞
+    eps_unlimited = float(profile_epsilon(release, delta).epsilon)
+    what = f"the rdp accounting of exactly {n_syn:,} records"
+    use, note = finite_or_unlimited(
+        finite.epsilon_rdp, eps_unlimited, symbol="ε", n_syn=n_syn,
         finite_accounting="that bound's RDP accounting" if finite.fallback else what,
-        fallback=finite.fallback,
+        fallback=finite.fallback, sigma=finite.sigma if calibrated else None,
     )  # fmt: skip
-    if not better:
-        return finite
-    return replace(unlimited, fallback=note)
+    both = {"epsilon_unlimited_pld": eps_unlimited, "fallback": note}
+    if not use:
+        return replace(finite, **both, guarantee="finite_rdp")
+    sensitivity = release.effective_sensitivity
+    return replace(
+        finite,
+        **both,
+        guarantee="unlimited_pld",
+        epsilon=eps_unlimited,
+        kind="exact",
+        accountant="pld",
+        epsilon_pld=None,  # the finite release's own exact profile is not computed
+        # the baseline by the same accountant: the Gaussian mechanism's exact profile
+        sigma_post_processing=gaussian_sigma(eps_unlimited, delta, sensitivity)
+        if eps_unlimited > 0
+        else finite.sigma,
+        epsilon_post_processing=gaussian_epsilon(delta, sensitivity, finite.sigma),
+    )

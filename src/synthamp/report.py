@@ -22,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from synthamp._budget import PLATEAU_FALLBACK
+
 __all__ = ["ADJACENCY", "REPORT_SCHEMA", "SCHEMA_VERSION", "PrivacyReport"]
 
 #: Version of every JSON synthamp writes: the report and the ``--json`` output of the
@@ -52,7 +54,8 @@ class PrivacyReport:
     epsilon, delta : float
         The (ε, δ)-DP guarantee of what is released.
     optimal_order : float or None
-        The Rényi order α at which the RDP-to-(ε, δ) conversion is optimal.
+        The Rényi order α at which the RDP-to-(ε, δ) conversion of
+        ``epsilon_rdp`` is optimal (None: no RDP number).
     sigma : float
         Standard deviation σ of the output perturbation V = v + σN.
     sensitivity : float
@@ -100,15 +103,27 @@ class PrivacyReport:
         The accountant whose ε is the guarantee: ``"pld"`` (the exact privacy
         profile, THEORY.md §14) or ``"rdp"`` (the RDP curve, converted).
     epsilon_rdp, epsilon_pld : float or None
-        ε at this σ and δ by each accountant (None: not computed); the
-        guarantee is the one named by ``accountant``.
+        ε at this σ and δ of the release described (its ``n_syn``) by each
+        accountant (None: not computed); the guarantee is the one named by
+        ``accountant``, or the unlimited release's (``guarantee``).
+    epsilon_unlimited_pld : float or None
+        For k = 1, a finite ``n_syn``, exact accounting and the default
+        accountant: ε at this σ and δ of the unlimited release's exact privacy
+        profile (PLD), which bounds every n_syn (THEORY.md §3). None otherwise.
+    guarantee : str or None
+        Where ``epsilon_unlimited_pld`` is set: which number is the guarantee,
+        ``"finite_rdp"`` (``epsilon_rdp``) or ``"unlimited_pld"``
+        (``epsilon_unlimited_pld``), the smaller; ``accounting_note`` says so
+        with these numbers. None otherwise.
     synthamp_version : str
         Version of synthamp that made the release.
     accounting_note : str
-        How the accounting ended when it is not what was asked: e.g. the
+        How the accounting ended when it is not what was asked (e.g. the
         finite-release accounting stopped at its time budget and the
-        unlimited-release (plateau) bound, sound for every n_syn, was used.
-        Empty otherwise. It does not qualify the guarantee.
+        unlimited-release (plateau) bound, sound for every n_syn, was used),
+        and, where ``guarantee`` is set, which of ``epsilon_rdp`` and
+        ``epsilon_unlimited_pld`` is the guarantee, with both. Empty otherwise.
+        It does not qualify the guarantee.
     amplification : str
         One line on whether amplification pays at this setting, why (c = C/σ
         against d) and the levers (THEORY.md §16; heuristic, for insight).
@@ -149,6 +164,8 @@ class PrivacyReport:
     schema: int = REPORT_SCHEMA
     accounting_note: str = ""
     amplification: str = ""
+    epsilon_unlimited_pld: float | None = None
+    guarantee: str | None = None
 
     @property
     def noise_saved(self) -> float:
@@ -161,6 +178,12 @@ class PrivacyReport:
         if not self.sigma_post_processing > 0:
             return 0.0
         return max(0.0, 1.0 - self.sigma / self.sigma_post_processing)
+
+    @property
+    def rdp_is_plateau_bound(self) -> bool:
+        """True if the finite release's RDP accounting ran out of time and ``epsilon_rdp``
+        is the plateau's bound (sound for every n_syn; ``accounting_note`` says so)."""
+        return self.n_syn is not None and PLATEAU_FALLBACK in self.accounting_note
 
     @property
     def guarantee_is_unconditional(self) -> bool:
@@ -217,6 +240,35 @@ class PrivacyReport:
             f"{factor} times as likely, plus a probability of at most {fmt(self.delta)}{proviso}."
         )
 
+    def epsilons_by_accounting(self) -> tuple[tuple[str, float | None, str], ...]:
+        """(name, ε, meaning) of each accounting's ε at this σ and δ; the guarantee's says so.
+
+        ``pld``: ``epsilon_pld``; ``pld, unlimited release``:
+        ``epsilon_unlimited_pld``; ``rdp``: ``epsilon_rdp`` (at ``optimal_order``).
+        None where not computed.
+        """
+        order = "" if self.optimal_order is None else f" = {_num(self.optimal_order)}"
+        records = "" if self.guarantee is None else f" of exactly {self.n_syn:,} records"
+        if self.rdp_is_plateau_bound:  # the finite accounting ran out of time
+            records = f" of the plateau (bounds {self.n_syn:,} records; see the accounting note)"
+        used = {"finite_rdp": "rdp", "unlimited_pld": "pld, unlimited release"}.get(
+            self.guarantee or "", self.accountant
+        )
+        rows = (
+            ("pld", self.epsilon_pld, f"exact privacy profile{records}, THEORY.md §14"),
+            (
+                "pld, unlimited release",
+                self.epsilon_unlimited_pld,
+                "exact privacy profile of the unlimited release, valid for any n_syn "
+                "(THEORY.md §3, §14)",
+            ),
+            ("rdp", self.epsilon_rdp, f"RDP curve{records} converted at α{order}, THEORY.md §12"),
+        )
+        return tuple(
+            (name, value, f"{note}; the guarantee" if name == used else note)
+            for name, value, note in rows
+        )
+
     def to_markdown(self) -> str:
         """The report as a Markdown document for humans."""
         n_syn = "unlimited" if self.n_syn is None else f"{self.n_syn:,}"
@@ -240,7 +292,7 @@ class PrivacyReport:
         rows = [
             ("ε", _num(self.epsilon), "privacy loss"),
             ("δ", _num(self.delta), "failure probability"),
-            ("optimal Rényi order α", order, "order of the RDP-to-(ε, δ) conversion"),
+            ("optimal Rényi order α", order, "order of the RDP-to-(ε, δ) conversion of ε (rdp)"),
             ("σ", _num(self.sigma), "noise of the output perturbation V = v + σN"),
             ("Δ", _num(self.sensitivity), "replace-one sensitivity of v (Frobenius)"),
             ("C", _num(self.norm_bound), "bound on ‖v‖_F"),
@@ -259,10 +311,7 @@ class PrivacyReport:
             ),
             *(
                 (f"ε ({name})", _num(value), note)
-                for name, value, note in (
-                    ("pld", self.epsilon_pld, "exact privacy profile, THEORY.md §14"),
-                    ("rdp", self.epsilon_rdp, "RDP curve converted, THEORY.md §12"),
-                )
+                for name, value, note in self.epsilons_by_accounting()
                 if value is not None
             ),
             (

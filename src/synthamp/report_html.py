@@ -90,14 +90,15 @@ CURVE_TIME_BUDGET = 2.0
 
 
 def _release(report: PrivacyReport):
-    """The release the guarantee was computed for (the plateau if finite accounting ran out)."""
+    """The release whose RDP curve gave ``epsilon_rdp``: the report's, or the plateau where
+    the finite accounting ran out of time (its note says so)."""
     return SyntheticDataRelease(
         report.dim,
         report.out_dim,
         report.norm_bound,
         report.sensitivity,
         report.sigma,
-        n_syn=None if report.accounting_note else report.n_syn,
+        n_syn=None if report.rdp_is_plateau_bound else report.n_syn,
     )
 
 
@@ -472,7 +473,7 @@ def _rdp_section(report: PrivacyReport, term: _Terms) -> str:
         index = int(np.argmin(np.abs(curve.orders - report.optimal_order)))
         series.append(
             Series(
-                "order used for the guarantee",
+                "order of the Rényi accountant's ε",
                 [curve.orders[index]],
                 [curve.rdp[index]],
                 _MARK_COLOR,
@@ -496,11 +497,18 @@ def _rdp_section(report: PrivacyReport, term: _Terms) -> str:
         if curve.rdp_lower is not None
         else ""
     )
-    return (
-        f"<h2>The Rényi curve</h2><p>The guarantee is computed through "
-        f"{term('rdp')}: one privacy loss ε_α per {term('renyi-order')}; the (ε, δ) above "
-        f"uses α = {order}.</p>{plot}{lower}"
-    )
+    if report.accountant == "rdp":
+        through = (
+            f"The guarantee is computed through {term('rdp')}: one privacy loss ε_α per "
+            f"{term('renyi-order')}; the (ε, δ) above uses α = {order}."
+        )
+    else:  # the guarantee is an exact profile's; this curve gives the Rényi accountant's ε
+        through = (
+            f"The guarantee above is the exact privacy profile's; {term('rdp')} gives one "
+            f"privacy loss ε_α per {term('renyi-order')}, and the Rényi accountant's ε "
+            f"(ε = {_num(report.epsilon_rdp)} at δ = {_plain(report.delta)}) uses α = {order}."
+        )
+    return f"<h2>The Rényi curve</h2><p>{through}</p>{plot}{lower}"
 
 
 def _noise_section(report: PrivacyReport, term: _Terms) -> str:

@@ -79,6 +79,7 @@ def finite_or_unlimited(
     finite_accounting: str | None = None,
     fallback: str | None = None,
     show_values: bool = True,
+    sigma: float | None = None,
 ) -> tuple[bool, str]:
     """Whether the unlimited release's guarantee needs less noise, and a one-line why.
 
@@ -88,23 +89,30 @@ def finite_or_unlimited(
     unlimited release's exact profile (PLD, valid for every n_syn, THEORY.md §3);
     the smaller is the guarantee (either is sound, so is their minimum). With
     ``fallback`` (the finite accounting stopped at its time budget) the note
-    starts with it. Ties keep the finite accounting.
+    starts with it. Ties keep the finite accounting. With ``sigma`` (ε compared
+    at the σ of a calibration that took the smaller of the two σ) the note
+    says so and names that σ. Values are printed to 6 significant digits.
     """
     what = finite_accounting or f"the rdp accounting of exactly {n_syn:,} records"
     profile = "exact privacy profile, valid for any number of records"
     use_unlimited = unlimited < finite
+    at = "" if sigma is None else f" at σ = {sigma:.6g}"
     if use_unlimited:
-        compared = f" ({symbol} = {unlimited:.6g} against {finite:.6g})" if show_values else ""
+        compared = f" ({symbol} = {unlimited:.6g} against {finite:.6g}{at})"
         note = (
             f"The unlimited-release guarantee ({profile}) is tighter here than {what}"
             f"{compared}, so it is used."
         )
     else:
-        compared = f" ({symbol} = {finite:.6g} against {unlimited:.6g})" if show_values else ""
+        compared = f" ({symbol} = {finite:.6g} against {unlimited:.6g}{at})"
         note = (
             f"{what[0].upper()}{what[1:]} is at least as tight here as the unlimited-release "
             f"guarantee ({profile}){compared}, so it is used."
         )
+    if not show_values:
+        note = note.replace(compared, "")
+    if sigma is not None:
+        note = f"σ is calibrated by whichever of the two needs less noise. {note}"
     if fallback:
         note = f"{fallback.rstrip('.')}. {note}"
     return use_unlimited, note

@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from synthamp._budget import (
     DEFAULT_TIME_BUDGET,
+    PLATEAU_FALLBACK,
     TimeBudgetExceeded,
     report_status,
     time_budget,
@@ -157,13 +158,6 @@ def _check_search(search: int, release: Release, method: str, lower: bool) -> in
     if method == "post-processing" or not lower:
         raise InputError("search", "needs the lower bounds: method exact or global, lower=True")
     return search
-
-
-#: What a finite release falls back on when its time budget is spent.
-PLATEAU_FALLBACK = (
-    "the unlimited-release (plateau) bound is used instead, which covers every n_syn "
-    "(THEORY.md §3): sound, possibly a little above the finite value"
-)
 
 
 def budget_note(n_syn: int, seconds: float | None, consequence: str = PLATEAU_FALLBACK) -> str:

@@ -112,6 +112,10 @@ def print_release_summary(privacy, rows: int, out_path: Path, report_paths: tupl
         f"{privacy.accounting_method} accounting ({privacy.accounting_kind}), "
         f"{privacy.accountant} accountant; " + noise_text(privacy)
     )
+    if privacy.guarantee is not None:  # the two numbers weighed, each named
+        for name, value, meaning in privacy.epsilons_by_accounting():
+            if value is not None:
+                console.print(f"  ε ({name}) = {value:.6g}: {meaning}")
     if not privacy.noise_secret:
         console.print("[bold yellow]warning:[/] seeded run: the noise is not secret")
     for note in privacy.notes:
