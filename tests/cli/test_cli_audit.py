@@ -89,3 +89,37 @@ def test_cli_bad_input_exits_2(capsys, args, flag):
     assert captured.out == ""
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and flag in lines[0] and "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize(
+    "dim,n_syn,sigma,winner",
+    [(20, 100_000, 0.5, "unlimited_pld"), (1000, 100, 0.5, "finite_rdp")],
+)
+def test_cli_finite_release_upper_is_the_release_guarantee(capsys, dim, n_syn, sigma, winner):
+    """k = 1, finite n_syn, default accountant: epsilon_upper is the smaller of the finite
+    RDP ε and the unlimited release's exact ε (valid for every n_syn), as release and
+    account state it; an explicit --accountant rdp keeps the finite RDP ε."""
+    from synthamp.accountant import SyntheticDataRelease, compute_epsilon, profile_epsilon
+    from synthamp.cli.account import account_result
+
+    release = SyntheticDataRelease(dim, 1, 2.0, 0.1, sigma, n_syn=n_syn)
+    finite = compute_epsilon(release, 1e-5).epsilon
+    unlimited = profile_epsilon(SyntheticDataRelease(dim, 1, 2.0, 0.1, sigma), 1e-5).epsilon
+    args = ["audit", "--dim", str(dim), "--norm-bound", "2", "--sensitivity", "0.1"]
+    args += ["--sigma", str(sigma), "--n-syn", str(n_syn), "--trials", "5000", "--seed", "3"]
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["guarantee"] == winner
+    assert out["epsilon_rdp"] == pytest.approx(finite, rel=1e-12)
+    assert out["epsilon_unlimited_pld"] == pytest.approx(unlimited, rel=1e-12)
+    assert out["epsilon_upper"] == pytest.approx(min(finite, unlimited), rel=1e-12)
+    assert out["accountant"] == ("pld" if winner == "unlimited_pld" else "rdp")
+    assert any("unlimited-release guarantee" in note for note in out["notes"])
+    assert out["consistent"] and out["epsilon_lower"] <= out["epsilon_upper"]
+    # the same number as account --n-syn
+    accounted = account_result(dim, 1, 2.0, 0.1, sigma, n_syn=n_syn, delta=1e-5)
+    assert out["epsilon_upper"] == pytest.approx(accounted["epsilon"], rel=1e-9)
+    assert main([*args, "--accountant", "rdp", "--json"]) == 0
+    explicit = json.loads(capsys.readouterr().out)
+    assert explicit["guarantee"] is None and explicit["epsilon_unlimited_pld"] is None
+    assert explicit["epsilon_upper"] == pytest.approx(finite, rel=1e-12)

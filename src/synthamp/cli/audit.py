@@ -9,6 +9,7 @@ against the accountant's ε for the same release.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import click
 
@@ -48,7 +49,11 @@ def audit_result(
     ``seeded``, ``notes`` and ``warnings``; ``accountant`` (of
     epsilon_upper: pld, the exact profile, by default for k = 1 unlimited
     and for the Gaussian mechanism; rdp otherwise), ``epsilon_pld`` (the
-    tight upper bound, None when not computed) and ``epsilon_rdp``.
+    tight upper bound, None when not computed) and ``epsilon_rdp``; for k = 1
+    and a finite n_syn with the default accountant, ``epsilon_unlimited_pld``
+    (the unlimited release's exact ε, valid for every n_syn) and ``guarantee``
+    (``finite_rdp`` or ``unlimited_pld``: which of the two, the smaller, is
+    epsilon_upper, as in ``release`` and ``account``; else None), with a note.
     """
     # the accountant and the audit load scipy: heavy, on use only
     from synthamp.accountant import GaussianRelease, SyntheticDataRelease
@@ -71,6 +76,8 @@ def audit_result(
                 "(a k = 1 release of width d), a valid attack on the full release"
             )
     uppers = _upper_bounds(release, delta, accountant)
+    if uppers["note"]:
+        notes.append(uppers["note"])
     result, caught = _run_capturing_warnings(
         audit_release,
         release,
@@ -112,6 +119,8 @@ def audit_result(
         "accountant": uppers["accountant"],
         "epsilon_pld": uppers["epsilon_pld"],
         "epsilon_rdp": uppers["epsilon_rdp"],
+        "epsilon_unlimited_pld": uppers["epsilon_unlimited_pld"],
+        "guarantee": uppers["guarantee"],
         "seeded": seed is not None,
         "notes": notes,
         "warnings": caught,
@@ -119,9 +128,15 @@ def audit_result(
 
 
 def _upper_bounds(release, delta: float, accountant: str | None) -> dict:
-    """The accountant's ε by PLD (the tight upper bound) and by RDP, and the one used."""
+    """The accountant's ε by PLD (the tight upper bound) and by RDP, and the one used.
+
+    For k = 1 and a finite n_syn with the default accountant, as ``release`` and
+    ``account`` do, also the unlimited release's exact ε (valid for every n_syn,
+    THEORY.md §3), and the smaller of it and the finite RDP ε is the upper bound
+    (``guarantee`` says which, ``note`` why)."""
     # the accountant loads scipy: heavy, on use only
     from synthamp.accountant import GaussianRelease, compute_epsilon, profile_epsilon
+    from synthamp.accountant._choice import finite_or_unlimited, weighs_unlimited_profile
 
     delta = check_open_unit("delta", delta)
     rdp = compute_epsilon(release, delta)
@@ -137,12 +152,27 @@ def _upper_bounds(release, delta: float, accountant: str | None) -> dict:
     ):
         tight = profile_epsilon(release, delta)
     used = (tight.epsilon, str(tight.kind)) if chosen == "pld" else (rdp.epsilon, str(rdp.kind))
+    unlimited = guarantee = note = None
+    if not isinstance(release, GaussianRelease) and weighs_unlimited_profile(
+        accountant, release.out_dim, release.n_syn, "exact"
+    ):
+        profile = profile_epsilon(replace(release, n_syn=None), delta)
+        unlimited = float(profile.epsilon)
+        use, note = finite_or_unlimited(
+            float(rdp.epsilon), unlimited, symbol="ε", n_syn=release.n_syn
+        )
+        guarantee = "unlimited_pld" if use else "finite_rdp"
+        if use:
+            used, chosen = (profile.epsilon, str(profile.kind)), "pld"
     return {
         "epsilon_upper": float(used[0]),
         "upper_kind": used[1],
         "accountant": chosen,
         "epsilon_pld": None if tight is None else float(tight.epsilon),
         "epsilon_rdp": float(rdp.epsilon),
+        "epsilon_unlimited_pld": unlimited,
+        "guarantee": guarantee,
+        "note": note,
     }
 
 
