@@ -13,18 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from synthamp import accountant
-from synthamp.accountant import (
-    SyntheticDataRelease,
-    calibrate_sigma_pld,
-    gaussian_epsilon,
-    profile_epsilon,
-)
+from synthamp.accountant import SyntheticDataRelease, calibrate_sigma_pld, profile_epsilon
 from synthamp.accountant._choice import (
     finite_or_unlimited,
+    gaussian_baseline,
     tight_accounting,
     weighs_unlimited_profile,
 )
-from synthamp.accountant._pld import gaussian_sigma
 
 __all__ = ["ReleaseAccounting", "account_release"]
 
@@ -153,25 +148,28 @@ def _smaller_of_finite_and_unlimited(
     which is used with exactly these numbers.
     """
     calibrated = sigma is None
+    unlimited = None
     if calibrated:
-        sigma_unlimited = calibrate_sigma_pld(epsilon, delta, **common).sigma
-        if sigma_unlimited < finite.sigma:  # the finite release's own numbers at that σ
+        unlimited = calibrate_sigma_pld(epsilon, delta, **common)
+        if unlimited.sigma < finite.sigma:  # the finite release's own numbers at that σ
             finite = account_release(
-                epsilon=None, delta=delta, sigma=sigma_unlimited, **common, n_syn=n_syn,
+                epsilon=None, delta=delta, sigma=unlimited.sigma, **common, n_syn=n_syn,
                 method="exact", choice="rdp", time_budget=time_budget,
             )  # fmt: skip
     release = SyntheticDataRelease(**common, sigma=finite.sigma)  # n_syn → ∞
-    eps_unlimited = float(profile_epsilon(release, delta).epsilon)
-    what = f"the rdp accounting of exactly {n_syn:,} records"
+    if unlimited is not None and unlimited.sigma == finite.sigma:
+        # k = 1, one release: the calibration's ε is the exact profile's at its σ
+        eps_unlimited = float(unlimited.epsilon)
+    else:
+        eps_unlimited = float(profile_epsilon(release, delta).epsilon)
     use, note = finite_or_unlimited(
         finite.epsilon_rdp, eps_unlimited, symbol="ε", n_syn=n_syn,
-        finite_accounting="that bound's RDP accounting" if finite.fallback else what,
+        finite_accounting="that bound's RDP accounting" if finite.fallback else None,
         fallback=finite.fallback, sigma=finite.sigma if calibrated else None,
     )  # fmt: skip
     both = {"epsilon_unlimited_pld": eps_unlimited, "fallback": note}
     if not use:
         return replace(finite, **both, guarantee="finite_rdp")
-    sensitivity = release.effective_sensitivity
     return replace(
         finite,
         **both,
@@ -181,8 +179,5 @@ def _smaller_of_finite_and_unlimited(
         accountant="pld",
         epsilon_pld=None,  # the finite release's own exact profile is not computed
         # the baseline by the same accountant: the Gaussian mechanism's exact profile
-        sigma_post_processing=gaussian_sigma(eps_unlimited, delta, sensitivity)
-        if eps_unlimited > 0
-        else finite.sigma,
-        epsilon_post_processing=gaussian_epsilon(delta, sensitivity, finite.sigma),
+        **gaussian_baseline(eps_unlimited, delta, release.effective_sensitivity, finite.sigma),
     )

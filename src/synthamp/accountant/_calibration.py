@@ -41,8 +41,10 @@ from synthamp.accountant._releases import (
     _epsilon_terms,
 )
 from synthamp.accountant._worst_case import (
+    COLD_HINT_WIDTH,
     _EdgeEvaluator,
     _worst_case,
+    gaussian_edge_maximiser,
 )
 from synthamp.bounds import post_processing_rdp
 
@@ -220,9 +222,8 @@ def _calibrate_worst_case(
 FINITE_FIRST_STEP = 1.01
 #: Orders either side of the optimum at which the finite lower model evaluates its pair.
 CORE_HALF_WIDTH = 2
-#: Half-width (in u = asinh(t)) of the points around a maximiser predicted by the Gaussian
-#: model, and around one found at a nearby σ.
-COLD_HINT_WIDTH = 0.05
+#: Half-width (in u = asinh(t)) of the points around a maximiser found at a nearby σ (around
+#: one predicted by the Gaussian model: :data:`COLD_HINT_WIDTH`, the guard's own).
 WARM_HINT_WIDTH = 0.01
 
 
@@ -249,7 +250,7 @@ class _FiniteAccountant:
         self.base, self.orders, self.delta = base, orders, delta
         # where the last maximiser was: (t, forward edge?, search width in u)
         self.hint: tuple[float, bool, float] | None = (
-            float(base.dim * (base.dim + base.n_syn)) ** 0.25,
+            gaussian_edge_maximiser(base.dim, base.n_syn),
             True,
             COLD_HINT_WIDTH,
         )

@@ -24,6 +24,7 @@ __all__ = [
     "accountant_reason",
     "choose_accountant",
     "finite_or_unlimited",
+    "gaussian_baseline",
     "tight_accounting",
     "weighs_unlimited_profile",
 ]
@@ -118,6 +119,18 @@ def finite_or_unlimited(
     return use_unlimited, note
 
 
+def gaussian_baseline(epsilon: float, delta: float, sensitivity: float, sigma: float) -> dict:
+    """The post-processing baseline of a PLD guarantee, by the same (exact) accountant:
+    the σ the Gaussian mechanism (releasing V) needs for ``epsilon`` (``sigma`` itself
+    at ε = 0: nothing to compare with) and its ε at ``sigma``."""
+    return {
+        "sigma_post_processing": gaussian_sigma(epsilon, delta, sensitivity)
+        if epsilon > 0
+        else sigma,
+        "epsilon_post_processing": gaussian_epsilon(delta, sensitivity, sigma),
+    }
+
+
 def tight_accounting(
     *, rdp: dict, choice: str | None, epsilon, delta: float, common: dict, n_syn, method: str
 ) -> dict:
@@ -145,14 +158,10 @@ def tight_accounting(
         eps_rdp, order = float(at_sigma.epsilon), float(at_sigma.optimal_order)
     if chosen == "rdp":
         return {"epsilon_rdp": eps_rdp, "epsilon_pld": eps_pld}
-    sensitivity = release.effective_sensitivity
     return {
         "sigma": sigma,
         "epsilon": eps_pld,
-        "sigma_post_processing": gaussian_sigma(eps_pld, delta, sensitivity)
-        if eps_pld > 0
-        else sigma,
-        "epsilon_post_processing": gaussian_epsilon(delta, sensitivity, sigma),
+        **gaussian_baseline(eps_pld, delta, release.effective_sensitivity, sigma),
         "optimal_order": order,  # of the RDP number reported alongside
         "kind": "exact" if common["out_dim"] == 1 else "certified",
         "accountant": "pld",

@@ -376,6 +376,11 @@ def _search_edge(
     return value, error, upper, ts[best_index]
 
 
+#: Half-width (in u = asinh(t)) of the points the guard adds around the maximiser that the
+#: Gaussian model predicts (:func:`gaussian_edge_maximiser`).
+COLD_HINT_WIDTH = 0.05
+
+
 def gaussian_edge_maximiser(dim: int, n_syn: int) -> float:
     """Where the Gaussian model puts the maximum along the forward edge of a finite release.
 
@@ -396,7 +401,7 @@ def _worst_case(
     *,
     guard: bool = True,
     hint: float | None = None,
-    hint_width: float = 0.05,
+    hint_width: float = COLD_HINT_WIDTH,
     where: NDArray[np.intp] | None = None,
     evaluate: _EdgeEvaluator | None = None,
 ) -> tuple[NDArray[np.float64], ...]:

@@ -173,6 +173,18 @@ def _log_hyp0f1_d3(z1: np.ndarray, z2: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return fine, error
 
 
+def _log_hyp0f1_d2(z1: np.ndarray, z2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """log ₀F₁(1; diag(x1, x2)) (z_i = 2√x_i) and its error: the average over O(2)
+    (rotations and reflections) in closed form, ½[I₀(z₊) + I₀(z₋)], z± = |z1 ± z2|."""
+    zp, zm = z1 + z2, np.abs(z1 - z2)
+    value = zp + np.log(0.5 * (special.i0e(zp) + special.i0e(zm) * np.exp(zm - zp)))
+    return value, 8 * _EPS * (np.abs(value) + zp)
+
+
+#: ₀F₁ of a 2 × 2 argument in closed form, by d (used where x1 + x2 ≥ 1).
+_CLOSED_FORMS = {2: _log_hyp0f1_d2, 3: _log_hyp0f1_d3}
+
+
 def log_hyp0f1_2x2(dim: int, x1, x2) -> tuple[np.ndarray, np.ndarray]:
     """log ₀F₁(d/2; X) for a 2 × 2 argument X with eigenvalues x1, x2 ≥ 0, and its error.
 
@@ -200,23 +212,12 @@ def log_hyp0f1_2x2(dim: int, x1, x2) -> tuple[np.ndarray, np.ndarray]:
     value = np.empty(x1.shape)
     error = np.empty(x1.shape)
     spread = curvature < _PEAKED
-    if dim == 2:
-        # the average over O(2) (rotations and reflections) in closed form:
-        # ₀F₁(1; diag(x1, x2)) = ½[I₀(z₊) + I₀(z₋)], z± = 2|√x1 ± √x2|; where x1 + x2 < 1
-        # (₀F₁ − 1 small: log(i0e) + z would lose its relative accuracy) the integral
+    closed_form = _CLOSED_FORMS.get(dim)
+    if closed_form is not None:
+        # where x1 + x2 < 1 (₀F₁ − 1 small: the closed forms would lose its relative
+        # accuracy) the integral below
         closed = x1 + x2 >= 1.0
-        zp, zm = z1[closed] + z2[closed], np.abs(z1[closed] - z2[closed])
-        v = zp + np.log(0.5 * (special.i0e(zp) + special.i0e(zm) * np.exp(zm - zp)))
-        value[closed] = v
-        error[closed] = 8 * _EPS * (np.abs(v) + zp)
-        spread &= ~closed
-        curvature = np.where(closed, 0.0, curvature)
-    if dim == 3:
-        # the O(3) average by Gegenbauer's addition theorem: ₀F₁(3/2; diag(x1, x2)) =
-        # (1/π)∫₀^π sinh(w)/w dφ, w² = z1² + z2² + 2 z1 z2 cos φ (one elementary function
-        # per node, :func:`_log_hyp0f1_d3`); where x1 + x2 < 1 the integral below
-        closed = x1 + x2 >= 1.0
-        value[closed], error[closed] = _log_hyp0f1_d3(z1[closed], z2[closed])
+        value[closed], error[closed] = closed_form(z1[closed], z2[closed])
         spread &= ~closed
         curvature = np.where(closed, 0.0, curvature)
     z_max = np.maximum(z1, z2)

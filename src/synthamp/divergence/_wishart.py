@@ -554,7 +554,8 @@ def _locate(dim, omega_v, omega_w, tilts, frame, starts):
         dim, gram_v, gram_w, tilts, guesses if starts is None else starts, scale
     )
     for _ in range(4):
-        f = _law_values(dim, gram_v, gram_w, tilts, np.concatenate([modes, guesses]))
+        points = np.concatenate([modes, guesses])
+        f = _law_values(dim, gram_v, gram_w, tilts, points)
         better = f.max(axis=1) > peaks + 1e-9 * np.abs(peaks) + 1e-12
         if not better.any():
             break
@@ -564,7 +565,7 @@ def _locate(dim, omega_v, omega_w, tilts, frame, starts):
             gram_v,
             gram_w,
             tilts[todo],
-            np.concatenate([modes, guesses])[np.argmax(f[todo], axis=1)],
+            points[np.argmax(f[todo], axis=1)],
             scale,
         )
         gain = new_peaks > peaks[todo]
@@ -623,7 +624,7 @@ def plateau_gram_scaled(
     error = error + (line[1:] + line[0]) * share / (alpha - 1.0)
     log_cell = float(np.log(steps).sum())
     top = nodes.log_q.max()
-    w = np.exp(nodes.log_q - top)
+    w = weights[0]  # e^{log q − top}, as the rule computed it
     mass = float(np.exp(top + log_cell) * w.sum())
     mean_ratio = float((w * np.exp(np.minimum(nodes.llr, 700.0))).sum() / w.sum())
     return np.maximum(value, 0.0), error, mass, mean_ratio, len(nodes.log_q)
