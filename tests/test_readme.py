@@ -76,8 +76,12 @@ def test_readme_has_console_examples_and_keeps_its_first_two_commands():
     first = _blocks("bash")[0]
     assert "pip install . && synthamp demo" in first
     assert "pip install '.[test]' && python -m pytest" in first
+    # CI runs exactly the README's test command (parallel, grouped)
+    test_command = first.split("pip install '.[test]' && ", 1)[1].splitlines()[0].strip()
+    assert test_command.startswith("python -m pytest -n auto"), test_command
     ci = (README.parent / ".ci" / "run").read_text()
-    assert "pip install --quiet '.[test]'" in ci and "python -m pytest" in ci
+    assert "pip install --quiet '.[test]'" in ci
+    assert f"\n{test_command}\n" in ci, test_command
 
 
 @pytest.mark.slow

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from synthamp import figures as F
 from synthamp.cli import main
+
+#: One worker computes the session's quick figures (tests/conftest.py, out_dir).
+pytestmark = pytest.mark.xdist_group("figures")
 
 KINDS = {"exact", "certified", "heuristic", "guide"}
 

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from scipy import special, stats
 
 import mpref
+import references
 from synthamp import (
     DivergenceResult,
     InputError,
@@ -55,24 +56,24 @@ def plateau_tolerance(ref: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------
-# Cached references (each is computed once per session)
+# Stored references (tests/references.py: computed once by tests/data/make_references.py)
 # ---------------------------------------------------------------------------
 
 
 @functools.cache
 def plateau_reference(alphas: tuple, dim: int, a: float, b: float) -> mpref.Reference:
-    return mpref.renyi_plateau(list(alphas), dim, a, b)
+    return references.renyi_plateau(list(alphas), dim, a, b)
 
 
 @functools.cache
 def fisher_reference(dim: int, theta: float) -> tuple[float, float]:
-    value, error = mpref.fisher_information(dim, theta)
+    value, error = references.fisher_information(dim, theta)
     return float(value), float(error)
 
 
 @functools.cache
 def finite_reference(alphas: tuple, dim: int, a: float, b: float, n: int) -> mpref.Reference:
-    return mpref.renyi_finite(list(alphas), dim, a, b, n)
+    return references.renyi_finite(list(alphas), dim, a, b, n)
 
 
 def _plateau_errors(case):

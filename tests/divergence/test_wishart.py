@@ -21,6 +21,7 @@ import pytest
 from synthamp import InputError, renyi_plateau
 from synthamp.divergence import renyi_plateau_gram
 from synthamp.divergence._hyp0f1_2x2 import _CLOSED_G, log_g, log_hyp0f1_2x2
+from synthamp.divergence._wishart import MAX_TRACE_K2, TRACE_RTOL_K2
 
 # ---------------------------------------------------------------------------
 # Koev–Edelman series for ₀F₁(b; diag(x1, x2)), Jack parameter α = 2
@@ -548,3 +549,32 @@ def test_d2_rank_one_aligned_is_the_k1_value(a, b, u):
     assert np.all(err <= 1e-10 * ref.value)
     assert np.all(err <= got.error + ref.error)
     assert abs(got.mass - 1) < 1e-10 and abs(got.mean_ratio - 1) < 1e-10
+
+
+@pytest.mark.parametrize(
+    ("excess", "accepted"),
+    [(0.0, True), (1e-13, True), (1e-12, True), (1e-11, False), (1e-9, False), (1e-3, False)],
+)
+def test_trace_limit_is_closed_up_to_its_stated_rounding_tolerance(excess, accepted):
+    """tr(gram)/σ² ≤ 10⁴ is a closed bound met up to TRACE_RTOL_K2 = 1e-12 (relative).
+
+    A Gram matrix built from ‖v‖ = 100σ along a unit vector has a trace of 10⁴ that
+    rounds a few ulps above it (the aligned rank-one tests above): accepted; anything
+    beyond the tolerance is refused with the documented message. (Equal Gram matrices
+    return zero right after the check, so this costs nothing.)
+    """
+    assert TRACE_RTOL_K2 == 1e-12 and MAX_TRACE_K2 == 1e4
+    gram = np.diag([MAX_TRACE_K2 * (1 + excess) - 1.0, 1.0])
+    if accepted:
+        assert np.all(renyi_plateau_gram([2.0], 10, gram, gram) == 0.0)
+    else:
+        with pytest.raises(InputError, match=r"gram_v: tr\(gram\)/sigma\^2 must be <= 10000"):
+            renyi_plateau_gram([2.0], 10, gram, gram)
+
+
+def test_the_aligned_pair_at_norm_one_hundred_is_inside_the_domain():
+    """The rounding that once flipped the limit: ‖v‖ = 100 along (0.28, 0.96) and (1, 1)/√2."""
+    for u in ((0.28, 0.96), (1.0, 1.0), (0.6, 0.8)):
+        gram_v, _ = _aligned(100.0, 99.5, u)
+        assert abs(np.trace(gram_v) / MAX_TRACE_K2 - 1) <= TRACE_RTOL_K2
+        assert np.all(renyi_plateau_gram([2.0], 10, gram_v, gram_v) == 0.0)

@@ -23,6 +23,9 @@ from synthamp import figures as F
 from synthamp.accountant import DEFAULT_ORDERS
 from synthamp.divergence import renyi_plateau
 
+#: One worker computes the session's quick figures (tests/conftest.py, out_dir).
+pytestmark = pytest.mark.xdist_group("figures")
+
 # --------------------------------------------------------------------------- fixtures
 
 

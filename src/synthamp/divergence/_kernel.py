@@ -362,6 +362,7 @@ class Grid:
     windows: np.ndarray | None = None  # plateau: offsets of the merged windows
     k_even: np.ndarray | None = None  # plateau: nodes of the coarser rule
     llr_bias: float = 0.0  # finite: bound on a bias of ℓ common to all nodes
+    log_q_err: np.ndarray | None = None  # plateau: bound on the rounding of log q per node
 
 
 def grid_nodes(dim: int, a: float, b: float, tilts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -505,7 +506,17 @@ def _row_sums(matrix: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 
 def renyi_on_nodes(
-    alpha, llr, log_q, llr_err, coarse, edge, scale, *, llr_share=False, summands=False
+    alpha,
+    llr,
+    log_q,
+    llr_err,
+    coarse,
+    edge,
+    scale,
+    *,
+    llr_share=False,
+    summands=False,
+    log_q_err=None,
 ):
     """D_α and its error estimate by the trapezoidal rule in t.
 
@@ -520,6 +531,14 @@ def renyi_on_nodes(
     per order: q e^{αℓ} for the log form, q φ_α(ℓ) for H − 1, each up to a factor
     per row), those of the normalising sum Σ q (one row), and which orders take
     the log form (for error estimates that need the sums node by node).
+
+    ``log_q_err`` (shaped like ``log_q``) bounds the rounding δᵢ of log q at each
+    node. Weights wrong by factors e^{±δ} (δ = max δᵢ over the nodes that carry
+    weight) move H − 1 = Σ w φ_α / Σ w by a factor within e^{±2δ} (φ_α ≥ 0) and
+    log H by at most 2δ, so D_α by at most (e^{2δ} − 1)·D_α in the H − 1 form and
+    2δ/(α − 1) in the log form; this term is added. At amplitudes in the hundreds
+    and beyond it is the largest one: log q is a sum of terms of size d·e^{2u}/2
+    and G_ν(b r) ≈ b r that cancel to O(1) at the bulk (docs/theory.md §4).
     """
     shift = log_q.max(axis=1, keepdims=True)
     w = np.exp(log_q - shift)
@@ -607,6 +626,13 @@ def renyi_on_nodes(
     else:
         err_identity = 0.0
     error = (err_disc + err_tail + err_llr + err_round + err_identity) / (alpha - 1.0)
+    if log_q_err is not None:
+        # nodes below 1e-20 of the largest summand move no sum by more than 1e-20·δ
+        carries = (w > 1e-20) | (tilted > 1e-20)
+        delta = np.where(carries, log_q_err, 0.0).max(axis=1)
+        error = error + np.where(
+            use_log, 2.0 * delta / (alpha - 1.0), np.expm1(2.0 * delta) * np.abs(value)
+        )
     # floor: rounding of the log-densities (terms of size ~√d + a + b per node)
     # that the estimates above do not see; measured errors stay below it
     error = error + 256 * EPS * scale * np.abs(value)

@@ -128,6 +128,7 @@ def _plateau_grid(
     # ℓ by the G-difference; renyi_plateau refines it where its error matters
     llr, llr_err = llr_sqrt(r, nu, a, b, tol=np.inf, g_values=g_values)
     grid = Grid(t, r, log_q, llr, llr_err, math.sqrt(dim) + a + b)
+    grid.log_q_err = _log_q_rounding(dim, u, r, g_values[1])
     grid.windows = offsets
     grid.k_even = k % 2 == 0
 
@@ -206,6 +207,21 @@ def _plateau_values(alpha, dim, a, b, grid, nodes):
     return _renyi_on_order_nodes(alpha, grid, nodes)
 
 
+#: Rounding of log q per node, in units of EPS times the size of its terms: the central
+#: part (d/2)(w − expm1 w) of a few operations on terms of size (d/2)(|w| + e^w), and
+#: G_ν(b r) ≈ b r, accurate to a few ulps of that size (divergence/_special.py).
+LOG_Q_ROUNDING_ULPS = 8.0
+
+
+def _log_q_rounding(dim: int, u: np.ndarray, r: np.ndarray, g_b: np.ndarray) -> np.ndarray:
+    """A bound on the rounding error of log q at the nodes (see renyi_on_nodes)."""
+    w = 2.0 * u - math.log(dim)
+    with np.errstate(over="ignore"):
+        central = 0.5 * dim * (np.abs(w) + np.abs(np.expm1(w)))
+    size = central + 2.0 * np.abs(g_b) + np.log1p(r) + 1.0
+    return LOG_Q_ROUNDING_ULPS * EPS * size
+
+
 def _path_integral_at(grid, where, nu, a, b):
     """ℓ and its error with the nodes ``where`` recomputed by the path integral
     (where it applies; elsewhere the grid's G-difference stays)."""
@@ -234,6 +250,7 @@ def _renyi_on_order_nodes(
             edge[None, :],
             grid.scale,
             llr_share=llr_share,
+            log_q_err=grid.log_q_err[None, :],
         )
     index = nodes.index
     return renyi_on_nodes(
@@ -245,6 +262,7 @@ def _renyi_on_order_nodes(
         nodes.edge,
         grid.scale,
         llr_share=llr_share,
+        log_q_err=np.where(nodes.valid, grid.log_q_err[index], 0.0),
     )
 
 

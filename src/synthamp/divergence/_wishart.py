@@ -81,6 +81,7 @@ __all__ = [
     "MAX_DIM_K2",
     "MAX_TRACE_K2",
     "STEP_SIGMAS",
+    "TRACE_RTOL_K2",
     "check_gram",
     "plateau_gram_refined",
     "plateau_gram_scaled",
@@ -106,7 +107,11 @@ _MAX_LATTICE_NODES = 3_000_000
 #: ... and the box of the flood fill's marks (one bit per node: 300 MB)
 _MAX_BOX_NODES = 2_400_000_000
 MAX_DIM_K2 = 10_000
+#: The k = 2 engine's domain: tr(Ω) = tr(gram)/σ² ≤ 10⁴, a closed bound met up to a relative
+#: rounding tolerance TRACE_RTOL_K2 (a Gram matrix built from ‖v‖ = 100σ has a trace of 10⁴
+#: that the rounding of vᵀv/σ² may put a few ulps above it).
 MAX_TRACE_K2 = 1e4
+TRACE_RTOL_K2 = 1e-12
 _FACES = np.array(
     [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], dtype=np.int64
 )
