@@ -6,10 +6,11 @@ the same dominating pair as synthamp's PLD accountant (THEORY.md §14;
 :mod:`synthamp.accountant._pld`):
 
 * :func:`to_dp_accounting_pld` builds a ``dp_accounting.pld.PrivacyLossDistribution``
-  from the worst-case profile on the grid ε_i = i·h by dp_accounting's own
-  ``pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap`` (pessimistic,
-  symmetric), composed over the release's T; it composes with
-  ``from_gaussian_mechanism(...)`` of the same ``value_discretization_interval``.
+  from the two directed profiles of the worst pair on the grid ε_i = i·h by
+  dp_accounting's own ``pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap``
+  (pessimistic; ``pmf_remove`` and ``pmf_add`` kept apart), composed over the
+  release's T; it composes with ``from_gaussian_mechanism(...)`` of the same
+  ``value_discretization_interval``.
 * :func:`to_prv` returns a ``prv_accountant.PrivacyRandomVariable`` whose cdf is
   the privacy loss of the symmetric dominating pair (module docstring of
   :class:`SyntheticReleasePRV`).
@@ -24,11 +25,8 @@ import importlib
 import numpy as np
 
 from synthamp._validation import InputError, check_positive
-from synthamp.accountant._pld import (
-    DEFAULT_DISCRETIZATION,
-    SubsampledGaussianRelease,
-    _grid_profile,
-)
+from synthamp.accountant._pld import DEFAULT_DISCRETIZATION
+from synthamp.accountant._pld_grid import SubsampledGaussianRelease, directed_grid
 from synthamp.accountant._profile import DEFAULT_TAIL, _WorstCase
 from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease
 
@@ -53,8 +51,23 @@ def to_dp_accounting_pld(
     *,
     discretization: float = DEFAULT_DISCRETIZATION,
     tail: float = DEFAULT_TAIL,
+    swapped: bool = False,
 ):
     """The release as a ``dp_accounting.pld.PrivacyLossDistribution`` (pessimistic).
+
+    Both directions are carried: ``pmf_remove`` and ``pmf_add`` are
+    dp_accounting's connect-the-dots of the two directed profiles
+    (:mod:`synthamp.accountant._pld_grid`), composed apart over the release's
+    T (the same adjacent pair in every run; for a k = 1 release the worst pair,
+    guarded for every T, or the directed envelope of the scan after a
+    fallback).
+
+    Which direction of a synthetic data release goes with an added record
+    depends on the data. Composed with symmetric mechanisms (Gaussian, or
+    other releases alone) one export suffices; composed with an asymmetric one
+    (a subsampled Gaussian), compose both ``swapped=False`` and
+    ``swapped=True`` exports and take the larger ε (as
+    :func:`synthamp.accountant.compute_epsilon_pld` does).
 
     Parameters
     ----------
@@ -63,6 +76,8 @@ def to_dp_accounting_pld(
     discretization : float, default 1e-4
         dp_accounting's ``value_discretization_interval``; compose only with
         PLDs of the same value.
+    swapped : bool, default False
+        Exchange remove and add (the release's other orientation).
 
     Returns
     -------
@@ -71,9 +86,18 @@ def to_dp_accounting_pld(
     pld_module = _require("dp_accounting.pld.privacy_loss_distribution", "dp-accounting")
     pld_pmf = _require("dp_accounting.pld.pld_pmf", "dp-accounting")
     h = check_positive("discretization", discretization)
-    lo, upper, _, _ = _grid_profile(release, h, tail)
-    pmf = pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap(h, lo, lo + upper.size - 1, upper)
-    pld = pld_module.PrivacyLossDistribution(pmf)
+    grid = directed_grid(release, h, tail)
+    lo = grid.lower
+
+    def pmf(upper):
+        return pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap(
+            h, lo, lo + upper.size - 1, upper
+        )
+
+    remove, add = pmf(grid.remove_upper), pmf(grid.add_upper)
+    if swapped:
+        remove, add = add, remove
+    pld = pld_module.PrivacyLossDistribution(remove, add)
     return pld.self_compose(release.releases) if release.releases > 1 else pld
 
 
