@@ -103,7 +103,11 @@ def _choose_accountant(
 
 
 def _pld_epsilons(release, deltas, discretization: float) -> tuple[list, list]:
-    """ε and its lower bound by the PLD accountant, one per δ (one PLD for all)."""
+    """ε and its lower bound by the PLD accountant, one per δ (one PLD for all).
+
+    The lower bound is the worst pair's (remove and add composed apart): a
+    lower bound on the release's ε itself.
+    """
     # the PLD accountant loads scipy: heavy, on use only
     from synthamp.accountant._pld import compute_epsilon_pld, privacy_loss_distribution
     from synthamp.accountant._profile import profile_epsilon
@@ -116,9 +120,7 @@ def _pld_epsilons(release, deltas, discretization: float) -> tuple[list, list]:
         r = compute_epsilon_pld(release, deltas[0], discretization=h)
         return [r.epsilon], [r.epsilon_lower]
     pld = privacy_loss_distribution(release, discretization=h)
-    upper = [pld.epsilon(d) for d in deltas]
-    lower = [max(pld.lower_bound.epsilon(d) - pld.shift, 0.0) for d in deltas]
-    return upper, [min(lo, up) for lo, up in zip(lower, upper, strict=True)]
+    return [pld.epsilon(d) for d in deltas], [pld.epsilon_lower(d) for d in deltas]
 
 
 def _gaussian_epsilons(release, deltas, discretization: float) -> list[float]:
