@@ -1,34 +1,47 @@
 """Privacy loss distributions: tight (ε, δ) under composition (THEORY.md §14).
 
-A mechanism's privacy profile δ*(ε) (:mod:`synthamp.accountant._profile`) is the
-hockey-stick curve of a dominating pair (Zhu, Dong and Wang 2022), and
-composing dominating pairs dominates the composition. Each mechanism is
-therefore turned into a *pessimistic* discrete privacy loss distribution (PLD)
-by connect-the-dots from δ* on the grid ε_i = i·h (Doroshenko, Ghazi, Kamath,
+Each direction of a mechanism, *remove* (P against Q) and *add* (Q against P),
+has a hockey-stick curve δ(ε), ε ∈ ℝ (:mod:`synthamp.accountant._pld_grid`:
+for a synthetic data release, the worst adjacent pair, guarded for every T).
+Each is turned into a *pessimistic* discrete privacy loss distribution (PLD)
+by connect-the-dots from δ on the grid ε_i = i·h (Doroshenko, Ghazi, Kamath,
 Kumar and Manurangsi 2022, Algorithm 1; the formula of dp_accounting's
 ``pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap``): its hockey-stick
-curve passes through (e^{ε_i}, δ*(ε_i)) and is linear in e^ε between, hence
-lies above the convex δ*. The δ*(ε_i) used are upper bounds (errors added).
-Output masses are never binned (binning is a post-processing, not pessimistic).
+curve passes through (e^{ε_i}, δ(ε_i)) and is linear in e^ε between, hence
+lies above the convex δ at every ε ∈ ℝ, i.e. it dominates the direction in
+Blackwell's order, which composition preserves. The δ(ε_i) used are upper
+bounds (errors added). Output masses are never binned (binning is a
+post-processing, not pessimistic).
 
-Composition is a convolution of the loss distributions, computed natively by
-numpy's FFT (T-fold by repeated squaring). After each product the tails of
-mass below ``tail_mass`` are cut pessimistically: the lower tail is moved up
-to the first kept loss (a larger loss only increases δ), the upper tail to
-+∞. Implementation choice: native, so that ``import synthamp`` and the PLD
-accountant need no new dependency; it is tested against dp_accounting's own
-PLD (``tests/test_pld.py``), and :func:`to_dp_accounting_pld` exports the
-same connect-the-dots PMF into dp_accounting's class.
+Composition (:class:`PairPld`) composes each direction with the same direction
+of the other mechanism, and ε is the larger of the two at the end (as
+dp_accounting's ``pmf_remove`` and ``pmf_add``). A release's T runs share
+their adjacent pair, so they are one pair composed T times, not T envelopes;
+which direction of a release goes with an added record depends on the data,
+so next to an asymmetric mechanism (a subsampled Gaussian) every orientation
+of each release is composed and the worst taken (:func:`_orientations`).
+Each convolution is computed natively by numpy's FFT (T-fold by repeated
+squaring). After each product the tails of mass below ``tail_mass`` are cut
+pessimistically: the lower tail is moved up to the first kept loss (a larger
+loss only increases δ), the upper tail to +∞. Implementation choice: native,
+so that ``import synthamp`` and the PLD accountant need no new dependency; it
+is tested against dp_accounting's own PLD (``tests/accountant/test_pld.py``,
+``test_pld_composition.py``), and :func:`to_dp_accounting_pld` exports the
+same connect-the-dots PMFs into dp_accounting's class.
 
-Discretisation error
---------------------
-The same construction from the *lower* bracket of δ* (and no mass at +∞)
-gives a PLD A_i with δ_{A_i}(ε + h) <= δ*_i(ε) for every ε (on [ε_i, ε_{i+1}],
-δ_{A_i}(ε + h) <= δ_{A_i}(ε_{i+1}) = lower bracket <= δ*_i(ε_{i+1}) <= δ*_i(ε)).
+Discretisation error, and the lower bound
+-----------------------------------------
+The same construction from the *lower* bracket of a direction of the endpoint
+pair (a feasible pair; no mass at +∞) gives a PLD A_i with
+δ_{A_i}(ε + h) <= δ_i(ε) for every ε (on [ε_i, ε_{i+1}],
+δ_{A_i}(ε + h) <= δ_{A_i}(ε_{i+1}) = lower bracket <= δ_i(ε_{i+1}) <= δ_i(ε)).
 Since δ_{A⊗C}(ε) = E_{L_C}[δ_A(ε − L_C)], such shifts add under composition:
-δ_{⊗A_i}(ε + Σh) <= δ_{⊗*}(ε). So ε_lower = ε_{⊗A}(δ) − Σ_i h is a lower
-bound on the ε of the composed dominating pairs, and ``epsilon − epsilon_lower``
-bounds the discretisation (and numerical) error of the reported ε.
+δ_{⊗A_i}(ε + Σh) <= δ_{⊗i}(ε); the companions' tails are dropped after each
+product (dropping mass only lowers δ). So ε_{⊗A}(δ) − Σ_i h is a lower bound
+on the ε of that direction of the composed feasible pair, and the larger over
+directions and orientations is a lower bound on the mechanism's ε (never on a
+dominating envelope); ``epsilon − epsilon_lower`` bounds the discretisation
+(and numerical) error of the reported ε.
 
 References
 ----------
