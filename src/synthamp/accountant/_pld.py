@@ -608,7 +608,10 @@ def calibrate_sigma_pld(
 ) -> PldCalibration:
     """Smallest σ whose release meets (ε, δ) by the PLD accountant.
 
-    ε_pld(σ) is non-increasing in σ (the adjacent set shrinks as σ grows,
+    ε_pld(σ) is that of :func:`compute_epsilon_pld`: for T releases, the worst
+    adjacent pair composed T times, its remove and add directions apart (the
+    same composed accounting as ``account``). It is non-increasing in σ (the
+    adjacent set shrinks as σ grows,
     docs/accountant.md; pessimistic discretisations on nested grids are
     ordered). A single k = 1 release is calibrated on :func:`profile_epsilon`
     (no discretisation). The search starts from the exact calibration of
