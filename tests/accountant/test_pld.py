@@ -56,7 +56,7 @@ def test_gaussian_pieces_equal_dp_accounting(sigma, releases):
 
 
 @pytest.mark.slow
-def test_subsampled_gaussian_matches_dp_accounting_once_and_dominates_composed():
+def test_subsampled_gaussian_matches_dp_accounting_once_and_composed():
     mech = SubsampledGaussianRelease(1.0, 1.0, 0.05)
     theirs = dpl.from_gaussian_mechanism(1.0, 1.0, sampling_prob=0.05)
     ours = compute_epsilon_pld(mech, 1e-5)
@@ -65,8 +65,8 @@ def test_subsampled_gaussian_matches_dp_accounting_once_and_dominates_composed()
     # remove and add composed apart, as dp_accounting does (it was the symmetrised envelope,
     # above dp_accounting's): equal to the two discretisations
     reference = theirs.self_compose(20).get_epsilon_for_delta(1e-5)
-    assert composed.epsilon == pytest.approx(reference, abs=5e-4)
-    assert composed.epsilon_lower <= reference <= composed.epsilon + 5e-4
+    assert composed.epsilon == pytest.approx(reference, abs=1e-5)  # measured: 1.0e-6 apart
+    assert composed.epsilon_lower <= reference
 
 
 # --------------------------------------------------------------------------- the release
