@@ -234,3 +234,39 @@ def test_calibration_uses_the_composed_accounting():
     _, lower = pair_plds(10, *edge_pair(2.0, 1.0, cal.sigma), 1e-5, 100)
     assert cal.epsilon <= 1.002 * lower.get_epsilon_for_delta(DELTA)
     assert math.isfinite(cal.epsilon_lower) and cal.epsilon_lower <= cal.epsilon
+
+
+# --------------------------------------------------------------------------- the lower companion
+
+
+def test_survival_bounds_are_below_the_loss_tail_and_tight():
+    """P(L > ε) of the endpoint's remove direction, by scipy's ncx2 at the root of L(x) = ε."""
+    from scipy import optimize, stats
+
+    release = SyntheticDataRelease(10, 1, 2.0, 1.0, 5.348)
+    grid = _pld_grid.directed_grid(release, 1e-4, 1e-18, companion=True)
+    a, b = edge_pair(2.0, 1.0, 5.348)
+    eps_grid = (grid.lower + np.arange(grid.remove_upper.size)) * 1e-4
+
+    def tail(eps):
+        def f(t):
+            x = math.exp(t)
+            return stats.ncx2.logpdf(x, 10, a * a) - stats.ncx2.logpdf(x, 10, b * b) - eps
+
+        return stats.ncx2.sf(math.exp(optimize.brentq(f, -30.0, 8.0, xtol=1e-14)), 10, a * a)
+
+    for eps in (-0.04, -0.01, 0.0, 0.05, 0.1, 0.2, 0.3, 0.4):  # L(0) = −0.052 < ε
+        i = int(np.argmin(np.abs(eps_grid - eps)))
+        eps = float(eps_grid[i])
+        true = tail(eps)
+        assert grid.remove_survival[i] <= true * (1 + 1e-8)
+        assert grid.remove_survival[i] >= tail(eps + 1e-6) * (1 - 1e-8)  # within 1e-6 in ε
+
+
+def test_gaussian_lower_companion_brackets_the_exact_composition():
+    from synthamp.accountant import gaussian_epsilon
+
+    pld = privacy_loss_distribution(GaussianRelease(1.0, 2.0, releases=10))
+    exact = gaussian_epsilon(DELTA, math.sqrt(10), 2.0)  # T Gaussians: one of sensitivity √T Δ
+    assert pld.epsilon_lower(DELTA) <= exact <= pld.epsilon(DELTA)
+    assert pld.epsilon(DELTA) - pld.epsilon_lower(DELTA) <= 10 * 1e-4

@@ -86,7 +86,8 @@ def to_dp_accounting_pld(
     pld_module = _require("dp_accounting.pld.privacy_loss_distribution", "dp-accounting")
     pld_pmf = _require("dp_accounting.pld.pld_pmf", "dp-accounting")
     h = check_positive("discretization", discretization)
-    grid = directed_grid(release, h, tail)
+    # the thresholds of the native accountant's (companion=True): the same curves, the same ε
+    grid = directed_grid(release, h, tail, companion=True)
     lo = grid.lower
 
     def pmf(upper):

@@ -31,17 +31,19 @@ same connect-the-dots PMFs into dp_accounting's class.
 
 Discretisation error, and the lower bound
 -----------------------------------------
-The same construction from the *lower* bracket of a direction of the endpoint
-pair (a feasible pair; no mass at +∞) gives a PLD A_i with
-δ_{A_i}(ε + h) <= δ_i(ε) for every ε (on [ε_i, ε_{i+1}],
-δ_{A_i}(ε + h) <= δ_{A_i}(ε_{i+1}) = lower bracket <= δ_i(ε_{i+1}) <= δ_i(ε)).
-Since δ_{A⊗C}(ε) = E_{L_C}[δ_A(ε − L_C)], such shifts add under composition:
-δ_{⊗A_i}(ε + Σh) <= δ_{⊗i}(ε); the companions' tails are dropped after each
-product (dropping mass only lowers δ). So ε_{⊗A}(δ) − Σ_i h is a lower bound
-on the ε of that direction of the composed feasible pair, and the larger over
-directions and orientations is a lower bound on the mechanism's ε (never on a
-dominating envelope); ``epsilon − epsilon_lower`` bounds the discretisation
-(and numerical) error of the reported ε.
+Each direction's *companion* is the optimistic PLD of the endpoint pair (a
+feasible pair, never a dominating envelope): its privacy loss rounded *down*
+to the grid, built from lower bounds S(ε_i) <= P(L > ε_i) of the loss under
+the direction's first law (:func:`synthamp.accountant._pld_grid._survivals`:
+tails at thresholds put just beyond every grid point; for the Gaussian
+mechanism Φ(μ/2 − ε/μ)). Its loss is stochastically below L, and
+δ(ε) = E[(1 − e^{ε − ΣL})_+] is increasing in every loss, so every
+composition of companions has δ below the composed pair's at every ε; the
+companions' tails are dropped after each product (dropping mass only lowers
+δ). So the companion's ε(δ) is a lower bound on that direction's composed ε,
+and the larger over directions and orientations is a lower bound on the
+mechanism's ε; ``epsilon − epsilon_lower`` bounds the discretisation (and
+numerical) error of the reported ε (about T·h/2 for T releases).
 
 References
 ----------
@@ -113,10 +115,11 @@ class PrivacyLossDistribution:
     infinity_mass : float
         Mass at +∞.
     lower_bound : PrivacyLossDistribution or None
-        The companion built from the lower bracket (module docstring), for
-        the error of ε; None on itself.
+        The optimistic companion (losses rounded down; module docstring),
+        for a lower bound on ε; None on itself.
     shift : float
-        Σ h over the composed mechanisms (the companion's shift).
+        On a companion: subtracted from its ε (summed under composition; 0
+        for the rounded-down companions, which need no shift).
     kind : Kind
         Weakest kind of the composed profiles.
     optimistic : bool
@@ -311,12 +314,12 @@ class PairPld:
     def epsilon_lower(self, delta: float) -> float:
         """A lower bound on ε(δ) of the pair composed (0 without companions).
 
-        Each direction's companion, shifted by Σh (module docstring), bounds
-        that direction's ε from below; the larger of the two bounds the
+        Each direction's companion (its losses rounded down: module
+        docstring) bounds that direction's ε from below; the larger of the two bounds the
         larger of the two, i.e. ε of the (feasible) pair.
         """
         lows = [
-            pld.lower_bound.epsilon(delta) - pld.shift
+            pld.lower_bound.epsilon(delta) - pld.lower_bound.shift
             for pld in self.directions
             if pld.lower_bound is not None
         ]
@@ -342,27 +345,35 @@ class PairPld:
         return PairPld(remove, add, self.orientable, self.fallback)
 
 
-def _direction(lower: int, upper: NDArray, low: NDArray | None, h: float, kind: Kind):
-    """Connect-the-dots of one direction, with its companion from ``low`` (None: without)."""
-    companion = None
-    if low is not None:  # the companion: the lower bracket, nothing at +∞ (module docstring)
-        companion = PrivacyLossDistribution(
-            h, lower, _connect_dots(low, h), 0.0, None, 0.0, kind, optimistic=True
-        )
+def _rounded_down(lower: int, survival: NDArray, h: float, kind: Kind):
+    """The optimistic PLD: each loss rounded down to the grid, from lower bounds on P(L > ε_i).
+
+    Mass S(ε_i) − S(ε_{i+1}) at ε_i, S(ε_last) at ε_last, the mass below ε_0
+    dropped: its loss is stochastically below L, so δ(ε) = E[(1 − e^{ε − L})_+]
+    of it, and of every composition of it, is below the true one (no shift).
+    """
+    probs = np.append(-np.diff(survival), survival[-1])
     return PrivacyLossDistribution(
-        h, lower, _connect_dots(upper, h), float(min(upper[-1], 1.0)), companion, h, kind
+        h, lower, np.maximum(probs, 0.0), 0.0, None, 0.0, kind, optimistic=True
+    )
+
+
+def _direction(
+    lower: int, upper: NDArray, survival: NDArray | None, h: float, kind: Kind
+) -> PrivacyLossDistribution:
+    """Connect-the-dots of one direction, with its rounded-down companion (None: without)."""
+    companion = None if survival is None else _rounded_down(lower, survival, h, kind)
+    return PrivacyLossDistribution(
+        h, lower, _connect_dots(upper, h), float(min(upper[-1], 1.0)), companion, 0.0, kind
     )
 
 
 def _pair_pld(grid: DirectedGrid, h: float, companion: bool) -> PairPld:
-    remove = _direction(
-        grid.lower, grid.remove_upper, grid.remove_lower if companion else None, h, grid.kind
-    )
-    add = remove
-    if not grid.symmetric:
-        add = _direction(
-            grid.lower, grid.add_upper, grid.add_lower if companion else None, h, grid.kind
-        )
+    def one(upper, survival):
+        return _direction(grid.lower, upper, survival if companion else None, h, grid.kind)
+
+    remove = one(grid.remove_upper, grid.remove_survival)
+    add = remove if grid.symmetric else one(grid.add_upper, grid.add_survival)
     return PairPld(remove, add, grid.orientable, grid.fallback)
 
 
@@ -433,7 +444,7 @@ def privacy_loss_distribution(
     ):
         raise InputError("mechanism", f"must be a release or Gaussian mechanism, got {mechanism!r}")
     # _companion False: callers that need ε alone (the calibration's inner steps)
-    single = _pair_pld(directed_grid(mechanism, h, tail), h, _companion)
+    single = _pair_pld(directed_grid(mechanism, h, tail, _companion), h, _companion)
     return single.self_compose(mechanism.releases, tail_mass) if mechanism.releases > 1 else single
 
 

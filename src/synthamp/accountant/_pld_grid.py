@@ -72,7 +72,12 @@ from scipy import special
 from synthamp._kinds import Kind
 from synthamp._validation import InputError, check_integer, check_positive
 from synthamp.accountant._gaussian import gaussian_delta, gaussian_epsilon
-from synthamp.accountant._profile import FALLBACK_SCAN_POINTS, _PairEvaluator, _WorstCase
+from synthamp.accountant._profile import (
+    FALLBACK_SCAN_POINTS,
+    LLR_ATOL,
+    _PairEvaluator,
+    _WorstCase,
+)
 from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease
 from synthamp.divergence._laws import GaussianLaw, Law
 
@@ -142,6 +147,11 @@ class DirectedGrid:
         Whether a guard fired (module docstring, (3)).
     pairs : tuple of (float, float)
         The pairs (‖v‖, ‖w‖) evaluated (natural units), the endpoint first.
+    remove_survival, add_survival : ndarray or None
+        Lower bounds on P(loss > ε_i) of each direction of the endpoint pair
+        (the loss under the direction's first law), for the optimistic PLD
+        that rounds every loss down to the grid (:func:`_survivals`); None
+        when not asked for.
     """
 
     lower: int
@@ -153,6 +163,8 @@ class DirectedGrid:
     orientable: bool = False
     fallback: bool = False
     pairs: tuple[tuple[float, float], ...] = ()
+    remove_survival: NDArray[np.float64] | None = None
+    add_survival: NDArray[np.float64] | None = None
 
     @property
     def symmetric(self) -> bool:
@@ -203,6 +215,64 @@ def _directions(pair: _PairEvaluator, eps: NDArray) -> tuple[NDArray, NDArray, N
     return (*forward.bracket(eps), *reverse.bracket(eps))
 
 
+#: Thresholds are aimed this far beyond each grid ε (times 1 + |ε|): above the error of L
+#: (``LLR_ATOL``) and of the interpolation that places them (~1e-8 at h = 1e-4).
+_LEVEL_OFFSET = 1e-7
+
+
+def _put_on_grid(pair: _PairEvaluator, eps: NDArray) -> None:
+    """Thresholds just beyond each grid ε of both directions (L(x) ≈ ±(ε + offset)).
+
+    No root is needed (:func:`_survivals` uses whatever loss a threshold has):
+    the thresholds are interpolated from L on the grid, L is evaluated there,
+    and they are interpolated again from the denser set (two evaluations of L
+    instead of a root search per level); a threshold that lands on the wrong
+    side of its level only serves the next grid point (a looser bound).
+    """
+    levels = eps + _LEVEL_OFFSET * (1.0 + np.abs(eps))
+    levels = np.concatenate([levels, -levels])
+    t, loss = pair.t, np.maximum.accumulate(pair.values["loss"])
+    levels = levels[(levels > loss[0]) & (levels < loss[-1])]
+    if levels.size == 0:
+        return
+    first = np.unique(np.interp(levels, loss, t))
+    t_all = np.concatenate([t, first])
+    loss_all = np.concatenate([loss, np.asarray(pair.llr(first), dtype=float)])
+    order = np.argsort(t_all, kind="stable")
+    t_all, loss_all = t_all[order], np.maximum.accumulate(loss_all[order])
+    second = np.unique(np.interp(levels, loss_all, t_all))
+    pair.insert(second[~np.isin(second, pair.t)])
+
+
+def _survivals(pair: _PairEvaluator, eps: NDArray) -> tuple[NDArray, NDArray]:
+    """Lower bounds on P(loss > ε) at ``eps`` of both directions of a pair.
+
+    Remove: the loss L under P_hi; at a threshold t_j, T > t_j implies
+    L(T) >= L(t_j), so P(L > ε) >= P_hi(T > t_j) whenever L(t_j) > ε. Add: −L
+    under P_lo, P(−L > ε) >= P_lo(T <= t_j) whenever −L(t_j) > ε. The computed
+    L carries the error ``LLR_ATOL``·(1 + |L|) and the tails their relative
+    ``tail_rtol``: a point serves ε only if its loss minus that error exceeds
+    ε, and its tail is shrunk by the relative error. The bound at ε is the
+    largest over the points that serve it (non-increasing in ε).
+    """
+    v = pair.values
+    loss = v["loss"]
+    err = LLR_ATOL * (1.0 + np.abs(loss))
+    shrink = 1.0 - pair.tail_rtol
+
+    def lower(keys, log_tail):
+        order = np.argsort(keys, kind="stable")
+        keys, tails = keys[order], np.exp(log_tail[order]) * shrink
+        best = np.maximum.accumulate(tails[::-1])[::-1]  # max over the points of key >= keys[k]
+        k = np.searchsorted(keys, eps, side="right")  # the first point of key > ε
+        out = np.zeros(eps.shape)
+        inside = k < keys.size
+        out[inside] = best[k[inside]]
+        return out
+
+    return lower(loss - err, v["up_hi"]), lower(-loss - err, v["low_lo"])
+
+
 def _dominated(guard: tuple, endpoint: tuple) -> bool:
     """Whether the endpoint's upper curves dominate the guard's lower ones, in some orientation."""
     ru, _, au, _ = endpoint
@@ -211,17 +281,23 @@ def _dominated(guard: tuple, endpoint: tuple) -> bool:
     return same or bool(np.all(rl <= au) and np.all(al <= ru))
 
 
-def _release_grid(release: SyntheticDataRelease, h: float, tail: float) -> DirectedGrid:
+def _release_grid(
+    release: SyntheticDataRelease, h: float, tail: float, companion: bool
+) -> DirectedGrid:
     """The worst pair of a k = 1 release, guarded for every T (module docstring)."""
     worst = _WorstCase(release, PROFILE_RTOL, tail)
     top, _ = worst.root(tail)
     if not math.isfinite(top):
         top = max(float(worst.endpoint.curves()[0][0].eps[-1]), h)
     lower, eps = _grid(top, h)
+    survival = (None, None)
+    if companion:
+        _put_on_grid(worst.endpoint, eps)
+        survival = _survivals(worst.endpoint, eps)
     endpoint = _directions(worst.endpoint, eps)
     guards = [_directions(guard, eps) for guard in worst.guards]
     if all(_dominated(guard, endpoint) for guard in guards):
-        return DirectedGrid(lower, *endpoint, Kind.EXACT, True, False, worst.pairs)
+        return DirectedGrid(lower, *endpoint, Kind.EXACT, True, False, worst.pairs, *survival)
     grid = np.linspace(0.0, worst.length, FALLBACK_SCAN_POINTS + 1)[:-1]
     worst.scan = [worst._evaluate(float(t), worst.rtol) for t in grid]
     remove_upper, add_upper = endpoint[0].copy(), endpoint[2].copy()
@@ -230,14 +306,20 @@ def _release_grid(release: SyntheticDataRelease, h: float, tail: float) -> Direc
         np.maximum(add_upper, other[2], out=add_upper)
     return DirectedGrid(
         lower, remove_upper, endpoint[1], add_upper, endpoint[3], Kind.EXACT, True, True,
-        worst.pairs,
+        worst.pairs, *survival,
     )  # fmt: skip
 
 
-def directed_grid(mechanism: Mechanism, h: float, tail: float) -> DirectedGrid:
-    """The two directions of ``mechanism``'s single-run profile on the grid of step ``h``."""
+def directed_grid(
+    mechanism: Mechanism, h: float, tail: float, companion: bool = False
+) -> DirectedGrid:
+    """The two directions of ``mechanism``'s single-run profile on the grid of step ``h``.
+
+    ``companion``: also the survival bounds of the optimistic PLD (which puts
+    a threshold at every grid point of a release's endpoint pair).
+    """
     if isinstance(mechanism, SyntheticDataRelease) and mechanism.out_dim == 1:
-        return _release_grid(mechanism, h, tail)
+        return _release_grid(mechanism, h, tail, companion)
     if isinstance(mechanism, SubsampledGaussianRelease):
         mu = mechanism.sensitivity / mechanism.sigma
         law_hi, law_lo, llr = _mixture_pair(mu, mechanism.sampling_probability)
@@ -247,7 +329,11 @@ def directed_grid(mechanism: Mechanism, h: float, tail: float) -> DirectedGrid:
         if not math.isfinite(top):
             top = max(float(forward.eps[-1]), float(reverse.eps[-1]), h)
         lower, eps = _grid(top, h)
-        return DirectedGrid(lower, *_directions(pair, eps), Kind.EXACT)
+        survival = (None, None)
+        if companion:
+            _put_on_grid(pair, eps)
+            survival = _survivals(pair, eps)
+        return DirectedGrid(lower, *_directions(pair, eps), Kind.EXACT, False, False, (), *survival)
     # the Gaussian mechanism (Balle and Wang 2018), or post-processing for k > 1
     if isinstance(mechanism, GaussianRelease):
         sensitivity, kind = mechanism.sensitivity, Kind.EXACT
@@ -262,4 +348,7 @@ def directed_grid(mechanism: Mechanism, h: float, tail: float) -> DirectedGrid:
     delta = np.where(eps >= 0, pos, -np.expm1(eps) + np.exp(eps) * pos)
     rounding = 1e-14 * delta + 1e-300
     upper, low = np.minimum(delta + rounding, 1.0), np.maximum(delta - rounding, 0.0)
-    return DirectedGrid(lo, upper, low, upper, low, kind)
+    # P(L > ε) = Φ(μ/2 − ε/μ) under N(μ, 1) against N(0, 1): the loss is μx − μ²/2
+    mu = sensitivity / mechanism.sigma
+    survival = special.ndtr(0.5 * mu - eps / mu) * (1.0 - 1e-12) if companion else None
+    return DirectedGrid(lo, upper, low, upper, low, kind, False, False, (), survival, survival)
