@@ -45,6 +45,13 @@ and the larger over directions and orientations is a lower bound on the
 mechanism's ε; ``epsilon − epsilon_lower`` bounds the discretisation (and
 numerical) error of the reported ε (about T·h/2 for T releases).
 
+A finite release's tails cost a quadrature each, too many for a threshold at
+every grid point: its companion is the connect-the-dots A of the endpoint's
+*lower* bracket (no mass at +∞), with δ_A(ε + h) <= δ(ε) at every ε (on
+[ε_i, ε_{i+1}], δ_A(ε + h) <= δ_A(ε_{i+1}) = lower bracket <= δ(ε_{i+1}) <=
+δ(ε)); since δ_{A⊗C}(ε) = E_{L_C}[δ_A(ε − L_C)] such shifts add under
+composition, and ε_{⊗A}(δ) − Σh (``shift``) is the lower bound (error ~T·h).
+
 References
 ----------
 Doroshenko, V., Ghazi, B., Kamath, P., Kumar, R. and Manurangsi, P. (2022).
@@ -359,21 +366,36 @@ def _rounded_down(lower: int, survival: NDArray, h: float, kind: Kind):
 
 
 def _direction(
-    lower: int, upper: NDArray, survival: NDArray | None, h: float, kind: Kind
+    lower: int, upper: NDArray, low: NDArray | None, survival: NDArray | None, h: float, kind: Kind
 ) -> PrivacyLossDistribution:
-    """Connect-the-dots of one direction, with its rounded-down companion (None: without)."""
-    companion = None if survival is None else _rounded_down(lower, survival, h, kind)
+    """Connect-the-dots of one direction, with its companion (None: without).
+
+    The companion rounds the losses down (``survival``) or, without survival
+    bounds (a finite release), is the connect-the-dots of the lower bracket
+    ``low`` with nothing at +∞, shifted by h (module docstring).
+    """
+    companion = None
+    if survival is not None:
+        companion = _rounded_down(lower, survival, h, kind)
+    elif low is not None:
+        companion = PrivacyLossDistribution(
+            h, lower, _connect_dots(low, h), 0.0, None, h, kind, optimistic=True
+        )
     return PrivacyLossDistribution(
         h, lower, _connect_dots(upper, h), float(min(upper[-1], 1.0)), companion, 0.0, kind
     )
 
 
 def _pair_pld(grid: DirectedGrid, h: float, companion: bool) -> PairPld:
-    def one(upper, survival):
-        return _direction(grid.lower, upper, survival if companion else None, h, grid.kind)
+    def one(upper, low, survival):
+        if not companion:
+            return _direction(grid.lower, upper, None, None, h, grid.kind)
+        return _direction(grid.lower, upper, low, survival, h, grid.kind)
 
-    remove = one(grid.remove_upper, grid.remove_survival)
-    add = remove if grid.symmetric else one(grid.add_upper, grid.add_survival)
+    remove = one(grid.remove_upper, grid.remove_lower, grid.remove_survival)
+    add = remove
+    if not grid.symmetric:
+        add = one(grid.add_upper, grid.add_lower, grid.add_survival)
     return PairPld(remove, add, grid.orientable, grid.fallback)
 
 

@@ -151,7 +151,8 @@ class DirectedGrid:
         Lower bounds on P(loss > ε_i) of each direction of the endpoint pair
         (the loss under the direction's first law), for the optimistic PLD
         that rounds every loss down to the grid (:func:`_survivals`); None
-        when not asked for.
+        when not asked for, and for a finite release (whose tails cost a
+        quadrature each: its companion is the shifted lower bracket).
     """
 
     lower: int
@@ -291,7 +292,9 @@ def _release_grid(
         top = max(float(worst.endpoint.curves()[0][0].eps[-1]), h)
     lower, eps = _grid(top, h)
     survival = (None, None)
-    if companion:
+    if companion and release.n_syn is None:
+        # the χ² tails are cheap; Y·X's quadrature is not (a finite release's companion is
+        # the shifted lower bracket instead: synthamp.accountant._pld)
         _put_on_grid(worst.endpoint, eps)
         survival = _survivals(worst.endpoint, eps)
     endpoint = _directions(worst.endpoint, eps)
