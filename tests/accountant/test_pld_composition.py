@@ -270,3 +270,15 @@ def test_gaussian_lower_companion_brackets_the_exact_composition():
     exact = gaussian_epsilon(DELTA, math.sqrt(10), 2.0)  # T Gaussians: one of sensitivity √T Δ
     assert pld.epsilon_lower(DELTA) <= exact <= pld.epsilon(DELTA)
     assert pld.epsilon(DELTA) - pld.epsilon_lower(DELTA) <= 10 * 1e-4
+
+
+@pytest.mark.slow
+def test_finite_release_composition_is_between_its_bounds():
+    """n_syn = 100: the companion is the shifted lower bracket (module docstring of _pld)."""
+    finite = SyntheticDataRelease(10, 1, 2.0, 1.0, 1.0, n_syn=100, releases=2)
+    ours = compute_epsilon_pld(finite, DELTA)
+    unlimited = compute_epsilon_pld(SyntheticDataRelease(10, 1, 2.0, 1.0, 1.0, releases=2), DELTA)
+    single = compute_epsilon_pld(SyntheticDataRelease(10, 1, 2.0, 1.0, 1.0, n_syn=100), DELTA)
+    # a post-processing of the unlimited release, and two runs cost more than one
+    assert single.epsilon < ours.epsilon_lower <= ours.epsilon <= unlimited.epsilon
+    assert ours.epsilon - ours.epsilon_lower <= 2 * 2 * 1e-4
