@@ -47,17 +47,19 @@ the edge; every computation puts the maximum at the forward endpoint
 directed curves dominate each other pair's at every ε ∈ ℝ, in one of the two
 orientations (remove on remove and add on add, or swapped): then the
 endpoint's T-fold value is the maximum for every T. This is checked, not
-assumed, on the guard pairs t ∈ {0, (c − g)/2}
-(``GUARD_POINTS``: the T = 1 guard of :mod:`synthamp.accountant._profile`), at every ε of the
-grid: a guard whose lower bracket exceeds the endpoint's upper value
-somewhere in both orientations triggers the fallback: the
-:data:`FALLBACK_SCAN_POINTS` pairs along the edge are evaluated and each
-direction's upper curve becomes the pointwise maximum over the endpoint,
-the guards and the scan (a hockey-stick curve again: a supremum of convex
-curves in e^ε, dominating each of them at every ε, so (1) applies to it),
-flagged ``fallback``. The lower curves are always the endpoint's own: the
-lower companion of the PLD is then a lower bound on the ε of a feasible pair,
-hence on the mechanism's ε (never on a dominating envelope).
+assumed, on the guard pairs t ∈ {0, (c − g)/2} (``GUARD_POINTS``, the T = 1
+guard of :mod:`synthamp.accountant._profile`), at every ε of the grid: a guard
+whose lower bracket exceeds the endpoint's upper value somewhere, in both
+orientations, triggers the fallback: the :data:`FALLBACK_SCAN_POINTS` pairs
+along the edge are evaluated and each direction's upper curve becomes the
+pointwise maximum over the endpoint, the guards and the scan (a hockey-stick
+curve again: a supremum of convex curves in e^ε, dominating each of them at
+every ε, so (1) applies to it), flagged ``fallback``. As at T = 1, the guard
+and the scan cover finitely many pairs: the claim is the guarded search's, and
+a fired guard is reported (``fallback``), never hidden. The lower curves are
+always the endpoint's own: the lower companion of the PLD is then a lower
+bound on the ε of a feasible pair, hence on the mechanism's ε (never on a
+dominating envelope).
 """
 
 from __future__ import annotations
