@@ -282,3 +282,18 @@ def test_finite_release_composition_is_between_its_bounds():
     # a post-processing of the unlimited release, and two runs cost more than one
     assert single.epsilon < ours.epsilon_lower <= ours.epsilon <= unlimited.epsilon
     assert ours.epsilon - ours.epsilon_lower <= 2 * 2 * 1e-4
+
+
+def test_the_cli_says_when_the_guard_fired(capsys, monkeypatch):
+    import json
+
+    from synthamp.cli import main
+    from synthamp.cli.account import PLD_FALLBACK_NOTE
+
+    argv = ["account", "--releases", "10", "--dim", "100", "--norm-bound", "2"]
+    argv += ["--sensitivity", "0.5", "--sigma", "1.284", "--json"]
+    assert main(argv) == 0
+    assert PLD_FALLBACK_NOTE not in json.loads(capsys.readouterr().out)["notes"]
+    monkeypatch.setattr(_pld_grid, "_dominated", lambda guard, endpoint: False)
+    assert main(argv) == 0
+    assert PLD_FALLBACK_NOTE in json.loads(capsys.readouterr().out)["notes"]
