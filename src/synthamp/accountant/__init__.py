@@ -88,7 +88,8 @@ Tight (ε, δ) (``_profile``, ``_pld``, ``_export``; THEORY.md §14)
    privacy_profile      -- δ*(ε) of a release: exact worst case (k = 1), certified (k > 1)
    profile_epsilon      -- ε(δ) of one release from its profile (no discretisation)
    pair_privacy_profile -- δ(ε) of one ordered pair (v, w)
-   privacy_loss_distribution -- pessimistic PLD (connect-the-dots), composed over T
+   privacy_loss_distribution -- pessimistic PLD (connect-the-dots), both directions, composed over T
+   PairPld              -- a PLD's remove and add directions, composed apart
    compute_epsilon_pld  -- ε by the PLD accountant, composed with other mechanisms
    calibrate_sigma_pld  -- the smallest σ by the PLD accountant
    SubsampledGaussianRelease -- a Poisson-subsampled Gaussian mechanism (DP-SGD step)
@@ -103,7 +104,8 @@ accountant="pld")`` call the PLD accountant.
 The public functions validate their inputs, then call private kernels that
 trust them; code inside the package calls the kernels (no re-validation).
 The proof that the k = 1 worst case lies on an edge is in the docstring of
-``synthamp.accountant._worst_case``; the monotonicity of ε in σ that the
+``synthamp.accountant._worst_case`` (for every number of releases composed, in
+that of ``synthamp.accountant._pld_grid``); the monotonicity of ε in σ that the
 calibration relies on, in that of ``synthamp.accountant._calibration``.
 """
 
@@ -117,6 +119,7 @@ from synthamp.accountant._gaussian import gaussian_delta, gaussian_epsilon
 from synthamp.accountant._k2_search import PairSearch, search_lower_bound
 from synthamp.accountant._pld import (
     DEFAULT_DISCRETIZATION,
+    PairPld,
     PldCalibration,
     PldEpsilon,
     PrivacyLossDistribution,
@@ -167,6 +170,7 @@ __all__ = [
     "Method",
     "MissingExtraError",
     "OrderGridWarning",
+    "PairPld",
     "PairSearch",
     "PldCalibration",
     "PldEpsilon",

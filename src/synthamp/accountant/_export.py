@@ -6,13 +6,14 @@ the same dominating pair as synthamp's PLD accountant (THEORY.md §14;
 :mod:`synthamp.accountant._pld`):
 
 * :func:`to_dp_accounting_pld` builds a ``dp_accounting.pld.PrivacyLossDistribution``
-  from the worst-case profile on the grid ε_i = i·h by dp_accounting's own
-  ``pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap`` (pessimistic,
-  symmetric), composed over the release's T; it composes with
-  ``from_gaussian_mechanism(...)`` of the same ``value_discretization_interval``.
+  from the two directed profiles of the worst pair on the grid ε_i = i·h by
+  dp_accounting's own ``pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap``
+  (pessimistic; ``pmf_remove`` and ``pmf_add`` kept apart), composed over the
+  release's T; it composes with ``from_gaussian_mechanism(...)`` of the same
+  ``value_discretization_interval``.
 * :func:`to_prv` returns a ``prv_accountant.PrivacyRandomVariable`` whose cdf is
-  the privacy loss of the symmetric dominating pair (module docstring of
-  :class:`SyntheticReleasePRV`).
+  the privacy loss of one direction (remove or add) of the worst pair (module
+  docstring of :class:`SyntheticReleasePRV`).
 
 Both need optional packages: ``pip install 'synthamp[export]'``.
 """
@@ -24,11 +25,8 @@ import importlib
 import numpy as np
 
 from synthamp._validation import InputError, check_positive
-from synthamp.accountant._pld import (
-    DEFAULT_DISCRETIZATION,
-    SubsampledGaussianRelease,
-    _grid_profile,
-)
+from synthamp.accountant._pld import DEFAULT_DISCRETIZATION
+from synthamp.accountant._pld_grid import SubsampledGaussianRelease, directed_grid
 from synthamp.accountant._profile import DEFAULT_TAIL, _WorstCase
 from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease
 
@@ -53,8 +51,23 @@ def to_dp_accounting_pld(
     *,
     discretization: float = DEFAULT_DISCRETIZATION,
     tail: float = DEFAULT_TAIL,
+    swapped: bool = False,
 ):
     """The release as a ``dp_accounting.pld.PrivacyLossDistribution`` (pessimistic).
+
+    Both directions are carried: ``pmf_remove`` and ``pmf_add`` are
+    dp_accounting's connect-the-dots of the two directed profiles
+    (:mod:`synthamp.accountant._pld_grid`), composed apart over the release's
+    T (the same adjacent pair in every run; for a k = 1 release the worst pair,
+    guarded for every T, or the directed envelope of the scan after a
+    fallback).
+
+    Which direction of a synthetic data release goes with an added record
+    depends on the data. Composed with symmetric mechanisms (Gaussian, or
+    other releases alone) one export suffices; composed with an asymmetric one
+    (a subsampled Gaussian), compose both ``swapped=False`` and
+    ``swapped=True`` exports and take the larger ε (as
+    :func:`synthamp.accountant.compute_epsilon_pld` does).
 
     Parameters
     ----------
@@ -63,6 +76,8 @@ def to_dp_accounting_pld(
     discretization : float, default 1e-4
         dp_accounting's ``value_discretization_interval``; compose only with
         PLDs of the same value.
+    swapped : bool, default False
+        Exchange remove and add (the release's other orientation).
 
     Returns
     -------
@@ -71,22 +86,46 @@ def to_dp_accounting_pld(
     pld_module = _require("dp_accounting.pld.privacy_loss_distribution", "dp-accounting")
     pld_pmf = _require("dp_accounting.pld.pld_pmf", "dp-accounting")
     h = check_positive("discretization", discretization)
-    lo, upper, _, _ = _grid_profile(release, h, tail)
-    pmf = pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap(h, lo, lo + upper.size - 1, upper)
-    pld = pld_module.PrivacyLossDistribution(pmf)
+    # the thresholds of the native accountant's (companion=True): the same curves, the same ε
+    grid = directed_grid(release, h, tail, companion=True)
+    lo = grid.lower
+
+    def pmf(upper):
+        return pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap(
+            h, lo, lo + upper.size - 1, upper
+        )
+
+    remove, add = pmf(grid.remove_upper), pmf(grid.add_upper)
+    if swapped:
+        remove, add = add, remove
+    pld = pld_module.PrivacyLossDistribution(remove, add)
     return pld.self_compose(release.releases) if release.releases > 1 else pld
 
 
-def to_prv(release: SyntheticDataRelease | GaussianRelease | SubsampledGaussianRelease):
-    """The release (one run) as a ``prv_accountant.PrivacyRandomVariable``.
+def to_prv(
+    release: SyntheticDataRelease | GaussianRelease | SubsampledGaussianRelease,
+    direction: str = "remove",
+):
+    """The release (one run, one direction) as a ``prv_accountant.PrivacyRandomVariable``.
 
-    Gaussian mechanisms and k > 1 releases (post-processing with Δ_eff) map
-    to prv_accountant's own classes; a k = 1 synthetic data release to
-    :class:`SyntheticReleasePRV`. Compose T runs in prv_accountant
-    (``max_self_compositions``).
+    prv_accountant holds one privacy random variable per mechanism, so each
+    direction is exported apart: compose the ``"remove"`` ones and the
+    ``"add"`` ones separately and take the larger ε (the two are equal for a
+    Gaussian mechanism and a k > 1 release, whose pairs are symmetric).
+    Gaussian mechanisms and k > 1 releases (post-processing with Δ_eff) map to
+    prv_accountant's own classes; a k = 1 synthetic data release to
+    :class:`SyntheticReleasePRV`, whose worst pair must pass the guard for
+    every T (:mod:`synthamp.accountant._pld_grid`; else use the PLD export).
+    Compose T runs in prv_accountant (``max_self_compositions``).
     """
     prv = _require("prv_accountant", "prv-accountant")
+    if direction not in ("remove", "add"):
+        raise InputError("direction", f"must be 'remove' or 'add', got {direction!r}")
     if isinstance(release, SubsampledGaussianRelease):
+        if direction == "add":
+            raise InputError(
+                "direction", "prv_accountant's subsampled Gaussian is its remove direction only"
+            )
         return prv.PoissonSubsampledGaussianMechanism(
             release.sampling_probability, release.sigma / release.sensitivity
         )
@@ -96,32 +135,30 @@ def to_prv(release: SyntheticDataRelease | GaussianRelease | SubsampledGaussianR
         raise InputError("release", f"must be a release or Gaussian mechanism, got {release!r}")
     if release.out_dim > 1:
         return prv.GaussianMechanism(release.sigma / release.effective_sensitivity)
-    return _synthetic_prv_class(prv)(release)
+    return _synthetic_prv_class(prv)(release, direction)
 
 
 def _synthetic_prv_class(prv):
     class SyntheticReleasePRV(prv.PrivacyRandomVariable):
-        """Privacy loss of the symmetric dominating pair of a k = 1 release.
+        """Privacy loss of one direction of the worst pair of a k = 1 release.
 
-        With the worst pair (P_hi, P_lo) (the forward endpoint; guarded as in
-        :func:`synthamp.accountant._profile.privacy_profile`) and x_ℓ the threshold
-        where L = log p_hi/p_lo equals ℓ, the symmetrised profile is the
-        forward curve for ε >= 0 and the reverse one for ε < 0, so the loss L*
-        of the dominating pair has P*(L* > ε) = P_hi(T > x_ε) for ε >= 0 and
-        P_lo(T <= x_{−ε}) for ε < 0 (an atom at 0 between the two). The cdf is
-        interpolated (linearly in log-probability) between thresholds resolved
-        to 1e-7 in ε. ``rdp`` is the post-processing bound αΔ_eff²/(2σ²), an
-        upper bound that prv_accountant uses to size its domain.
+        With the worst pair (P_hi, P_lo) (the forward endpoint, guarded for
+        every T as in :mod:`synthamp.accountant._pld_grid`) and x_ℓ the
+        threshold where L = log p_hi/p_lo equals ℓ: *remove* is L under P_hi,
+        P(L > t) = P_hi(T > x_t); *add* is −L under P_lo,
+        P(−L > t) = P_lo(T <= x_{−t}). The cdf is interpolated (linearly in
+        log-probability) between thresholds resolved to 1e-7 in ε. ``rdp`` is
+        the post-processing bound αΔ_eff²/(2σ²), an upper bound that
+        prv_accountant uses to size its domain.
         """
 
-        def __init__(self, release: SyntheticDataRelease):
-            self.release = release
-            worst = _WorstCase(release, 1e-7, DEFAULT_TAIL)
-            worst.bracket(np.linspace(0.0, 10.0, 2001))  # the guard on a grid of ε
-            if worst.fallback:
+        def __init__(self, release: SyntheticDataRelease, direction: str = "remove"):
+            self.release, self.direction = release, direction
+            if directed_grid(release, 1e-3, DEFAULT_TAIL).fallback:
                 raise NotImplementedError(
                     "a guard fired: the worst case is not the endpoint pair; use the PLD export"
                 )
+            worst = _WorstCase(release, 1e-7, DEFAULT_TAIL)
             v = worst.endpoint.values
             order = np.argsort(v["loss"], kind="stable")
             loss = v["loss"][order]
@@ -131,11 +168,11 @@ def _synthetic_prv_class(prv):
             self._log_low_lo = v["low_lo"][order][keep]  # log P_lo(T <= x)
 
         def _log_survival(self, t):
-            """log P*(L* > t)."""
+            """log P(loss > t) of the direction."""
             t = np.asarray(t, dtype=float)
-            pos = np.interp(t, self._loss, self._log_up_hi, left=0.0, right=-np.inf)
-            neg = np.interp(-t, self._loss, self._log_low_lo, left=-np.inf, right=0.0)
-            return np.where(t >= 0, pos, neg)
+            if self.direction == "remove":
+                return np.interp(t, self._loss, self._log_up_hi, left=0.0, right=-np.inf)
+            return np.interp(-t, self._loss, self._log_low_lo, left=-np.inf, right=0.0)
 
         def cdf(self, t):
             return -np.expm1(self._log_survival(t))

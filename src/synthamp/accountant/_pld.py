@@ -1,34 +1,56 @@
 """Privacy loss distributions: tight (ε, δ) under composition (THEORY.md §14).
 
-A mechanism's privacy profile δ*(ε) (:mod:`synthamp.accountant._profile`) is the
-hockey-stick curve of a dominating pair (Zhu, Dong and Wang 2022), and
-composing dominating pairs dominates the composition. Each mechanism is
-therefore turned into a *pessimistic* discrete privacy loss distribution (PLD)
-by connect-the-dots from δ* on the grid ε_i = i·h (Doroshenko, Ghazi, Kamath,
+Each direction of a mechanism, *remove* (P against Q) and *add* (Q against P),
+has a hockey-stick curve δ(ε), ε ∈ ℝ (:mod:`synthamp.accountant._pld_grid`:
+for a synthetic data release, the worst adjacent pair, guarded for every T).
+Each is turned into a *pessimistic* discrete privacy loss distribution (PLD)
+by connect-the-dots from δ on the grid ε_i = i·h (Doroshenko, Ghazi, Kamath,
 Kumar and Manurangsi 2022, Algorithm 1; the formula of dp_accounting's
 ``pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap``): its hockey-stick
-curve passes through (e^{ε_i}, δ*(ε_i)) and is linear in e^ε between, hence
-lies above the convex δ*. The δ*(ε_i) used are upper bounds (errors added).
-Output masses are never binned (binning is a post-processing, not pessimistic).
+curve passes through (e^{ε_i}, δ(ε_i)) and is linear in e^ε between, hence
+lies above the convex δ at every ε ∈ ℝ, i.e. it dominates the direction in
+Blackwell's order, which composition preserves. The δ(ε_i) used are upper
+bounds (errors added). Output masses are never binned (binning is a
+post-processing, not pessimistic).
 
-Composition is a convolution of the loss distributions, computed natively by
-numpy's FFT (T-fold by repeated squaring). After each product the tails of
-mass below ``tail_mass`` are cut pessimistically: the lower tail is moved up
-to the first kept loss (a larger loss only increases δ), the upper tail to
-+∞. Implementation choice: native, so that ``import synthamp`` and the PLD
-accountant need no new dependency; it is tested against dp_accounting's own
-PLD (``tests/test_pld.py``), and :func:`to_dp_accounting_pld` exports the
-same connect-the-dots PMF into dp_accounting's class.
+Composition (:class:`PairPld`) composes each direction with the same direction
+of the other mechanism, and ε is the larger of the two at the end (as
+dp_accounting's ``pmf_remove`` and ``pmf_add``). A release's T runs share
+their adjacent pair, so they are one pair composed T times, not T envelopes;
+which direction of a release goes with an added record depends on the data,
+so next to an asymmetric mechanism (a subsampled Gaussian) every orientation
+of each release is composed and the worst taken (:func:`_orientations`).
+Each convolution is computed natively by numpy's FFT (T-fold by repeated
+squaring). After each product the tails of mass below ``tail_mass`` are cut
+pessimistically: the lower tail is moved up to the first kept loss (a larger
+loss only increases δ), the upper tail to +∞. Implementation choice: native,
+so that ``import synthamp`` and the PLD accountant need no new dependency; it
+is tested against dp_accounting's own PLD (``tests/accountant/test_pld.py``,
+``test_pld_composition.py``), and :func:`to_dp_accounting_pld` exports the
+same connect-the-dots PMFs into dp_accounting's class.
 
-Discretisation error
---------------------
-The same construction from the *lower* bracket of δ* (and no mass at +∞)
-gives a PLD A_i with δ_{A_i}(ε + h) <= δ*_i(ε) for every ε (on [ε_i, ε_{i+1}],
-δ_{A_i}(ε + h) <= δ_{A_i}(ε_{i+1}) = lower bracket <= δ*_i(ε_{i+1}) <= δ*_i(ε)).
-Since δ_{A⊗C}(ε) = E_{L_C}[δ_A(ε − L_C)], such shifts add under composition:
-δ_{⊗A_i}(ε + Σh) <= δ_{⊗*}(ε). So ε_lower = ε_{⊗A}(δ) − Σ_i h is a lower
-bound on the ε of the composed dominating pairs, and ``epsilon − epsilon_lower``
-bounds the discretisation (and numerical) error of the reported ε.
+Discretisation error, and the lower bound
+-----------------------------------------
+Each direction's *companion* is the optimistic PLD of the endpoint pair (a
+feasible pair, never a dominating envelope): its privacy loss rounded *down*
+to the grid, built from lower bounds S(ε_i) <= P(L > ε_i) of the loss under
+the direction's first law (:func:`synthamp.accountant._pld_grid._survivals`:
+tails at thresholds put just beyond every grid point; for the Gaussian
+mechanism Φ(μ/2 − ε/μ)). Its loss is stochastically below L, and
+δ(ε) = E[(1 − e^{ε − ΣL})_+] is increasing in every loss, so every
+composition of companions has δ below the composed pair's at every ε; the
+companions' tails are dropped after each product (dropping mass only lowers
+δ). So the companion's ε(δ) is a lower bound on that direction's composed ε,
+and the larger over directions and orientations is a lower bound on the
+mechanism's ε; ``epsilon − epsilon_lower`` bounds the discretisation (and
+numerical) error of the reported ε (about T·h/2 for T releases).
+
+A finite release's tails cost a quadrature each, too many for a threshold at
+every grid point: its companion is the connect-the-dots A of the endpoint's
+*lower* bracket (no mass at +∞), with δ_A(ε + h) <= δ(ε) at every ε (on
+[ε_i, ε_{i+1}], δ_A(ε + h) <= δ_A(ε_{i+1}) = lower bracket <= δ(ε_{i+1}) <=
+δ(ε)); since δ_{A⊗C}(ε) = E_{L_C}[δ_A(ε − L_C)] such shifts add under
+composition, and ε_{⊗A}(δ) − Σh (``shift``) is the lower bound (error ~T·h).
 
 References
 ----------
@@ -41,28 +63,32 @@ privacy via characteristic function. AISTATS.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import fft, special
+from scipy import fft
 
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
-from synthamp.accountant._gaussian import gaussian_delta, gaussian_epsilon
-from synthamp.accountant._profile import (
-    DEFAULT_TAIL,
-    _PairEvaluator,
-    _WorstCase,
-    profile_epsilon,
+from synthamp.accountant._gaussian import gaussian_epsilon
+from synthamp.accountant._pld_grid import (
+    PROFILE_RTOL,
+    DirectedGrid,
+    Mechanism,
+    SubsampledGaussianRelease,
+    directed_grid,
 )
+from synthamp.accountant._profile import DEFAULT_TAIL, profile_epsilon
 from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease
-from synthamp.divergence._laws import GaussianLaw, Law
 
 __all__ = [
     "DEFAULT_DISCRETIZATION",
+    "PROFILE_RTOL",
+    "PairPld",
     "PldEpsilon",
     "PrivacyLossDistribution",
     "SubsampledGaussianRelease",
@@ -75,47 +101,6 @@ __all__ = [
 DEFAULT_DISCRETIZATION = 1e-4
 #: Default tail mass cut (pessimistically) after each composition step.
 DEFAULT_TAIL_MASS = 1e-15
-#: Resolution in ε of the profile interpolated on the grid (see synthamp.accountant._profile).
-PROFILE_RTOL = 1e-6
-
-
-@dataclass(frozen=True)
-class SubsampledGaussianRelease:
-    """A Gaussian mechanism on a Poisson subsample (e.g. one step of DP-SGD), T times.
-
-    Sampling probability q, L2 sensitivity Δ of one record, noise σ: the pair
-    (1 − q)N(0, σ²) + qN(Δ, σ²) against N(0, σ²) and its reverse (adding or
-    removing one record). Both orders are covered (the profile is
-    symmetrised), so it composes with replace-one mechanisms soundly.
-
-    Parameters
-    ----------
-    sensitivity : float
-        Δ > 0.
-    sigma : float
-        σ > 0.
-    sampling_probability : float
-        q in (0, 1].
-    releases : int, default 1
-        Number T of steps.
-    """
-
-    sensitivity: float
-    sigma: float
-    sampling_probability: float
-    releases: int = 1
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "sensitivity", check_positive("sensitivity", self.sensitivity))
-        object.__setattr__(self, "sigma", check_positive("sigma", self.sigma))
-        q = check_positive("sampling_probability", self.sampling_probability)
-        if q > 1.0:
-            raise InputError("sampling_probability", f"must be in (0, 1], got {q}")
-        object.__setattr__(self, "sampling_probability", q)
-        object.__setattr__(self, "releases", check_integer("releases", self.releases, 1))
-
-
-Mechanism = SyntheticDataRelease | GaussianRelease | SubsampledGaussianRelease
 
 
 # --------------------------------------------------------------------------- the distribution
@@ -137,12 +122,16 @@ class PrivacyLossDistribution:
     infinity_mass : float
         Mass at +∞.
     lower_bound : PrivacyLossDistribution or None
-        The companion built from the lower bracket (module docstring), for
-        the error of ε; None on itself.
+        The optimistic companion (losses rounded down; module docstring),
+        for a lower bound on ε; None on itself.
     shift : float
-        Σ h over the composed mechanisms (the companion's shift).
+        On a companion: subtracted from its ε (summed under composition; 0
+        for the rounded-down companions, which need no shift).
     kind : Kind
         Weakest kind of the composed profiles.
+    optimistic : bool
+        True for a lower companion: its tails are dropped after each
+        convolution (dropping mass only lowers δ), not moved pessimistically.
     """
 
     discretization: float
@@ -152,6 +141,7 @@ class PrivacyLossDistribution:
     lower_bound: PrivacyLossDistribution | None = None
     shift: float = 0.0
     kind: Kind = Kind.EXACT
+    optimistic: bool = False
 
     @property
     def losses(self) -> NDArray[np.float64]:
@@ -196,7 +186,7 @@ class PrivacyLossDistribution:
         if other.discretization != self.discretization:
             raise InputError("discretization", "composed PLDs must share the discretisation")
         probs = _convolve(self.probs, other.probs)
-        lower, probs, cut = _truncate(self.lower + other.lower, probs, tail_mass)
+        lower, probs, cut = _truncate(self.lower + other.lower, probs, tail_mass, self.optimistic)
         inf = 1.0 - (1.0 - self.infinity_mass) * (1.0 - other.infinity_mass) + cut
         companion = None
         if self.lower_bound is not None and other.lower_bound is not None:
@@ -209,6 +199,7 @@ class PrivacyLossDistribution:
             companion,
             self.shift + other.shift,
             _weakest(self.kind, other.kind),
+            self.optimistic,
         )
 
     def self_compose(self, count: int, tail_mass: float = DEFAULT_TAIL_MASS):
@@ -239,14 +230,21 @@ def _convolve(p: NDArray, q: NDArray) -> NDArray:
     return np.maximum(out, 0.0)
 
 
-def _truncate(lower: int, probs: NDArray, tail_mass: float) -> tuple[int, NDArray, float]:
-    """Cut tails of mass <= tail_mass each: the lower one moved up, the upper one to +∞."""
+def _truncate(
+    lower: int, probs: NDArray, tail_mass: float, optimistic: bool = False
+) -> tuple[int, NDArray, float]:
+    """Cut tails of mass <= tail_mass each: the lower one moved up, the upper one to +∞.
+
+    ``optimistic``: both tails are dropped instead (a lower bound on δ at every ε).
+    """
     cum = np.cumsum(probs)
     start = int(np.searchsorted(cum, tail_mass, side="right"))  # masses before start sum <= tail
     rcum = np.cumsum(probs[::-1])
     stop = probs.size - int(np.searchsorted(rcum, tail_mass, side="right"))
     start = min(start, stop - 1)
     kept = probs[start:stop].copy()
+    if optimistic:
+        return lower + start, kept, 0.0
     kept[0] += cum[start - 1] if start > 0 else 0.0
     cut = float(rcum[probs.size - stop - 1]) if stop < probs.size else 0.0
     return lower + start, kept, cut
@@ -269,87 +267,164 @@ def _connect_dots(deltas: NDArray, h: float) -> NDArray:
     return np.maximum(probs, 0.0)
 
 
-# --------------------------------------------------------------------------- profiles on the grid
+# --------------------------------------------------------------------------- both directions
 
 
-def _gaussian_grid_bounds(mu: float, tail: float, h: float) -> tuple[int, int]:
-    top = gaussian_epsilon(min(tail, 0.5), mu)
-    n = max(math.ceil(top / h), 1)
-    return -n, n
+@dataclass(frozen=True, eq=False)
+class PairPld:
+    """The two directions of a mechanism's PLD, composed apart (THEORY.md §14).
+
+    dp_accounting's ``pmf_remove`` and ``pmf_add``: ``remove`` is the PLD of
+    (P, Q), the record present in the first dataset, ``add`` that of (Q, P).
+    Composing two mechanisms composes each direction with the same direction;
+    ε (and δ) is the larger of the two at the end.
+
+    Attributes
+    ----------
+    remove, add : PrivacyLossDistribution
+        Pessimistic PLDs, each with its lower companion (``add is remove`` for
+        a symmetric pair).
+    orientable : bool
+        A synthetic data release: its directions may go with either adjacency
+        direction (:class:`synthamp.accountant._pld_grid.DirectedGrid`);
+        :func:`compute_epsilon_pld` composes it in both orientations.
+    fallback : bool
+        Whether a guard fired for one of the composed releases
+        (:mod:`synthamp.accountant._pld_grid`, (3)).
+    """
+
+    remove: PrivacyLossDistribution
+    add: PrivacyLossDistribution
+    orientable: bool = False
+    fallback: bool = False
+
+    @property
+    def directions(self) -> tuple[PrivacyLossDistribution, ...]:
+        return (self.remove,) if self.add is self.remove else (self.remove, self.add)
+
+    @property
+    def discretization(self) -> float:
+        return self.remove.discretization
+
+    @property
+    def kind(self) -> Kind:
+        return _weakest(self.remove.kind, self.add.kind)
+
+    def delta(self, epsilon: ArrayLike) -> NDArray[np.float64]:
+        """δ(ε): the larger of the two directions (an upper bound)."""
+        return np.maximum.reduce([pld.delta(epsilon) for pld in self.directions])
+
+    def epsilon(self, delta: float) -> float:
+        """The smallest ε >= 0 with δ(ε) <= ``delta`` in both directions."""
+        return max(pld.epsilon(delta) for pld in self.directions)
+
+    def epsilon_lower(self, delta: float) -> float:
+        """A lower bound on ε(δ) of the pair composed (0 without companions).
+
+        Each direction's companion (its losses rounded down: module
+        docstring) bounds that direction's ε from below; the larger of the two bounds the
+        larger of the two, i.e. ε of the (feasible) pair.
+        """
+        lows = [
+            pld.lower_bound.epsilon(delta) - pld.lower_bound.shift
+            for pld in self.directions
+            if pld.lower_bound is not None
+        ]
+        return min(max([*lows, 0.0]), self.epsilon(delta)) if len(lows) else 0.0
+
+    def swapped(self) -> PairPld:
+        """The same pair in the other orientation: remove and add exchanged."""
+        return PairPld(self.add, self.remove, self.orientable, self.fallback)
+
+    def compose(self, other: PairPld, tail_mass: float = DEFAULT_TAIL_MASS) -> PairPld:
+        """Both mechanisms on the same data: each direction with the same direction."""
+        remove = self.remove.compose(other.remove, tail_mass)
+        symmetric = self.add is self.remove and other.add is other.remove
+        add = remove if symmetric else self.add.compose(other.add, tail_mass)
+        return PairPld(
+            remove, add, self.orientable or other.orientable, self.fallback or other.fallback
+        )
+
+    def self_compose(self, count: int, tail_mass: float = DEFAULT_TAIL_MASS) -> PairPld:
+        """``count`` runs of the same pair (the same adjacent pair in every run)."""
+        remove = self.remove.self_compose(count, tail_mass)
+        add = remove if self.add is self.remove else self.add.self_compose(count, tail_mass)
+        return PairPld(remove, add, self.orientable, self.fallback)
 
 
-def _mixture_pair(mu: float, q: float):
-    """(1 − q)N(0, 1) + qN(μ, 1) against N(0, 1), in the coordinate x."""
-    log_q, log_1mq = math.log(q), (math.log1p(-q) if q < 1.0 else -math.inf)
+def _rounded_down(lower: int, survival: NDArray, h: float, kind: Kind):
+    """The optimistic PLD: each loss rounded down to the grid, from lower bounds on P(L > ε_i).
 
-    class _Mixture(Law):
-        center, spread = q * mu, 1.0
-
-        def to_t(self, value):
-            return np.asarray(value, dtype=float)
-
-        def from_t(self, t):
-            return np.asarray(t, dtype=float)
-
-        def log_tail(self, t, upper):
-            t = np.atleast_1d(np.asarray(t, dtype=float))
-            if upper:
-                return np.logaddexp(
-                    log_1mq + special.log_ndtr(-t), log_q + special.log_ndtr(mu - t)
-                )
-            return np.logaddexp(log_1mq + special.log_ndtr(t), log_q + special.log_ndtr(t - mu))
-
-    def llr(t):
-        return np.logaddexp(log_1mq, log_q + mu * np.asarray(t, dtype=float) - 0.5 * mu * mu)
-
-    return _Mixture(), GaussianLaw(0.0), llr
-
-
-def _grid_profile(mechanism: Mechanism, h: float, tail: float):
-    """(lower index, δ upper, δ lower, kind) of the symmetrised profile on ε_i = i·h."""
-    if isinstance(mechanism, SyntheticDataRelease) and mechanism.out_dim == 1:
-        worst = _WorstCase(mechanism, PROFILE_RTOL, tail)
-        top, _ = worst.root(tail)
-        if not math.isfinite(top):
-            top = max(float(worst.endpoint.curves()[0][0].eps[-1]), h)
-        n = max(math.ceil(top / h), 1)
-        eps = np.arange(-n, n + 1) * h
-        upper, lower = worst.bracket(eps)
-        return -n, upper, lower, Kind.EXACT
-    if isinstance(mechanism, SubsampledGaussianRelease):
-        mu = mechanism.sensitivity / mechanism.sigma
-        law_hi, law_lo, llr = _mixture_pair(mu, mechanism.sampling_probability)
-        pair = _PairEvaluator(law_hi, law_lo, llr, 1e-12, tail)
-        forward, reverse = pair.refine(PROFILE_RTOL, 1e-3 * tail)
-        top = max(forward.root(tail)[0], reverse.root(tail)[0])
-        if not math.isfinite(top):
-            top = max(float(forward.eps[-1]), float(reverse.eps[-1]), h)
-        n = max(math.ceil(top / h), 1)
-        eps = np.arange(-n, n + 1) * h
-        uf, lf = forward.bracket(eps)
-        ur, lr = reverse.bracket(eps)
-        return -n, np.maximum(uf, ur), np.maximum(lf, lr), Kind.EXACT
-    # the Gaussian mechanism (Balle and Wang 2018), or post-processing for k > 1
-    if isinstance(mechanism, GaussianRelease):
-        sensitivity, kind = mechanism.sensitivity, Kind.EXACT
-    else:
-        sensitivity, kind = mechanism.effective_sensitivity, Kind.CERTIFIED
-    lo, hi = _gaussian_grid_bounds(sensitivity / mechanism.sigma, tail, h)
-    eps = np.arange(lo, hi + 1) * h
-    # δ(ε) for ε < 0 by the symmetry δ(ε) = 1 − e^ε + e^ε δ(−ε) of the Gaussian pair
-    pos = gaussian_delta(np.abs(eps), sensitivity, mechanism.sigma)
-    delta = np.where(eps >= 0, pos, -np.expm1(eps) + np.exp(eps) * pos)
-    rounding = 1e-14 * delta + 1e-300
-    return lo, np.minimum(delta + rounding, 1.0), np.maximum(delta - rounding, 0.0), kind
-
-
-def _single_pld(mechanism: Mechanism, h: float, tail: float) -> PrivacyLossDistribution:
-    lo, upper, lower, kind = _grid_profile(mechanism, h, tail)
-    # the companion: connect-the-dots of the lower bracket, nothing at +∞ (module docstring)
-    companion = PrivacyLossDistribution(h, lo, _connect_dots(lower, h), 0.0, None, 0.0, kind)
+    Mass S(ε_i) − S(ε_{i+1}) at ε_i, S(ε_last) at ε_last, the mass below ε_0
+    dropped: its loss is stochastically below L, so δ(ε) = E[(1 − e^{ε − L})_+]
+    of it, and of every composition of it, is below the true one (no shift).
+    """
+    probs = np.append(-np.diff(survival), survival[-1])
     return PrivacyLossDistribution(
-        h, lo, _connect_dots(upper, h), float(min(upper[-1], 1.0)), companion, h, kind
+        h, lower, np.maximum(probs, 0.0), 0.0, None, 0.0, kind, optimistic=True
     )
+
+
+def _direction(
+    lower: int, upper: NDArray, low: NDArray | None, survival: NDArray | None, h: float, kind: Kind
+) -> PrivacyLossDistribution:
+    """Connect-the-dots of one direction, with its companion (None: without).
+
+    The companion rounds the losses down (``survival``) or, without survival
+    bounds (a finite release), is the connect-the-dots of the lower bracket
+    ``low`` with nothing at +∞, shifted by h (module docstring).
+    """
+    companion = None
+    if survival is not None:
+        companion = _rounded_down(lower, survival, h, kind)
+    elif low is not None:
+        companion = PrivacyLossDistribution(
+            h, lower, _connect_dots(low, h), 0.0, None, h, kind, optimistic=True
+        )
+    return PrivacyLossDistribution(
+        h, lower, _connect_dots(upper, h), float(min(upper[-1], 1.0)), companion, 0.0, kind
+    )
+
+
+def _pair_pld(grid: DirectedGrid, h: float, companion: bool) -> PairPld:
+    def one(upper, low, survival):
+        if not companion:
+            return _direction(grid.lower, upper, None, None, h, grid.kind)
+        return _direction(grid.lower, upper, low, survival, h, grid.kind)
+
+    remove = one(grid.remove_upper, grid.remove_lower, grid.remove_survival)
+    add = remove
+    if not grid.symmetric:
+        add = one(grid.add_upper, grid.add_lower, grid.add_survival)
+    return PairPld(remove, add, grid.orientable, grid.fallback)
+
+
+def _orientations(components: list[PairPld], tail_mass: float) -> list[PairPld]:
+    """The composition in every orientation of its orientable parts (releases).
+
+    Which direction of a release goes with an added record depends on the
+    data, independently for each release object (the T runs inside one
+    share their pair), so every orientation is a composition the mechanism
+    can meet. With no asymmetric part other than releases, reversing every
+    orientation only exchanges remove and add: the first release is then
+    kept in its orientation.
+    """
+    asymmetric = any(not c.orientable and c.add is not c.remove for c in components)
+    fixed = not asymmetric
+    results: list[PairPld] = []
+    for part in components:
+        options = [part]
+        if part.orientable and part.add is not part.remove:
+            if fixed:
+                fixed = False  # the first release keeps its orientation
+            else:
+                options.append(part.swapped())
+        results = (
+            options
+            if not results
+            else [r.compose(o, tail_mass) for r, o in itertools.product(results, options)]
+        )
+    return results
 
 
 @privacy_quantity("exact")
@@ -360,14 +435,15 @@ def privacy_loss_distribution(
     tail: float = DEFAULT_TAIL,
     tail_mass: float = DEFAULT_TAIL_MASS,
     _companion: bool = True,
-) -> PrivacyLossDistribution:
-    """The pessimistic PLD of a mechanism, composed over its ``releases`` (module docstring).
+) -> PairPld:
+    """The pessimistic PLD of a mechanism, both directions, composed over its ``releases``.
 
     Parameters
     ----------
     mechanism : SyntheticDataRelease, GaussianRelease or SubsampledGaussianRelease
-        k = 1 synthetic data: the exact worst-case profile (kind exact); k > 1:
-        the Gaussian profile with Δ_eff (certified).
+        k = 1 synthetic data: the worst adjacent pair, guarded for every T
+        (:mod:`synthamp.accountant._pld_grid`; kind exact); k > 1: the
+        Gaussian profile with Δ_eff (certified).
     discretization : float, default 1e-4
         The interval h of the loss grid. Smaller is tighter (the error of ε
         is about Σh at most) and slower (the grid has ~2ε_max/h points).
@@ -379,7 +455,8 @@ def privacy_loss_distribution(
 
     Returns
     -------
-    PrivacyLossDistribution
+    PairPld
+        Its T runs composed (the same adjacent pair in every run).
     """
     h = check_positive("discretization", discretization)
     tail = check_open_unit("tail", tail)
@@ -388,9 +465,8 @@ def privacy_loss_distribution(
         mechanism, SyntheticDataRelease | GaussianRelease | SubsampledGaussianRelease
     ):
         raise InputError("mechanism", f"must be a release or Gaussian mechanism, got {mechanism!r}")
-    single = _single_pld(mechanism, h, tail)
-    if not _companion:  # callers that need ε alone (the calibration's inner steps)
-        single = replace(single, lower_bound=None)
+    # _companion False: callers that need ε alone (the calibration's inner steps)
+    single = _pair_pld(directed_grid(mechanism, h, tail, _companion), h, _companion)
     return single.self_compose(mechanism.releases, tail_mass) if mechanism.releases > 1 else single
 
 
@@ -403,14 +479,19 @@ class PldEpsilon:
     epsilon : float
         ε of the guarantee (pessimistic discretisation; the guarantee).
     epsilon_lower : float
-        Lower bound on the ε of the composed dominating pairs;
-        ``epsilon − epsilon_lower`` bounds the discretisation error.
+        Lower bound on the mechanism's ε: the worst orientation of the worst
+        pair's lower companion (a feasible pair, never a dominating envelope);
+        ``epsilon − epsilon_lower`` bounds the discretisation error (and, after
+        a fallback, the search's).
     delta : float
     discretization : float
         h.
     kind : Kind
     accountant : str
         ``"pld"``.
+    fallback : bool
+        Whether a guard fired (:mod:`synthamp.accountant._pld_grid`): the
+        upper value then composes the directed envelope of the scanned pairs.
     """
 
     epsilon: float
@@ -419,10 +500,46 @@ class PldEpsilon:
     discretization: float
     kind: Kind
     accountant: str = "pld"
+    fallback: bool = False
 
     @property
     def discretization_error(self) -> float:
         return self.epsilon - self.epsilon_lower
+
+
+def composed_pld(
+    release: Mechanism,
+    extra: Iterable[Mechanism | PrivacyLossDistribution | PairPld] = (),
+    *,
+    discretization: float = DEFAULT_DISCRETIZATION,
+    tail: float = DEFAULT_TAIL,
+    _companion: bool = True,
+) -> list[PairPld]:
+    """The PLDs of a release composed with other mechanisms, one per orientation.
+
+    A :class:`PrivacyLossDistribution` in ``extra`` is taken as symmetric (the
+    same PLD for both directions); the mechanism's ε is the largest over the
+    returned compositions (:func:`_orientations`).
+    """
+    h = check_positive("discretization", discretization)
+    parts = [privacy_loss_distribution(release, discretization=h, tail=tail, _companion=_companion)]
+    for other in extra:
+        if isinstance(other, PrivacyLossDistribution):
+            other = PairPld(other, other)
+        elif not isinstance(other, PairPld):
+            other = privacy_loss_distribution(
+                other, discretization=h, tail=tail, _companion=_companion
+            )
+        if other.discretization != h:
+            raise InputError("discretization", "composed PLDs must share the discretisation")
+        parts.append(other)
+    return _orientations(parts, DEFAULT_TAIL_MASS)
+
+
+def worst_epsilon(plds: list[PairPld], delta: float) -> tuple[float, float]:
+    """(ε, lower bound) over the orientations: each a composition the mechanism can meet."""
+    eps = max(pld.epsilon(delta) for pld in plds)
+    return eps, min(max(pld.epsilon_lower(delta) for pld in plds), eps)
 
 
 @privacy_quantity("exact")
@@ -430,12 +547,19 @@ def compute_epsilon_pld(
     release: Mechanism,
     delta: float,
     *,
-    extra: Iterable[Mechanism | PrivacyLossDistribution] = (),
+    extra: Iterable[Mechanism | PrivacyLossDistribution | PairPld] = (),
     discretization: float = DEFAULT_DISCRETIZATION,
     tail: float = DEFAULT_TAIL,
     _companion: bool = True,
 ) -> PldEpsilon:
     """(ε, δ) of a release composed with other mechanisms, by the PLD accountant.
+
+    Each mechanism's two directions (remove, add) are composed apart and the
+    larger ε taken at the end; a synthetic data release's T runs share their
+    adjacent pair (the worst pair, guarded for every T:
+    :mod:`synthamp.accountant._pld_grid`), and each release object enters in
+    both orientations when the composition has another asymmetric part (e.g.
+    a subsampled Gaussian), the worst being the mechanism's ε.
 
     Parameters
     ----------
@@ -463,18 +587,15 @@ def compute_epsilon_pld(
         and (release.releases == 1)
     ):  # one release: its profile directly, no discretisation
         exact = profile_epsilon(release, delta)
-        return PldEpsilon(exact.epsilon, exact.epsilon_lower, delta, 0.0, exact.kind)
-    pld = privacy_loss_distribution(release, discretization=h, tail=tail, _companion=_companion)
-    for other in extra:
-        if not isinstance(other, PrivacyLossDistribution):
-            other = privacy_loss_distribution(
-                other, discretization=h, tail=tail, _companion=_companion
-            )
-        pld = pld.compose(other)
-    eps = pld.epsilon(delta)
-    companion = pld.lower_bound
-    eps_lower = max(companion.epsilon(delta) - pld.shift, 0.0) if companion is not None else 0.0
-    return PldEpsilon(eps, min(eps_lower, eps), delta, h, pld.kind)
+        fallback = bool(getattr(exact, "fallback", False))
+        return PldEpsilon(
+            exact.epsilon, exact.epsilon_lower, delta, 0.0, exact.kind, "pld", fallback
+        )
+    plds = composed_pld(release, extra, discretization=h, tail=tail, _companion=_companion)
+    eps, eps_lower = worst_epsilon(plds, delta)
+    kind = plds[0].kind
+    fallback = any(pld.fallback for pld in plds)
+    return PldEpsilon(eps, eps_lower, delta, h, kind, "pld", fallback)
 
 
 @dataclass(frozen=True)
@@ -520,7 +641,10 @@ def calibrate_sigma_pld(
 ) -> PldCalibration:
     """Smallest σ whose release meets (ε, δ) by the PLD accountant.
 
-    ε_pld(σ) is non-increasing in σ (the adjacent set shrinks as σ grows,
+    ε_pld(σ) is that of :func:`compute_epsilon_pld`: for T releases, the worst
+    adjacent pair composed T times, its remove and add directions apart (the
+    same composed accounting as ``account``). It is non-increasing in σ (the
+    adjacent set shrinks as σ grows,
     docs/accountant.md; pessimistic discretisations on nested grids are
     ordered). A single k = 1 release is calibrated on :func:`profile_epsilon`
     (no discretisation). The search starts from the exact calibration of

@@ -48,8 +48,9 @@ differ from ε to ε). This is the guarded search of
 
 The profile returned on ε ∈ ℝ is the maximum of the two orders, so it
 satisfies δ*(ε) = 1 − e^ε + e^ε δ*(−ε) for ε < 0: it is the profile of a
-*symmetric* dominating pair (Zhu, Dong and Wang 2022), which is what the PLD
-accountant (:mod:`synthamp.accountant._pld`) discretises.
+*symmetric* dominating pair (Zhu, Dong and Wang 2022) of one release. The PLD
+accountant does not compose it: the T runs of a release share their pair, so
+it composes the pair's two directions apart (:mod:`synthamp.accountant._pld_grid`).
 
 k > 1
 -----

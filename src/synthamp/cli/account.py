@@ -102,8 +102,13 @@ def _choose_accountant(
     )
 
 
-def _pld_epsilons(release, deltas, discretization: float) -> tuple[list, list]:
-    """ε and its lower bound by the PLD accountant, one per δ (one PLD for all)."""
+def _pld_epsilons(release, deltas, discretization: float) -> tuple[list, list, bool]:
+    """ε and its lower bound by the PLD accountant, one per δ (one PLD for all), and
+    whether a guard of the worst pair fired.
+
+    The lower bound is the worst pair's (remove and add composed apart): a
+    lower bound on the release's ε itself.
+    """
     # the PLD accountant loads scipy: heavy, on use only
     from synthamp.accountant._pld import compute_epsilon_pld, privacy_loss_distribution
     from synthamp.accountant._profile import profile_epsilon
@@ -111,14 +116,20 @@ def _pld_epsilons(release, deltas, discretization: float) -> tuple[list, list]:
     h = check_positive("discretization", discretization)
     if release.releases == 1 and (release.out_dim == 1 or len(deltas) == 1):
         results = [profile_epsilon(release, d) for d in deltas]
-        return [r.epsilon for r in results], [r.epsilon_lower for r in results]
+        fired = any(r.fallback for r in results)
+        return [r.epsilon for r in results], [r.epsilon_lower for r in results], fired
     if len(deltas) == 1:
         r = compute_epsilon_pld(release, deltas[0], discretization=h)
-        return [r.epsilon], [r.epsilon_lower]
+        return [r.epsilon], [r.epsilon_lower], r.fallback
     pld = privacy_loss_distribution(release, discretization=h)
-    upper = [pld.epsilon(d) for d in deltas]
-    lower = [max(pld.lower_bound.epsilon(d) - pld.shift, 0.0) for d in deltas]
-    return upper, [min(lo, up) for lo, up in zip(lower, upper, strict=True)]
+    return [pld.epsilon(d) for d in deltas], [pld.epsilon_lower(d) for d in deltas], pld.fallback
+
+
+#: The note of a PLD ε whose worst-pair guard fired (synthamp.accountant._pld_grid).
+PLD_FALLBACK_NOTE = (
+    "A guard of the worst adjacent pair fired: the PLD epsilon composes the pointwise maximum "
+    "over the pairs scanned along the edge (the guarded search's claim, as for one release)."
+)
 
 
 def _gaussian_epsilons(release, deltas, discretization: float) -> list[float]:
@@ -287,9 +298,10 @@ def account_result(
         caught += [w for w in warned if w not in caught]
     result = results[0]
     eps_rdp = [r.epsilon for r in results]
-    eps_pld, eps_pld_lower = (None, None)
+    eps_pld, eps_pld_lower, pld_fallback = (None, None, False)
     if chosen == "pld" or (out_dim == 1 and n_syn is None):
-        eps_pld, eps_pld_lower = _pld_epsilons(release, deltas, discretization)
+        eps_pld, eps_pld_lower, fired = _pld_epsilons(release, deltas, discretization)
+        pld_fallback = pld_fallback or fired
     epsilon = eps_pld if chosen == "pld" else eps_rdp
     post_epsilon = [r.epsilon_post_processing for r in results]
     if chosen == "pld":  # the baseline by the same accountant: the Gaussian mechanism, exact
@@ -299,7 +311,8 @@ def account_result(
     if weighs_unlimited_profile(accountant, out_dim, n_syn, method):
         # the unlimited release (T-fold, one PLD) bounds every n_syn: the smaller ε is sound
         unlimited = replace(release, n_syn=None)
-        eps_unlimited, eps_unlimited_lower = _pld_epsilons(unlimited, deltas, discretization)
+        eps_unlimited, eps_unlimited_lower, fired = _pld_epsilons(unlimited, deltas, discretization)
+        pld_fallback = pld_fallback or fired
         finite_accounting = _finite_accounting(n_syn, result.fallback)
         picks = [
             finite_or_unlimited(
@@ -371,7 +384,7 @@ def account_result(
         "heuristic": heuristic,
         "fallback": result.fallback,
         "amplification": _amplification(release),
-        "notes": _notes(release, method),
+        "notes": _notes(release, method) + ([PLD_FALLBACK_NOTE] if pld_fallback else []),
         "warnings": caught,
     }
 
