@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from synthamp._io import OutputTransaction, check_directory_output
+from synthamp._io import OutputTransaction, check_directory_output, parse_mode
 from synthamp._validation import InputError
 from synthamp.partitioned import (
     PartitionTask,
@@ -176,6 +176,7 @@ def write_dataset(
     backend: str = "local",
     scheduler=None,
     force: bool = False,
+    mode: int | None = None,
 ) -> int:
     """Write ``n_total`` records of a fitted generator as a partitioned Parquet dataset.
 
@@ -189,8 +190,8 @@ def write_dataset(
         fitted for an unlimited release (``n_syn=None``): the workers receive R,
         which reveals VᵀV, covered only by the unlimited guarantee (THEORY.md §17).
     path : path-like
-        Destination folder (replaced only with ``force`` and only if it holds
-        nothing but ``.parquet`` files).
+        Destination folder (replaced only with ``force``, and only if synthamp
+        wrote it).
     n_total : int
         Number of records (counted against a finite ``n_syn``).
     partitions : int
@@ -205,7 +206,11 @@ def write_dataset(
         scheduler name ("synchronous", "threads", "processes"). None: dask's
         default (the current client, if any).
     force : bool
-        Replace an existing dataset.
+        Replace an existing dataset (only one synthamp wrote: its manifest
+        ``.synthamp-manifest.json`` lists every file).
+    mode : int, optional
+        Mode of the published files (default: what the umask gives a new file);
+        they are readable by the owner only until published.
 
     Returns
     -------
@@ -228,7 +233,8 @@ def write_dataset(
     if len(columns) != generator.n_targets_:
         raise InputError("columns", f"needs {generator.n_targets_} names, got {len(columns)}")
     tasks = generator_partitions(generator, n_total, partitions)
-    with OutputTransaction() as transaction:
+    mode = parse_mode(mode)
+    with OutputTransaction(replace=force, mode=mode) as transaction:
         folder = transaction.add(destination, param="path", directory=True)
         with transaction.writing("path"):
             if backend == "dask":

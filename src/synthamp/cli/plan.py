@@ -83,7 +83,8 @@ def plan(
     """Plan a release: C, Δ, σ, noise saved and utility for each λ (and width).
 
     Reads only the shape of the table (records, features, targets: the
-    Parquet metadata, or the CSV header and a line count), never a value.
+    Parquet metadata, or the CSV header and its records counted by the parser
+    of release, no value kept), never a value.
 
     \b
     Example:
