@@ -439,6 +439,11 @@ class OutputTransaction:
                         if output.directory:
                             self._write_manifest(output)
                         if os.path.lexists(output.final):
+                            if not output.replace:
+                                raise InputError(
+                                    output.param,
+                                    f"{output.final} appeared during the run; not overwriting it",
+                                )
                             self._check_destination(
                                 output.final, output.param, output.directory, output.replace
                             )

@@ -316,7 +316,9 @@ def release(
     target_cols = tabular.parse_columns(targets, param="targets")
     feature_cols = tabular.parse_columns(features, param="features")
 
-    # 2. Paths, before any work.
+    # 2. Paths, before any work: the input first (never inside an output), then the outputs.
+    reports = report_paths(Path(out), report)
+    check_paths(data, Path(out), reports, partitioned=partitions is not None)
     if partitions is None:
         out_path = tabular.check_table_output(out, force=force, param="out")
         fmt = tabular.table_format(out_path, param="out")
@@ -324,10 +326,8 @@ def release(
         out_path = check_directory_output(out, force=force, param="out")
         fmt = "parquet"
     check_target_names(target_cols, fmt)
-    reports = report_paths(out_path, report)
     for path in reports:
         check_writable(path, force=force, param="report")
-    check_paths(data, out_path, reports, partitioned=partitions is not None)
 
     with OutputTransaction(replace=force, mode=mode) as transaction:
         # Every destination locked for this run (a concurrent run is refused), then the table.
