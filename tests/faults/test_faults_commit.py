@@ -116,7 +116,8 @@ KILLED_COMMIT = textwrap.dedent(
     stop_at = Path(sys.argv[1])
     real = os.replace
     def replace(src, dst):
-        if Path(dst) == stop_at and _io.TEMP_TAG in Path(src).name and not str(src).endswith(".old"):
+        publishing = _io.TEMP_TAG in Path(src).name and not str(src).endswith(".old")
+        if Path(dst) == stop_at and publishing:
             os._exit(9)  # killed outright (SIGKILL, power loss) just before publishing dst
         return real(src, dst)
     os.replace = replace
