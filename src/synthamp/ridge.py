@@ -152,6 +152,10 @@ def ridge_sensitivity(label_bound: float, ridge: float, n_records: int) -> float
             f"the sensitivity Δ = B(1 + 2√λ)/(m λ^1.5) = e^{log_delta:.5g} is outside the range "
             f"of floating-point numbers at λ = {ridge:g}, B = {label_bound:g}, m = {n_records}",
         )
+    inverse_root = 1.0 / math.sqrt(ridge)
+    direct = label_bound / n_records * (2.0 / ridge + inverse_root * inverse_root * inverse_root)
+    if math.isfinite(direct) and direct >= TINY:
+        return direct  # a few ulp; exp(log Δ) would lose |log Δ|·ε
     return math.exp(log_delta)
 
 

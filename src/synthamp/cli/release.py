@@ -667,7 +667,7 @@ def demo(
 
     created = not directory.is_dir()
     try:
-        with OutputTransaction() as transaction:
+        with OutputTransaction(replace=force) as transaction:
             if created:
                 with transaction.writing("out"):
                     directory.mkdir()
