@@ -97,6 +97,7 @@ def test_library_and_command_line_share_the_table_check(workdir, capsys):
     frame.loc[4, "x2"] = np.nan
     frame.to_csv("data.csv", index=False)
     code, _, err = run(capsys, release_args())
+    assert code == 2
     cli_rule = _error_line(err, "--features").split("--features: ")[1]
     x = frame[FEATURES].to_numpy()
     with pytest.raises(InputError) as info:
