@@ -83,12 +83,15 @@ def test_an_output_that_appears_during_the_run_is_not_overwritten(workdir, capsy
 
 
 def test_two_concurrent_releases_never_lose_an_output(workdir):
-    """Two real processes to one new --out without --force: one wins, the other exits 2."""
+    """Two real processes to one new --out without --force: one wins, the other exits 2.
+
+    b208f84: both exited 0, the later commit silently replacing the other's table.
+    """
     command = [sys.executable, "-m", "synthamp", *release_args(**{"--n-syn": "3000000"})]
     first = subprocess.Popen(command, cwd=workdir, env=_env(), stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 120
-        while not (workdir / ".syn.csv.synthamp-lock").exists():
+        while not any(_io.TEMP_TAG in p.name for p in workdir.iterdir()):  # the first is writing
             assert first.poll() is None and time.monotonic() < deadline
             time.sleep(0.02)
         second = subprocess.run(

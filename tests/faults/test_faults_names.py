@@ -153,4 +153,4 @@ def test_a_partitioned_dataset_gets_the_mode_on_every_file(workdir, capsys):
 def test_a_bad_mode_is_one_line(workdir, capsys, mode):
     code, _, err = run(capsys, release_args(**{"--mode": mode}))
     assert code == 2
-    _error_line(err, "--mode")
+    assert "octal" in _error_line(err, "--mode") or "6xx" in err  # b208f84: no such option
