@@ -468,6 +468,7 @@ class OutputTransaction:
                 _journal.remove_journals(journals)
                 raise
             self._committed = True
+            PUBLISHED.extend(output.final for output in self._outputs)
             for output in self._outputs:
                 if output.backup is not None:
                     _journal._remove_backup(output.backup, output.directory)
@@ -540,6 +541,9 @@ class OutputTransaction:
         finally:
             self._release()
 
+
+#: Every output this process published (the command line's message after a late interrupt).
+PUBLISHED: list[Path] = []
 
 #: Signals held back while a commit renames (the command line turns them into exceptions).
 HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

@@ -102,12 +102,14 @@ def ridge_norm_bound(label_bound: float, ridge: float) -> float:
     """
     label_bound = check_positive("label_bound", label_bound)
     ridge = check_positive("ridge", ridge)
-    bound = label_bound / (2.0 * math.sqrt(ridge))
-    if not math.log(TINY) < math.log(label_bound) - math.log(2.0) - 0.5 * math.log(ridge):
+    log_bound = math.log(label_bound) - math.log(2.0) - 0.5 * math.log(ridge)
+    if not LOG_TINY < log_bound < LOG_HUGE:
         raise InputError(
-            "ridge", f"the norm bound C = B/(2√λ) underflows at λ = {ridge:g}, B = {label_bound:g}"
+            "ridge",
+            f"the norm bound C = B/(2√λ) = e^{log_bound:.5g} is outside the range of "
+            f"floating-point numbers at λ = {ridge:g}, B = {label_bound:g}",
         )
-    return bound
+    return label_bound / (2.0 * math.sqrt(ridge))
 
 
 @privacy_quantity("certified")

@@ -19,6 +19,7 @@ import warnings
 
 import click
 
+from synthamp._io import PUBLISHED
 from synthamp._validation import InputError, printable
 from synthamp._version import __version__
 
@@ -116,6 +117,15 @@ def _os_error_line(exc: OSError) -> str:
     return f"{exc.filename}: {reason}" if exc.filename else reason
 
 
+def _written() -> str:
+    """What an interrupted run leaves: nothing, or what its commit published before the signal."""
+    if not PUBLISHED:
+        return "no output was written"
+    names = ", ".join(printable(path) for path in PUBLISHED)
+    PUBLISHED.clear()
+    return f"the interrupt came after the commit: {names} were published"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``synthamp`` console script.
 
@@ -130,11 +140,11 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.exceptions.Abort:
-        click.echo("synthamp: aborted; no output was written", err=True)
+        click.echo(f"synthamp: aborted; {_written()}", err=True)
         return 1
     except Terminated as exc:
         name = signal.Signals(exc.signum).name
-        click.echo(f"synthamp: terminated ({name}); no output was written", err=True)
+        click.echo(f"synthamp: terminated ({name}); {_written()}", err=True)
         return 128 + exc.signum
     except click.ClickException as exc:
         click.echo(f"synthamp: error: {printable(exc.format_message())}", err=True)
