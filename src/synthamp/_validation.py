@@ -25,6 +25,7 @@ __all__ = [
     "check_open_unit",
     "check_positive",
     "check_real_table",
+    "check_sigma",
     "printable",
 ]
 
@@ -33,6 +34,11 @@ MAX_DIM = 10**6
 #: Largest supported number of synthetic records for the finite-release engine (computed
 #: directly, tested against mpmath up to here: tests/divergence/test_large_amplitude.py).
 MAX_N_SYN = 10**9
+
+
+#: Largest noise σ a release accepts: the records' covariance σ_z²VᵀV, with ‖V‖ ≈ σ√(dk),
+#: stays finite (log space: 2·log σ + log(d·k) well below log(1.8e308) ≈ 709.8).
+MAX_SIGMA = 1e100
 
 
 class InputError(ValueError):
@@ -61,6 +67,18 @@ def check_positive(param: str, value) -> float:
     value = _as_real(param, value)
     if value <= 0:
         raise InputError(param, f"must be > 0, got {value:g}")
+    return value
+
+
+def check_sigma(param: str, value) -> float:
+    """A noise σ in (0, MAX_SIGMA]: finite, and small enough that VᵀV cannot overflow."""
+    value = check_positive(param, value)
+    if value > MAX_SIGMA:
+        raise InputError(
+            param,
+            f"must be ≤ {MAX_SIGMA:g}, got {value:g}: the released records (covariance "
+            "σ_z²VᵀV, ‖V‖ ≈ σ√(dk)) would overflow",
+        )
     return value
 
 

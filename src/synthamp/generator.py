@@ -65,6 +65,7 @@ from synthamp._validation import (
     check_open_unit,
     check_positive,
     check_real_table,
+    check_sigma,
 )
 from synthamp._version import __version__
 from synthamp.accountant._choice import ACCOUNTANTS
@@ -301,7 +302,7 @@ class PrivateLinearGenerator(BaseEstimator):
             raise InputError("epsilon", "give either sigma or epsilon (with delta), not both")
         if self.sigma is None and self.epsilon is None:
             raise InputError("epsilon", "give sigma, or epsilon and delta")
-        out["sigma"] = None if self.sigma is None else check_positive("sigma", self.sigma)
+        out["sigma"] = None if self.sigma is None else check_sigma("sigma", self.sigma)
         out["epsilon"] = None if self.epsilon is None else check_positive("epsilon", self.epsilon)
         if self.delta is None and self.epsilon is not None:
             raise InputError("delta", "is required with epsilon")

@@ -25,6 +25,7 @@ from synthamp._validation import (
     check_n_syn,
     check_open_unit,
     check_positive,
+    check_sigma,
 )
 from synthamp.cli._common import deprecated_alias, echo_json
 from synthamp.cli._outputs import (
@@ -301,7 +302,7 @@ def release(
         if delta is None:
             raise InputError("delta", "is required with --epsilon")
     if sigma is not None:
-        check_positive("sigma", sigma)
+        check_sigma("sigma", sigma)
     if delta is not None:
         check_open_unit("delta", delta)
     if seed is not None:
