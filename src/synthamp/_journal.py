@@ -36,7 +36,6 @@ import json
 import os
 import secrets
 import shutil
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -274,7 +273,17 @@ def roll_forward(entry: dict) -> str:
     return done
 
 
-def recover(final: str | os.PathLike, held: Iterator[Path] | None = None) -> list[str]:
+def _remove_partial_journals(final: Path) -> None:
+    """Half-written journals of a dead run (no rename had started): junk once we hold the lock."""
+    prefix = f".{final.name}.{JOURNAL_TAG}-"
+    with contextlib.suppress(OSError):
+        for entry in _parent(final).iterdir():
+            if entry.name.startswith(prefix) and entry.name.endswith(".part"):
+                with contextlib.suppress(OSError):
+                    entry.unlink()
+
+
+def recover(final: str | os.PathLike) -> list[str]:
     """Roll forward every interrupted commit that journaled ``final`` (whose lock we hold).
 
     The other outputs of such a commit are completed too when their lock is
@@ -282,6 +291,7 @@ def recover(final: str | os.PathLike, held: Iterator[Path] | None = None) -> lis
     recovered, for the user.
     """
     final = Path(final)
+    _remove_partial_journals(final)
     lines: list[str] = []
     for journal in journal_paths(final):
         try:

@@ -154,3 +154,12 @@ def test_a_bad_mode_is_one_line(workdir, capsys, mode):
     code, _, err = run(capsys, release_args(**{"--mode": mode}))
     assert code == 2
     assert "octal" in _error_line(err, "--mode") or "6xx" in err  # b208f84: no such option
+
+
+def test_output_names_are_shown_as_they_are_never_as_markup_or_escapes(workdir, capsys):
+    """b208f84: rich read "[bold]" in a file name as markup (dropped it) and printed escapes raw."""
+    name = "a[bold]b\x1b[31m.csv"
+    code, out, err = run(capsys, release_args(**{"--out": name}))
+    assert code == 0, err
+    assert os.path.exists(name)
+    assert "\x1b" not in out and "a[bold]b\\x1b[31m.csv" in out
