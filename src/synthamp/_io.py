@@ -1,21 +1,32 @@
-"""Transactional file output: temporary names, then an all-or-nothing publication.
+"""Transactional file output: temporary names, then one all-or-nothing commit.
 
-No half-written output, ever, and no table without its report:
+No half-written output, ever, no table without its report, and nothing
+replaced that synthamp did not write (the protocol, and what a user sees
+after each kind of interruption: docs/release.md, "The commit protocol"):
 
 - :func:`check_writable` and :func:`check_directory_output` check, before any
   work, that a destination may be written (its folder exists and accepts a new
   file: a probe file is created and removed, which catches read-only mounts and
-  pseudo file systems such as /proc, also for root);
-- :class:`OutputTransaction` hands out a temporary name for each output, next
-  to it, and :meth:`~OutputTransaction.commit` renames them all into place; if
-  anything fails before or during the commit (an exception, Ctrl-C, SIGTERM
-  turned into an exception by the command line), every temporary file is
-  removed and every destination is left as it was;
+  pseudo file systems such as /proc, also for root); an existing dataset
+  folder is replaced only if its manifest (:data:`MANIFEST_NAME`) marks it as
+  synthamp's own (:func:`check_owned_dataset`), and :func:`check_not_inside`
+  refuses an input that lies inside an output folder;
+- :class:`OutputTransaction` locks each destination for the run, hands out a
+  temporary name for each output, next to it, created 0600, and
+  :meth:`~OutputTransaction.commit` journals and publishes them all
+  (exclusively where nothing may be replaced), then gives them their mode
+  (:func:`default_mode`, :func:`parse_mode`); if anything fails before or
+  during the commit (an exception, Ctrl-C, SIGTERM or SIGHUP turned into an
+  exception by the command line), every temporary file is removed and every
+  destination is left as it was; signals arriving during the renames wait for
+  them;
 - every temporary name carries the tag :data:`TEMP_TAG` and the id of the
   process that made it: ``.NAME.synthamp-tmp-PID-TOKEN``. A process killed
   outright (SIGKILL, power loss) cannot clean up; the next run writing the
   same destination removes such stale files (:func:`remove_stale_temporaries`)
-  and says so.
+  and completes a commit it left half done (:mod:`synthamp._journal`), and
+  says so. An old version moved aside is never deleted while it is the only
+  copy.
 
 OSErrors while writing are turned into :class:`~synthamp.InputError` naming
 the parameter (:meth:`OutputTransaction.writing`), so the command line exits
