@@ -147,6 +147,13 @@ def remove_stale_temporaries(
                         f"aside to {entry.name}"
                     )
             continue
+        if entry.name.endswith(".old") and entry.is_dir() and not entry.is_symlink():
+            left = _journal.remove_dataset(entry)  # file by file: only what synthamp wrote
+            if left and restored is not None:
+                restored.append(f"left {entry}: it holds {printable(left[0])!r}, not synthamp's")
+            if not left:
+                removed.append(entry)
+            continue
         _remove(entry)
         removed.append(entry)
     return removed

@@ -108,3 +108,25 @@ def test_report_inside_the_partitioned_output_is_refused_before_any_work(workdir
     code, _, err = run(capsys, _partitioned(**{"--report": "out/r.json", "--force": True}))
     assert code == 2 and "inside the output folder" in _error_line(err, "--report")
     assert list((workdir / "out").iterdir()) == []
+
+
+def test_a_stale_old_dataset_is_removed_file_by_file(workdir, capsys):
+    """A dead run's old dataset folder (``….old``) holding a user's file is never rmtree'd.
+
+    b208f84 removed any stale ``….old`` folder whole (``shutil.rmtree``).
+    """
+    code, _, err = run(capsys, _partitioned())
+    assert code == 0, err
+    old = workdir / f".out.{_io.TEMP_TAG}-4194303-0123abcd.old"  # pid above pid_max
+    (workdir / "out").rename(old)
+    (old / "mine.txt").write_text("keep")
+    code, _, err = run(capsys, _partitioned(**{"--force": True}))  # "out" is missing:
+    assert code == 2 and "put back out" in err  # the old copy is put back, said so
+    assert "mine.txt" in _error_line(err.split("\n", 1)[1], "--out")
+    assert (workdir / "out" / "mine.txt").read_text() == "keep"  # and, not synthamp's, kept
+    (workdir / "out").rename(old)
+    (workdir / "out").mkdir()  # now the old copy is not the only one: cleaned, file by file
+    code, _, err = run(capsys, _partitioned(**{"--force": True}))
+    assert code == 0, err
+    assert (old / "mine.txt").read_text() == "keep" and not (old / "part.0.parquet").exists()
+    assert "not synthamp's" in err

@@ -332,9 +332,11 @@ def release(
 
     with OutputTransaction(replace=force, mode=mode) as transaction:
         # Every destination locked for this run (a concurrent run is refused), then the table.
-        table_tmp = transaction.add(out_path, param="out", directory=partitions is not None)
-        report_tmps = [transaction.add(path, param="report") for path in reports]
-        _warn_stale(transaction.stale, transaction.recovered)
+        try:
+            table_tmp = transaction.add(out_path, param="out", directory=partitions is not None)
+            report_tmps = [transaction.add(path, param="report") for path in reports]
+        finally:  # what was cleaned or put back, also when a check then fails
+            _warn_stale(transaction.stale, transaction.recovered)
 
         # 3. The private table.
         frame = tabular.read_table(data, param="data")
