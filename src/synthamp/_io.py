@@ -479,7 +479,10 @@ class OutputTransaction:
                         self._publish(output)
                     output.published = True
                 for output in self._outputs:
-                    with self.writing(output.param):
+                    # The mode asked for must hold; the umask's default is best effort (a file
+                    # system without modes, such as vfat, refuses chmod).
+                    quiet = contextlib.suppress(OSError) if self.mode is None else _nothing()
+                    with self.writing(output.param), quiet:
                         _journal.publish_mode(output.final, mode, output.directory)
             except BaseException:
                 self._roll_back()
@@ -559,6 +562,8 @@ class OutputTransaction:
         finally:
             self._release()
 
+
+_nothing = contextlib.nullcontext
 
 #: Every output this process published (the command line's message after a late interrupt).
 PUBLISHED: list[Path] = []
