@@ -592,6 +592,9 @@ DEMO_REPEATS = 200
 )
 @click.option("--finite", "finite_alias", is_flag=True, hidden=True)
 @click.option("--force", is_flag=True, help="Overwrite the demo's files if they exist.")
+@click.option(
+    "--mode", default=None, metavar="OCTAL", help="File mode of the outputs (as release)."
+)
 @time_budget_option
 @click.option("--no-progress", is_flag=True, help="No status line on stderr.")
 @click.option(
@@ -611,6 +614,7 @@ def demo(
     no_progress,
     as_json,
     time_budget,
+    mode,
 ):
     """Release synthetic data from scikit-learn's diabetes dataset (no download).
 
@@ -633,6 +637,9 @@ def demo(
     n_syn = check_n_syn(n_syn)
     if seed is not None:
         check_integer("seed", seed, 0)
+    mode = parse_mode(mode)
+    if mode is None and seed is not None:
+        mode = 0o600  # a seeded release is not private (as release)
     directory = Path(out_dir)
     if directory.exists() and not directory.is_dir():
         raise InputError("out", f"{directory} exists and is not a directory")
@@ -670,7 +677,7 @@ def demo(
 
     created = not directory.is_dir()
     try:
-        with OutputTransaction(replace=force) as transaction:
+        with OutputTransaction(replace=force, mode=mode) as transaction:
             if created:
                 with transaction.writing("out"):
                     directory.mkdir()
