@@ -80,3 +80,20 @@ def test_remove_dataset_deletes_only_what_its_manifest_lists(tmp_path):
     (folder / "notes.txt").unlink()
     (folder / "part.1.parquet").unlink()
     assert _journal.remove_dataset(folder) == [] and not folder.exists()
+
+
+def test_a_file_system_without_flock_still_writes(tmp_path, monkeypatch):
+    """flock unsupported (ENOLCK, some network mounts): no lock, no recovery, still a commit."""
+    import errno
+
+    from synthamp import _io
+
+    def no_flock(fd, operation):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(_journal.fcntl, "flock", no_flock)
+    lock = _journal.acquire_lock(tmp_path / "a.txt", "out")
+    assert not lock.held
+    lock.release()
+    _io.atomic_write_text(tmp_path / "a.txt", "x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]

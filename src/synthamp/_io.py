@@ -380,7 +380,8 @@ class OutputTransaction:
                 raise InputError(param, f"{final} is also the --{output.param} output")
         lock = _journal.acquire_lock(final, param)
         try:
-            self.recovered += _journal.recover(final)
+            if lock.held:  # the lock proves that the journal's writer is dead
+                self.recovered += _journal.recover(final)
             self.stale += remove_stale_temporaries(final, self.recovered)
             self._check_destination(final, param, directory, replace)
             temp = temporary_name(final)

@@ -76,6 +76,9 @@ class DestinationLock:
 
     path: Path
     fd: int
+    #: False on a file system without ``flock`` (some network mounts): then the exclusive
+    #: creation of the commit still guards, but a journal is never recovered through it.
+    held: bool = True
 
     def release(self) -> None:
         """Remove the lock file (while still holding it), then unlock."""
@@ -94,6 +97,10 @@ def _holder(path: Path) -> str:
     return ""
 
 
+#: errno values of a file system that does not support ``flock``.
+_NO_FLOCK = {errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EINVAL}
+
+
 def acquire_lock(final: str | os.PathLike, param: str) -> DestinationLock:
     """Lock the destination ``final`` for this run, or raise ``InputError(param, ...)``."""
     final = Path(final)
@@ -106,6 +113,8 @@ def acquire_lock(final: str | os.PathLike, param: str) -> DestinationLock:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
+            if exc.errno in _NO_FLOCK:
+                return DestinationLock(path, fd, held=False)
             os.close(fd)
             if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
                 raise InputError(
@@ -310,6 +319,9 @@ def recover(final: str | os.PathLike) -> list[str]:
                     lock = acquire_lock(other, "out")
                 except InputError:
                     continue  # a live run holds it and will recover it
+                if not lock.held:
+                    lock.release()
+                    continue
             try:
                 what = roll_forward(entry)
                 copy = _parent(other) / f".{other.name}.{JOURNAL_TAG}-{token}"
