@@ -36,7 +36,9 @@ PACKAGE = "synthamp"
 FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
     (
         "foundations",
-        frozenset({"_validation", "_kinds", "_io", "_version", "_svg", "_budget", "_glossary"}),
+        frozenset(
+            {"_validation", "_kinds", "_io", "_journal", "_version", "_svg", "_budget", "_glossary"}
+        ),
     ),
     ("engine", frozenset({"divergence"})),
     ("bounds", frozenset({"bounds", "amplification"})),

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from release_cases import TARGETS, private_frame, release_args, run
+from synthamp._io import MANIFEST_NAME
 from synthamp._validation import InputError
 from synthamp.generator import PrivateLinearGenerator
 from synthamp.partitioned import PartitionTask, iter_partition, plan_partitions
@@ -150,8 +151,12 @@ def test_synchronous_dask_writes_what_one_process_writes(tmp_path):
         backend="dask",
         scheduler="synchronous",
     )
-    names = sorted(p.name for p in (tmp_path / "dask").iterdir())
-    assert names == sorted(p.name for p in (tmp_path / "local").iterdir())
+    names = sorted(p.name for p in (tmp_path / "dask").glob("*.parquet"))
+    assert names == sorted(p.name for p in (tmp_path / "local").glob("*.parquet"))
+    assert len(names) == 3
+    for folder in ("dask", "local"):  # each marked as synthamp's own (its manifest)
+        manifest = json.loads((tmp_path / folder / MANIFEST_NAME).read_text())
+        assert sorted(f["name"] for f in manifest["files"]) == names
     for name in names:
         local = pd.read_parquet(tmp_path / "local" / name)
         remote = pd.read_parquet(tmp_path / "dask" / name)

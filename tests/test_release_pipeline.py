@@ -272,8 +272,10 @@ def test_partitions_write_a_parquet_dataset(workdir, capsys):
     args = release_args(**{"--out": "syn", "--partitions": "3", "--n-syn": "1001", "--seed": "4"})
     code, out, err = run(capsys, args)
     assert code == 0, err
-    files = sorted(p.name for p in (workdir / "syn").iterdir())
+    files = sorted(p.name for p in (workdir / "syn").iterdir() if p.name != _io.MANIFEST_NAME)
     assert files == ["part.0.parquet", "part.1.parquet", "part.2.parquet"]
+    manifest = json.loads((workdir / "syn" / _io.MANIFEST_NAME).read_text())
+    assert sorted(f["name"] for f in manifest["files"]) == files  # synthamp marks its dataset
     sizes = [len(pd.read_parquet(workdir / "syn" / name)) for name in files]
     assert sizes == [334, 334, 333]
     dataset = pd.read_parquet(workdir / "syn")

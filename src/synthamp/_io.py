@@ -1,21 +1,32 @@
-"""Transactional file output: temporary names, then an all-or-nothing publication.
+"""Transactional file output: temporary names, then one all-or-nothing commit.
 
-No half-written output, ever, and no table without its report:
+No half-written output, ever, no table without its report, and nothing
+replaced that synthamp did not write (the protocol, and what a user sees
+after each kind of interruption: docs/release.md, "The commit protocol"):
 
 - :func:`check_writable` and :func:`check_directory_output` check, before any
   work, that a destination may be written (its folder exists and accepts a new
   file: a probe file is created and removed, which catches read-only mounts and
-  pseudo file systems such as /proc, also for root);
-- :class:`OutputTransaction` hands out a temporary name for each output, next
-  to it, and :meth:`~OutputTransaction.commit` renames them all into place; if
-  anything fails before or during the commit (an exception, Ctrl-C, SIGTERM
-  turned into an exception by the command line), every temporary file is
-  removed and every destination is left as it was;
+  pseudo file systems such as /proc, also for root); an existing dataset
+  folder is replaced only if its manifest (:data:`MANIFEST_NAME`) marks it as
+  synthamp's own (:func:`check_owned_dataset`), and :func:`check_not_inside`
+  refuses an input that lies inside an output folder;
+- :class:`OutputTransaction` locks each destination for the run, hands out a
+  temporary name for each output, next to it, created 0600, and
+  :meth:`~OutputTransaction.commit` journals and publishes them all
+  (exclusively where nothing may be replaced), then gives them their mode
+  (:func:`default_mode`, :func:`parse_mode`); if anything fails before or
+  during the commit (an exception, Ctrl-C, SIGTERM or SIGHUP turned into an
+  exception by the command line), every temporary file is removed and every
+  destination is left as it was; signals arriving during the renames wait for
+  them;
 - every temporary name carries the tag :data:`TEMP_TAG` and the id of the
   process that made it: ``.NAME.synthamp-tmp-PID-TOKEN``. A process killed
   outright (SIGKILL, power loss) cannot clean up; the next run writing the
   same destination removes such stale files (:func:`remove_stale_temporaries`)
-  and says so.
+  and completes a commit it left half done (:mod:`synthamp._journal`), and
+  says so. An old version moved aside is never deleted while it is the only
+  copy.
 
 OSErrors while writing are turned into :class:`~synthamp.InputError` naming
 the parameter (:meth:`OutputTransaction.writing`), so the command line exits
@@ -25,24 +36,34 @@ with code 2 and one line.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import secrets
-import shutil
+import signal
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from synthamp._validation import InputError
+from synthamp import _journal
+from synthamp._journal import MANIFEST_NAME, remove_tree
+from synthamp._validation import InputError, printable
+from synthamp._version import __version__
 
 __all__ = [
+    "MANIFEST_NAME",
     "TEMP_TAG",
     "OutputTransaction",
     "atomic_path",
     "atomic_write_text",
     "atomic_write_with",
     "check_directory_output",
+    "check_not_inside",
+    "check_owned_dataset",
     "check_writable",
+    "default_mode",
+    "parse_mode",
     "remove_stale_temporaries",
 ]
 
@@ -84,24 +105,25 @@ def _process_alive(pid: int) -> bool:
 
 
 def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
+    remove_tree(path)
 
 
-def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
+def remove_stale_temporaries(
+    path: str | os.PathLike, restored: list[str] | None = None
+) -> list[Path]:
     """Remove temporary files of ``path`` left by synthamp processes that no longer run.
 
     Only names of the form ``.NAME.synthamp-tmp-PID-TOKEN`` (NAME the name of
     ``path``) whose process ``PID`` is gone are removed; those of a process still
-    running (a concurrent release) are left alone.
+    running (a concurrent release) are left alone. An old version moved aside
+    (``….old``) by a commit that died before publishing is never deleted while
+    ``path`` is missing: it is the only copy, and is put back in place.
 
     Returns
     -------
     list of Path
-        The temporary files or folders removed.
+        The temporary files or folders removed. An old version put back is
+        not in it; a line saying so is appended to ``restored`` (if given).
     """
     path = Path(path)
     parent = _parent(path)
@@ -115,6 +137,22 @@ def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
         if match is None or match["name"] != path.name:
             continue
         if _process_alive(int(match["pid"])):
+            continue
+        if entry.name.endswith(".old") and not os.path.lexists(path):
+            with contextlib.suppress(OSError):
+                os.rename(entry, path)
+                if restored is not None:
+                    restored.append(
+                        f"put back {path}, which a run killed during its commit had moved "
+                        f"aside to {entry.name}"
+                    )
+            continue
+        if entry.name.endswith(".old") and entry.is_dir() and not entry.is_symlink():
+            left = _journal.remove_dataset(entry)  # file by file: only what synthamp wrote
+            if left and restored is not None:
+                restored.append(f"left {entry}: it holds {printable(left[0])!r}, not synthamp's")
+            if not left:
+                removed.append(entry)
             continue
         _remove(entry)
         removed.append(entry)
@@ -133,6 +171,14 @@ def _probe(directory: Path, param: str) -> None:
         os.unlink(probe)
 
 
+def _check_parent(path: Path, param: str) -> None:
+    parent = _parent(path)
+    if not parent.is_dir():
+        what = "is not a directory" if parent.exists() else "does not exist"
+        raise InputError(param, f"directory {parent} {what}")
+    _probe(parent, param)
+
+
 def check_writable(path: str | os.PathLike, *, force: bool, param: str = "out") -> Path:
     """Check that the file ``path`` may be written, before any work.
 
@@ -142,14 +188,47 @@ def check_writable(path: str | os.PathLike, *, force: bool, param: str = "out") 
     path = Path(path)
     if path.is_dir():
         raise InputError(param, f"{path} is a directory")
-    if path.exists() and not force:
+    if os.path.lexists(path) and not force:
         raise InputError(param, f"{path} exists; pass --force to overwrite")
-    parent = _parent(path)
-    if not parent.is_dir():
-        what = "is not a directory" if parent.exists() else "does not exist"
-        raise InputError(param, f"directory {parent} {what}")
-    _probe(parent, param)
+    _check_parent(path, param)
     return path
+
+
+def check_owned_dataset(path: Path, param: str) -> None:
+    """Refuse to replace a folder unless synthamp marked it as its own dataset.
+
+    The folder must hold a manifest (:data:`MANIFEST_NAME`) and nothing but the
+    manifest and the regular files it lists, each of the size it records.
+    """
+    manifest = _journal._read_manifest(path)
+    if manifest is None:
+        entries = sorted(entry.name for entry in path.iterdir())
+        if not entries:
+            return  # an empty folder: nothing to lose
+        raise InputError(
+            param,
+            f"{path} holds {printable(entries[0])!r} and no synthamp manifest ({MANIFEST_NAME})"
+            ": synthamp did not write it (or an older version did); not replacing it (remove "
+            "it yourself or choose another path)",
+        )
+    sizes = {str(f.get("name")): f.get("size") for f in manifest["files"]}
+    for entry in sorted(path.iterdir()):
+        if entry.name == MANIFEST_NAME:
+            continue
+        listed = entry.name in sizes
+        regular = entry.is_file() and not entry.is_symlink()
+        if not (listed and regular):
+            raise InputError(
+                param,
+                f"{path} holds {printable(entry.name)!r}, which is not part of the dataset "
+                "synthamp wrote; not replacing it",
+            )
+        if entry.stat().st_size != sizes[entry.name]:
+            raise InputError(
+                param,
+                f"{path}/{printable(entry.name)} was changed since synthamp wrote it; "
+                "not replacing it",
+            )
 
 
 def check_directory_output(
@@ -157,32 +236,60 @@ def check_directory_output(
 ) -> Path:
     """Check that a folder of output files (a partitioned dataset) may be written at ``path``.
 
-    An existing folder is replaced only with ``force``, and only if it holds
-    nothing but files with ``allowed_suffixes`` (a previous dataset), so that a
-    mistyped ``--out`` never deletes unrelated files.
+    An existing folder is replaced only with ``force``, and only if synthamp
+    wrote it (:func:`check_owned_dataset`: its manifest lists every file), so
+    that a mistyped ``--out`` never deletes unrelated files. ``allowed_suffixes``
+    is kept for compatibility; the manifest decides.
     """
     path = Path(path)
-    if path.exists() and not path.is_dir():
+    if os.path.lexists(path) and (path.is_symlink() or not path.is_dir()):
         raise InputError(param, f"{path} exists and is not a directory")
     if path.is_dir():
         if not force:
             raise InputError(param, f"{path} exists; pass --force to overwrite")
-        foreign = [
-            entry.name
-            for entry in path.iterdir()
-            if not (entry.is_file() and entry.suffix in allowed_suffixes)
-        ]
-        if foreign:
+        check_owned_dataset(path, param)
+    _check_parent(path, param)
+    return path
+
+
+def check_not_inside(
+    inputs: list[tuple[str, str | os.PathLike]], folder: str | os.PathLike, folder_param: str
+) -> None:
+    """Refuse an input or output path (links followed) that lies inside the output ``folder``."""
+    root = Path(folder).resolve()
+    for param, path in inputs:
+        resolved = Path(path).resolve()
+        if resolved == root or root in resolved.parents:
             raise InputError(
                 param,
-                f"{path} holds {foreign[0]!r}, which is not part of a dataset; not replacing it",
+                f"{path} lies inside the output folder {folder} (--{folder_param.replace('_', '-')}"
+                "), which a release replaces; choose another path",
             )
-    parent = _parent(path)
-    if not parent.is_dir():
-        what = "is not a directory" if parent.exists() else "does not exist"
-        raise InputError(param, f"directory {parent} {what}")
-    _probe(parent, param)
-    return path
+
+
+def default_mode() -> int:
+    """The mode a plain ``open`` would give a new file: 0o666 without the umask bits."""
+    current = os.umask(0o077)
+    os.umask(current)
+    return 0o666 & ~current
+
+
+def parse_mode(text: str | int | None, *, param: str = "mode") -> int | None:
+    """An octal file mode such as ``600`` or ``0o640`` (None stays None)."""
+    if text is None:
+        return None
+    if isinstance(text, int) and not isinstance(text, bool):
+        value = text
+    else:
+        raw = str(text).strip().lower().removeprefix("0o")
+        if not raw or any(c not in "01234567" for c in raw):
+            raise InputError(param, f"must be an octal file mode such as 600 or 644, got {text!r}")
+        value = int(raw, 8)
+    if not 0 <= value <= 0o777:
+        raise InputError(param, f"must be an octal file mode ≤ 777, got {text!r}")
+    if not value & 0o600 == 0o600:
+        raise InputError(param, f"must let the owner read and write (6xx), got {value:03o}")
+    return value
 
 
 @dataclass
@@ -191,6 +298,8 @@ class _Output:
     temp: Path
     param: str
     directory: bool
+    replace: bool
+    lock: _journal.DestinationLock | None = None
     backup: Path | None = None
     published: bool = False
 
@@ -200,7 +309,7 @@ class OutputTransaction:
 
     Use as a context manager::
 
-        with OutputTransaction() as tx:
+        with OutputTransaction(replace=False) as tx:
             table = tx.add(out, param="out")
             report = tx.add(report_path, param="report")
             with tx.writing("out"):
@@ -209,37 +318,96 @@ class OutputTransaction:
                 report.write_text(...)
             tx.commit()
 
+    :meth:`add` locks the destination for this run (a concurrent run is
+    refused), completes a commit a killed run left half done
+    (:mod:`synthamp._journal`), removes stale temporaries, and creates the
+    temporary output readable by the owner only (0600; a folder 0700).
     Leaving the block without :meth:`commit` (an exception, an interrupt)
-    removes every temporary file. The commit moves existing destinations aside,
-    renames each temporary file into place, and only then deletes the old
-    versions; a failure part-way restores them. (Between two renames of the
-    commit the outputs are briefly inconsistent; no file is ever half-written.)
+    removes every temporary file and releases the locks.
+
+    The commit, with SIGINT, SIGTERM and SIGHUP held back until it is over,
+    journals every output, moves existing destinations aside, publishes each
+    temporary output (without ``replace``: exclusively, never over a file that
+    appeared meanwhile), gives it its mode and only then deletes the old
+    versions (a folder file by file, only what its manifest lists); a failure
+    part-way restores them; a kill part-way is completed by the next run.
+
+    Parameters
+    ----------
+    replace : bool, default True
+        Whether an existing destination may be replaced (the command line
+        passes ``--force``). Overridden per output by :meth:`add`.
+    mode : int, optional
+        Mode of the published files (default: what the umask gives a new file).
 
     Attributes
     ----------
     stale : list of Path
         Temporary files of earlier, killed runs that :meth:`add` removed.
+    recovered : list of str
+        What :meth:`add` did to complete commits of killed runs.
+    run_id : str
+        This transaction's id (written into dataset manifests).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, replace: bool = True, mode: int | None = None) -> None:
         self._outputs: list[_Output] = []
         self.stale: list[Path] = []
+        self.recovered: list[str] = []
         self._committed = False
+        self.replace = replace
+        self.mode = mode
+        self.run_id = secrets.token_hex(8)
 
-    def add(self, path: str | os.PathLike, *, param: str, directory: bool = False) -> Path:
+    def add(
+        self,
+        path: str | os.PathLike,
+        *,
+        param: str,
+        directory: bool = False,
+        replace: bool | None = None,
+    ) -> Path:
         """Register an output; return the temporary path to write instead of ``path``.
 
         For ``directory=True`` the temporary folder is created (write files into
-        it); for a file, nothing is created until the writer opens it.
+        it; the commit adds the manifest); for a file, an empty temporary file
+        (write over it).
         """
         final = Path(path)
-        self.stale += remove_stale_temporaries(final)
-        temp = temporary_name(final)
-        if directory:
+        replace = self.replace if replace is None else replace
+        for output in self._outputs:
+            if output.final.resolve() == final.resolve():
+                raise InputError(param, f"{final} is also the --{output.param} output")
+        lock = _journal.acquire_lock(final, param)
+        try:
+            if lock.held:  # the lock proves that the journal's writer is dead
+                self.recovered += _journal.recover(final)
+            self.stale += remove_stale_temporaries(final, self.recovered)
+            self._check_destination(final, param, directory, replace)
+            temp = temporary_name(final)
             with self.writing(param):
-                temp.mkdir()
-        self._outputs.append(_Output(final, temp, param, directory))
+                if directory:
+                    temp.mkdir(mode=0o700)
+                else:
+                    os.close(os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except BaseException:
+            lock.release()
+            raise
+        self._outputs.append(_Output(final, temp, param, directory, replace, lock))
         return temp
+
+    @staticmethod
+    def _check_destination(final: Path, param: str, directory: bool, replace: bool) -> None:
+        if not os.path.lexists(final):
+            return
+        if not replace:
+            raise InputError(param, f"{final} exists; pass --force to overwrite")
+        if directory:
+            if final.is_symlink() or not final.is_dir():
+                raise InputError(param, f"{final} exists and is not a directory")
+            check_owned_dataset(final, param)
+        elif final.is_dir():
+            raise InputError(param, f"{final} is a directory")
 
     @contextlib.contextmanager
     def writing(self, param: str) -> Iterator[None]:
@@ -262,27 +430,108 @@ class OutputTransaction:
                 return output.final
         return "the output"
 
+    def _write_manifest(self, output: _Output) -> None:
+        files = [
+            {"name": entry.name, "size": entry.stat().st_size}
+            for entry in sorted(output.temp.iterdir())
+            if entry.name != MANIFEST_NAME
+        ]
+        manifest = {
+            "format": "synthamp-dataset",
+            "version": 1,
+            "run_id": self.run_id,
+            "synthamp": __version__,
+            "files": files,
+        }
+        (output.temp / MANIFEST_NAME).write_text(json.dumps(manifest, indent=1), "utf-8")
+
     def commit(self) -> None:
         """Publish every output (see the class docstring)."""
-        try:
-            for output in self._outputs:
-                if output.final.exists():
-                    output.backup = temporary_name(output.final, ".old")
+        mode = default_mode() if self.mode is None else self.mode
+        journals: list[Path] = []
+        with _signals_held():
+            try:
+                for output in self._outputs:
                     with self.writing(output.param):
-                        os.replace(output.final, output.backup)
+                        if not output.temp.exists():
+                            raise FileNotFoundError(2, "nothing was written", str(output.temp))
+                        if output.directory:
+                            self._write_manifest(output)
+                        if os.path.lexists(output.final):
+                            if not output.replace:
+                                raise InputError(
+                                    output.param,
+                                    f"{output.final} appeared during the run; not overwriting it",
+                                )
+                            self._check_destination(
+                                output.final, output.param, output.directory, output.replace
+                            )
+                            output.backup = temporary_name(output.final, ".old")
+                with self.writing(self._outputs[0].param if self._outputs else "out"):
+                    journals = _journal.write_journals(
+                        [self._journal_entry(output, mode) for output in self._outputs]
+                    )
+                for output in self._outputs:
+                    if output.backup is not None:
+                        with self.writing(output.param):
+                            os.replace(output.final, output.backup)
+                for output in self._outputs:
+                    with self.writing(output.param):
+                        self._publish(output)
+                    output.published = True
+                for output in self._outputs:
+                    # The mode asked for must hold; the umask's default is best effort (a file
+                    # system without modes, such as vfat, refuses chmod).
+                    quiet = contextlib.suppress(OSError) if self.mode is None else _nothing()
+                    with self.writing(output.param), quiet:
+                        _journal.publish_mode(output.final, mode, output.directory)
+            except BaseException:
+                self._roll_back()
+                _journal.remove_journals(journals)
+                raise
+            self._committed = True
+            PUBLISHED.extend(output.final for output in self._outputs)
             for output in self._outputs:
-                with self.writing(output.param):
-                    if not output.temp.exists():
-                        raise FileNotFoundError(2, "nothing was written", str(output.temp))
-                    os.replace(output.temp, output.final)
-                output.published = True
-        except BaseException:
-            self._roll_back()
-            raise
-        self._committed = True
-        for output in self._outputs:
-            if output.backup is not None:
-                _remove(output.backup)
+                if output.backup is not None:
+                    _journal._remove_backup(output.backup, output.directory)
+            _journal.remove_journals(journals)
+        self._release()
+
+    @staticmethod
+    def _journal_entry(output: _Output, mode: int) -> dict:
+        return {
+            "final": str(output.final.absolute()),
+            "temp": str(output.temp.absolute()),
+            "backup": None if output.backup is None else str(output.backup.absolute()),
+            "directory": output.directory,
+            "mode": mode,
+        }
+
+    @staticmethod
+    def _publish(output: _Output) -> None:
+        """Rename the temporary output into place; exclusively without ``replace``."""
+        if output.replace:
+            os.replace(output.temp, output.final)
+            return
+        if not output.directory:
+            try:
+                os.link(output.temp, output.final)  # fails if the destination appeared
+            except FileExistsError:
+                raise InputError(
+                    output.param, f"{output.final} appeared during the run; not overwriting it"
+                ) from None
+            except OSError:  # a file system without hard links: the lock still guards
+                if os.path.lexists(output.final):
+                    raise
+                os.replace(output.temp, output.final)
+                return
+            os.unlink(output.temp)
+            return
+        if os.path.lexists(output.final):
+            raise InputError(
+                output.param, f"{output.final} appeared during the run; not overwriting it"
+            )
+        os.rename(output.temp, output.final)
 
     def _roll_back(self) -> None:
         for output in self._outputs:
@@ -298,12 +547,43 @@ class OutputTransaction:
         for output in self._outputs:
             _remove(output.temp)
 
+    def _release(self) -> None:
+        for output in self._outputs:
+            if output.lock is not None:
+                output.lock.release()
+                output.lock = None
+
     def __enter__(self) -> OutputTransaction:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        if not self._committed:
-            self._discard()
+        try:
+            if not self._committed:
+                self._discard()
+        finally:
+            self._release()
+
+
+_nothing = contextlib.nullcontext
+
+#: Every output this process published (the command line's message after a late interrupt).
+PUBLISHED: list[Path] = []
+
+#: Signals held back while a commit renames (the command line turns them into exceptions).
+HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Defer SIGINT, SIGTERM and SIGHUP until the block is over (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 @contextlib.contextmanager

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import unicodedata
 from collections.abc import Iterable
 
 import numpy as np
@@ -23,6 +24,9 @@ __all__ = [
     "check_nonnegative",
     "check_open_unit",
     "check_positive",
+    "check_real_table",
+    "check_sigma",
+    "printable",
 ]
 
 #: Largest supported model width d.
@@ -30,6 +34,11 @@ MAX_DIM = 10**6
 #: Largest supported number of synthetic records for the finite-release engine (computed
 #: directly, tested against mpmath up to here: tests/divergence/test_large_amplitude.py).
 MAX_N_SYN = 10**9
+
+
+#: Largest noise σ a release accepts: the records' covariance σ_z²VᵀV, with ‖V‖ ≈ σ√(dk),
+#: stays finite (log space: 2·log σ + log(d·k) well below log(1.8e308) ≈ 709.8).
+MAX_SIGMA = 1e100
 
 
 class InputError(ValueError):
@@ -58,6 +67,18 @@ def check_positive(param: str, value) -> float:
     value = _as_real(param, value)
     if value <= 0:
         raise InputError(param, f"must be > 0, got {value:g}")
+    return value
+
+
+def check_sigma(param: str, value) -> float:
+    """A noise σ in (0, MAX_SIGMA]: finite, and small enough that VᵀV cannot overflow."""
+    value = check_positive(param, value)
+    if value > MAX_SIGMA:
+        raise InputError(
+            param,
+            f"must be ≤ {MAX_SIGMA:g}, got {value:g}: the released records (covariance "
+            "σ_z²VᵀV, ‖V‖ ≈ σ√(dk)) would overflow",
+        )
     return value
 
 
@@ -121,3 +142,63 @@ def check_alpha(alpha, param: str = "alpha") -> np.ndarray:
     if bad.size:
         raise InputError(param, f"every order must be > 1, got {bad[0]:g}")
     return out
+
+
+def printable(text) -> str:
+    """``text`` with every control or format character escaped (``\\x1b``, ``\\u202e``).
+
+    For names from a table or a file name that go into a message on a terminal:
+    an escape sequence must never reach the terminal raw.
+    """
+    out = []
+    for char in str(text):
+        if unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+            code = ord(char)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def check_real_table(param: str, values, names=None) -> np.ndarray:
+    """The one check of a table of real numbers, shared by the library and the command line.
+
+    Refuses masked arrays (their hidden cells would be used), booleans,
+    complex and non-numeric dtypes, and NaN or infinite cells (naming the
+    column and the row, counted from 1, never the value). Returns a C-contiguous
+    float64 array of the same shape.
+
+    Parameters
+    ----------
+    param : str
+        The parameter named in errors.
+    values : array_like
+    names : sequence of str, optional
+        Column names for the messages (default: column numbers from 1).
+    """
+    if isinstance(values, np.ma.MaskedArray):
+        raise InputError(
+            param,
+            "is a masked array: its masked cells would be used as they are; fill or drop "
+            "them first (np.ma.filled or compressed rows)",
+        )
+    try:
+        raw = np.asarray(values)
+    except (TypeError, ValueError):
+        raise InputError(param, "must be a numeric array") from None
+    if raw.dtype.kind == "c":
+        raise InputError(param, "is complex; real numbers are needed (nothing is dropped)")
+    if raw.dtype.kind == "b":
+        raise InputError(param, "is boolean; real numbers are needed (cast it explicitly)")
+    if raw.dtype.kind not in "iuf":
+        raise InputError(param, f"must be a real numeric array, got dtype {raw.dtype}")
+    array = np.ascontiguousarray(raw, dtype=np.float64)
+    finite = np.isfinite(array)
+    if not finite.all():
+        where = np.argwhere(~finite)[0]
+        row = int(where[0]) if array.ndim else 0
+        col = int(where[1]) if array.ndim == 2 else 0
+        column = repr(printable(names[col])) if names is not None else f"{col + 1}"
+        what = "a missing (NaN)" if np.isnan(array[tuple(where)]) else "an infinite"
+        raise InputError(param, f"column {column} has {what} value in row {row + 1}")
+    return array

@@ -18,14 +18,17 @@ guarantee covers the disclosure of VᵀV, a finite-n_syn guarantee does not.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import gc
+import io
 import logging
 import os
 from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from synthamp._io import OutputTransaction, check_directory_output
+from synthamp._io import OutputTransaction, check_directory_output, parse_mode
 from synthamp._validation import InputError
 from synthamp.partitioned import (
     PartitionTask,
@@ -108,6 +111,56 @@ def _scheduler(scheduler) -> Iterator[dict]:
         yield {"scheduler": scheduler}
 
 
+#: Loggers that report the teardown of an interrupted cluster (tracebacks of cancelled tasks).
+TEARDOWN_LOGGERS = ("asyncio", "distributed", "tornado", "bokeh")
+
+
+@contextlib.contextmanager
+def quiet_interrupt() -> Iterator[None]:
+    """On Ctrl-C or SIGTERM inside the block, silence dask's teardown for the rest of the run.
+
+    An interrupted ``compute`` leaves cancelled tasks whose exceptions asyncio
+    and distributed log later (at garbage collection and at exit) as tracebacks
+    of 20-odd lines after the one line the command line prints. The process is
+    ending, so their loggers are muted and the tasks collected at once, quietly.
+    """
+    try:
+        yield
+    except Exception:
+        raise
+    except BaseException:
+        for name in TEARDOWN_LOGGERS:
+            logger = logging.getLogger(name)
+            logger.setLevel(logging.CRITICAL + 1)
+            logger.propagate = False
+        gc.collect()
+        _quiet_atexit_close()
+        raise
+
+
+def _quiet_atexit_close() -> None:
+    """Close the clusters at exit as distributed does, but without its traceback.
+
+    distributed registers ``close_clusters`` with atexit; after an interrupt
+    during start-up or compute it can fail (a worker still starting) and print
+    a traceback after the command's last line.
+    """
+    try:
+        from distributed.deploy import spec  # dask: the optional extra
+    except ImportError:
+        return
+    close = getattr(spec, "close_clusters", None)
+    if close is None:
+        return
+
+    def quiet_close() -> None:
+        with contextlib.suppress(BaseException), contextlib.redirect_stderr(io.StringIO()):
+            close()
+
+    atexit.unregister(close)
+    atexit.register(quiet_close)
+
+
 @contextlib.contextmanager
 def local_cluster(n_workers: int | None = None) -> Iterator[object]:
     """A ``distributed.LocalCluster`` of worker processes on this machine, and its client.
@@ -119,6 +172,7 @@ def local_cluster(n_workers: int | None = None) -> Iterator[object]:
 
     n_workers = n_workers or max(1, min(4, os.cpu_count() or 1))
     with (
+        quiet_interrupt(),
         LocalCluster(
             n_workers=n_workers,
             threads_per_worker=1,
@@ -155,7 +209,7 @@ def write_partitions_dask(
         Records written (the sum of the tasks' rows).
     """
     frame = dask_frame(tasks, columns)
-    with _scheduler(scheduler) as compute_kwargs:
+    with quiet_interrupt(), _scheduler(scheduler) as compute_kwargs:
         frame.to_parquet(
             str(directory),
             write_index=False,
@@ -176,6 +230,7 @@ def write_dataset(
     backend: str = "local",
     scheduler=None,
     force: bool = False,
+    mode: int | None = None,
 ) -> int:
     """Write ``n_total`` records of a fitted generator as a partitioned Parquet dataset.
 
@@ -189,8 +244,8 @@ def write_dataset(
         fitted for an unlimited release (``n_syn=None``): the workers receive R,
         which reveals VᵀV, covered only by the unlimited guarantee (THEORY.md §17).
     path : path-like
-        Destination folder (replaced only with ``force`` and only if it holds
-        nothing but ``.parquet`` files).
+        Destination folder (replaced only with ``force``, and only if synthamp
+        wrote it).
     n_total : int
         Number of records (counted against a finite ``n_syn``).
     partitions : int
@@ -205,7 +260,11 @@ def write_dataset(
         scheduler name ("synchronous", "threads", "processes"). None: dask's
         default (the current client, if any).
     force : bool
-        Replace an existing dataset.
+        Replace an existing dataset (only one synthamp wrote: its manifest
+        ``.synthamp-manifest.json`` lists every file).
+    mode : int, optional
+        Mode of the published files (default: what the umask gives a new file);
+        they are readable by the owner only until published.
 
     Returns
     -------
@@ -228,7 +287,8 @@ def write_dataset(
     if len(columns) != generator.n_targets_:
         raise InputError("columns", f"needs {generator.n_targets_} names, got {len(columns)}")
     tasks = generator_partitions(generator, n_total, partitions)
-    with OutputTransaction() as transaction:
+    mode = parse_mode(mode)
+    with OutputTransaction(replace=force, mode=mode) as transaction:
         folder = transaction.add(destination, param="path", directory=True)
         with transaction.writing("path"):
             if backend == "dask":

@@ -64,6 +64,8 @@ from synthamp._validation import (
     check_nonnegative,
     check_open_unit,
     check_positive,
+    check_real_table,
+    check_sigma,
 )
 from synthamp._version import __version__
 from synthamp.accountant._choice import ACCOUNTANTS
@@ -86,6 +88,8 @@ from synthamp.ridge import (
     ridge_fit,
     ridge_norm_bound,
     ridge_sensitivity,
+    row_norms,
+    scale_clip_rows,
 )
 
 __all__ = [
@@ -126,23 +130,13 @@ _MAX_SEED_BLOCK = 1 << 22
 
 
 def _check_matrix(param: str, values: ArrayLike, *, allow_1d: bool) -> np.ndarray:
-    try:
-        raw = np.asarray(values)
-    except (TypeError, ValueError):
-        raise InputError(param, "must be a numeric array") from None
-    if raw.dtype.kind == "c":
-        raise InputError(param, "is complex; real numbers are needed (nothing is dropped)")
-    if raw.dtype.kind not in "biuf":
-        raise InputError(param, f"must be a real numeric array, got dtype {raw.dtype}")
-    array = raw.astype(np.float64)
+    array = check_real_table(param, values)  # the command line's check too (tabular)
     if array.ndim == 1 and allow_1d:
         array = array[:, None]
     if array.ndim != 2:
         raise InputError(param, f"must be a 2-d array, got {array.ndim} dimension(s)")
     if array.shape[1] < 1:
         raise InputError(param, "must have at least one column")
-    if not np.isfinite(array).all():
-        raise InputError(param, "contains NaN or infinite values")
     return array
 
 
@@ -308,7 +302,7 @@ class PrivateLinearGenerator(BaseEstimator):
             raise InputError("epsilon", "give either sigma or epsilon (with delta), not both")
         if self.sigma is None and self.epsilon is None:
             raise InputError("epsilon", "give sigma, or epsilon and delta")
-        out["sigma"] = None if self.sigma is None else check_positive("sigma", self.sigma)
+        out["sigma"] = None if self.sigma is None else check_sigma("sigma", self.sigma)
         out["epsilon"] = None if self.epsilon is None else check_positive("epsilon", self.epsilon)
         if self.delta is None and self.epsilon is not None:
             raise InputError("delta", "is required with epsilon")
@@ -334,7 +328,7 @@ class PrivateLinearGenerator(BaseEstimator):
         if isinstance(spec, str):
             if spec != "data":
                 raise InputError("feature_scale", 'must be a number, an array or "data"')
-            largest = float(np.linalg.norm(features, axis=1).max())
+            largest = float(row_norms(features).max())
             scale = 1.0 / largest if largest > 0 else 1.0
             text = "features divided by their largest row norm, computed from the private data"
             note = (
@@ -411,7 +405,9 @@ class PrivateLinearGenerator(BaseEstimator):
 
         # v and N live only in this block.
         model = project_frobenius(
-            ridge_fit(clip_rows(features * scale, 1.0), clip_rows(targets, label_bound), ridge),
+            ridge_fit(
+                scale_clip_rows(features, scale, 1.0), clip_rows(targets, label_bound), ridge
+            ),
             norm_bound,
         )
         _perturb(model, sigma, np.random.Generator(np.random.PCG64(noise_seq)))

@@ -178,6 +178,12 @@ def _smaller_of_finite_and_unlimited(
         kind="exact",
         accountant="pld",
         epsilon_pld=None,  # the finite release's own exact profile is not computed
-        # the baseline by the same accountant: the Gaussian mechanism's exact profile
-        **gaussian_baseline(eps_unlimited, delta, release.effective_sensitivity, finite.sigma),
+        # the baseline by the same accountant: the Gaussian mechanism's exact profile, at the
+        # target ε of a calibration (the achieved ε can be 0 at a tiny target: ε = 1e-300)
+        **gaussian_baseline(
+            float(epsilon) if calibrated else eps_unlimited,
+            delta,
+            release.effective_sensitivity,
+            finite.sigma,
+        ),
     )

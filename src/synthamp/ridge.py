@@ -58,9 +58,16 @@ __all__ = [
     "ridge_norm_bound",
     "ridge_sensitivity",
     "row_norms",
+    "scale_clip_rows",
 ]
 
+#: Smallest normal float, and the log range of normal floats (checks made in log space).
+TINY = float(np.finfo(np.float64).tiny)
+LOG_TINY = math.log(TINY)
+LOG_HUGE = math.log(float(np.finfo(np.float64).max))
+
 #: The ridge objective, stated once (the λ convention).
+
 OBJECTIVE = (
     "v = argmin_W (1/m) Σ_i ‖Wᵀx_i − y_i‖² + λ‖W‖_F² over W ∈ R^{d×k}, with feature rows "
     "clipped to ‖x_i‖ ≤ 1 and target rows to ‖y_i‖ ≤ B (penalty λ‖W‖², not (λ/2)‖W‖²)"
@@ -95,6 +102,13 @@ def ridge_norm_bound(label_bound: float, ridge: float) -> float:
     """
     label_bound = check_positive("label_bound", label_bound)
     ridge = check_positive("ridge", ridge)
+    log_bound = math.log(label_bound) - math.log(2.0) - 0.5 * math.log(ridge)
+    if not LOG_TINY < log_bound < LOG_HUGE:
+        raise InputError(
+            "ridge",
+            f"the norm bound C = B/(2√λ) = e^{log_bound:.5g} is outside the range of "
+            f"floating-point numbers at λ = {ridge:g}, B = {label_bound:g}",
+        )
     return label_bound / (2.0 * math.sqrt(ridge))
 
 
@@ -127,7 +141,24 @@ def ridge_sensitivity(label_bound: float, ridge: float, n_records: int) -> float
     label_bound = check_positive("label_bound", label_bound)
     ridge = check_positive("ridge", ridge)
     n_records = check_integer("n_records", n_records, 2)
-    return label_bound * (1.0 + 2.0 * math.sqrt(ridge)) / (n_records * ridge**1.5)
+    # In log space: ridge**1.5 overflows for λ > 3e205, m·λ^1.5 sooner.
+    log_delta = (
+        math.log(label_bound)
+        + math.log1p(2.0 * math.sqrt(ridge))
+        - math.log(n_records)
+        - 1.5 * math.log(ridge)
+    )
+    if not LOG_TINY < log_delta < LOG_HUGE:
+        raise InputError(
+            "ridge",
+            f"the sensitivity Δ = B(1 + 2√λ)/(m λ^1.5) = e^{log_delta:.5g} is outside the range "
+            f"of floating-point numbers at λ = {ridge:g}, B = {label_bound:g}, m = {n_records}",
+        )
+    inverse_root = 1.0 / math.sqrt(ridge)
+    direct = label_bound / n_records * (2.0 / ridge + inverse_root * inverse_root * inverse_root)
+    if math.isfinite(direct) and direct >= TINY:
+        return direct  # a few ulp; exp(log Δ) would lose |log Δ|·ε
+    return math.exp(log_delta)
 
 
 def row_norms(values: ArrayLike) -> np.ndarray:
@@ -181,6 +212,42 @@ def clip_rows(values: ArrayLike, bound: float) -> np.ndarray:
             norm = np.maximum(row_norms(clipped), np.linalg.norm(clipped, axis=1))
         above = np.flatnonzero(over)[norm > bound]
         out[above] *= 1.0 - 4 * np.finfo(np.float64).eps
+    return out
+
+
+def scale_clip_rows(values: ArrayLike, scale, bound: float) -> np.ndarray:
+    """``clip_rows(values * scale, bound)`` without ever forming an overflowing product.
+
+    ``scale`` is a positive number or one positive factor per column. Each row
+    is first divided by its largest absolute entry r (so its entries lie in
+    [−1, 1]), then scaled: u = (x/r)·s is finite. The row's norm is r‖u‖; a row
+    with r‖u‖ > bound becomes u·(bound/‖u‖), the others u·r (norm ≤ bound, so
+    finite). Cells of 1e308 with a scale of 10 are clipped like any other row.
+
+    Returns
+    -------
+    ndarray of the shape of ``values``, every row of norm ≤ ``bound``.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    scale = np.asarray(scale, dtype=np.float64)
+    if values.size == 0:
+        return values * scale
+    row_max, _ = _scaled_rows(values)
+    unit = (values / row_max[:, None]) * scale
+    unit_max, unit_scaled = _scaled_rows(unit)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        unit_norm = unit_max * unit_scaled
+        over = unit_norm > bound / row_max  # r‖u‖ > bound without the product
+        factor = np.where(over, bound / np.where(unit_norm > 0, unit_norm, 1.0), row_max)
+    out = unit * factor[:, None]
+    with np.errstate(over="ignore"):
+        norm = np.maximum(row_norms(out), np.linalg.norm(out, axis=1))
+    above = norm > bound
+    while above.any():  # one ulp above the bound after the product
+        out[above] *= 1.0 - 4 * np.finfo(np.float64).eps
+        with np.errstate(over="ignore"):
+            norm = np.maximum(row_norms(out), np.linalg.norm(out, axis=1))
+        above = norm > bound
     return out
 
 

@@ -19,16 +19,19 @@ from __future__ import annotations
 
 import csv
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from synthamp._io import atomic_path, check_writable
-from synthamp._validation import InputError
+from synthamp._validation import InputError, check_real_table, printable
 
 __all__ = [
     "TABLE_FORMATS",
+    "check_csv_names",
+    "check_input_file",
     "check_table_output",
     "parse_columns",
     "read_shape",
@@ -72,6 +75,61 @@ def _first_line(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
+def check_input_file(path: str | os.PathLike, *, param: str = "data") -> Path:
+    """Refuse, before opening it, anything but an existing regular file (links followed).
+
+    A FIFO would block the read forever and a link to ``/dev/zero`` would read
+    until memory runs out; sockets and devices are refused alike.
+    """
+    path = Path(path)
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(param, f"{printable(path)} does not exist") from None
+    except OSError as exc:
+        raise InputError(param, f"cannot read {printable(path)}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError(param, f"{printable(path)} is a directory")
+    if not stat.S_ISREG(info.st_mode):
+        kind = (
+            "a FIFO (named pipe)"
+            if stat.S_ISFIFO(info.st_mode)
+            else "a device"
+            if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
+            else "a socket"
+            if stat.S_ISSOCK(info.st_mode)
+            else "not a regular file"
+        )
+        raise InputError(
+            param, f"{printable(path)} is {kind}; synthamp reads tables from regular files only"
+        )
+    return path
+
+
+#: First characters that make a spreadsheet read a CSV cell as a formula (CSV injection).
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def check_csv_names(names: Sequence[str], *, param: str) -> None:
+    """Refuse a column name that a spreadsheet would run as a formula, or with control characters.
+
+    Names go verbatim into the header of a written CSV file; ``=cmd|' /C calc'!A0``
+    there is a formula that spreadsheet programs offer to execute.
+    """
+    for name in names:
+        text = str(name)
+        if text.startswith(FORMULA_PREFIXES):
+            raise InputError(
+                param,
+                f"column name {printable(text)!r} starts with {printable(text[0])!r}, which "
+                "spreadsheets read as a formula; rename the column (or write Parquet)",
+            )
+        if printable(text) != text:
+            raise InputError(
+                param, f"column name {printable(text)!r} holds control characters; rename it"
+            )
+
+
 def read_table(path: str | os.PathLike, *, param: str = "data"):
     """Read a CSV or Parquet file (by extension) into a :class:`pandas.DataFrame`.
 
@@ -85,10 +143,7 @@ def read_table(path: str | os.PathLike, *, param: str = "data"):
 
     path = Path(path)
     fmt = table_format(path, param=param)
-    if not path.exists():
-        raise InputError(param, f"{path} does not exist")
-    if path.is_dir():
-        raise InputError(param, f"{path} is a directory")
+    check_input_file(path, param=param)
     try:
         _check_header(_header(path, fmt), path, param)
         if fmt == "csv":
@@ -167,10 +222,11 @@ def select_numeric(frame, columns: Sequence[str], *, param: str) -> np.ndarray:
 
     missing = [name for name in columns if name not in frame.columns]
     if missing:
-        available = ", ".join(map(str, frame.columns[:20]))
+        available = ", ".join(printable(c) for c in frame.columns[:20])
         more = ", ..." if len(frame.columns) > 20 else ""
         raise InputError(
-            param, f"column {missing[0]!r} is not in the data (columns: {available}{more})"
+            param,
+            f"column {printable(missing[0])!r} is not in the data (columns: {available}{more})",
         )
     for name in columns:
         dtype = frame[name].dtype
@@ -179,12 +235,7 @@ def select_numeric(frame, columns: Sequence[str], *, param: str) -> np.ndarray:
         if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
             raise InputError(param, f"column {name!r} is not numeric ({dtype})")
     values = frame.loc[:, list(columns)].to_numpy(dtype=np.float64, na_value=np.nan)
-    finite = np.isfinite(values)
-    if not finite.all():
-        row, col = np.argwhere(~finite)[0]
-        what = "a missing (NaN)" if np.isnan(values[row, col]) else "an infinite"
-        raise InputError(param, f"column {columns[col]!r} has {what} value in row {row + 1}")
-    return np.ascontiguousarray(values)
+    return check_real_table(param, values, list(columns))  # the library's check too
 
 
 def write_table(
@@ -231,6 +282,8 @@ def write_rows(
     import pyarrow.csv as pa_csv
     import pyarrow.parquet as pq
 
+    if fmt == "csv":
+        check_csv_names(columns, param="columns")
     schema = pa.schema([(str(name), pa.float64()) for name in columns])
     rows = 0
     if fmt == "csv":
@@ -265,8 +318,8 @@ def read_shape(
     """The shape (m records, d features, k targets) of a table, without reading its values.
 
     Parquet: the file's metadata (row count and schema). CSV: the header line,
-    and a count of the non-blank lines after it (a numeric table has no quoted
-    line breaks); no cell is parsed. Features default to every column that is
+    and a count of its records by the parser of :func:`read_table` (quoted line
+    breaks stay inside a record); no value is kept. Features default to every column that is
     not a target.
 
     Returns
@@ -281,8 +334,7 @@ def read_shape(
     """
     path = Path(path)
     fmt = table_format(path, param=param)
-    if not path.is_file():
-        raise InputError(param, f"{path} does not exist or is not a file")
+    check_input_file(path, param=param)
     try:
         if fmt == "parquet":
             import pyarrow.parquet as pq  # pyarrow is heavy: loaded only to read a table
@@ -320,11 +372,17 @@ def read_shape(
 
 
 def _count_csv_records(path: Path) -> int:
-    """Non-blank lines after the header (lines are counted, cells are not parsed)."""
+    """Records of a CSV file, counted by the parser that :func:`read_table` uses (pandas).
+
+    A quoted line break is inside one record, not two; blank lines are skipped
+    as ``read_table`` skips them. Only the first column is parsed, as text, in
+    chunks, and no value is kept.
+    """
+    import pandas as pd  # pandas is heavy: loaded only to read a table
+
     count = 0
-    with open(path, "rb") as handle:
-        handle.readline()
-        for line in handle:
-            if line.strip():
-                count += 1
+    reader = pd.read_csv(path, usecols=[0], dtype=str, chunksize=1 << 18)
+    with reader:
+        for chunk in reader:
+            count += len(chunk)
     return count

@@ -19,7 +19,8 @@ import warnings
 
 import click
 
-from synthamp._validation import InputError
+from synthamp._io import PUBLISHED
+from synthamp._validation import InputError, printable
 from synthamp._version import __version__
 
 __all__ = ["cli", "main"]
@@ -69,24 +70,33 @@ def _flag(param: str) -> str:
 
 
 class Terminated(BaseException):
-    """Raised in the main thread when SIGTERM arrives, so that outputs are cleaned up."""
+    """Raised in the main thread when SIGTERM or SIGHUP arrives, so that outputs are cleaned up."""
+
+    @property
+    def signum(self) -> int:
+        return self.args[0] if self.args else signal.SIGTERM
 
 
 def _raise_terminated(signum, frame) -> None:
     raise Terminated(signum)
 
 
+#: Signals handled like SIGTERM (a closed terminal sends SIGHUP).
+TERMINATING = (signal.SIGTERM, signal.SIGHUP)
+
+
 @contextlib.contextmanager
 def _sigterm_as_exception():
-    """Handle SIGTERM like Ctrl-C: unwind (removing temporary files), then exit."""
+    """Handle SIGTERM and SIGHUP like Ctrl-C: unwind (removing temporary files), then exit."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    previous = {signum: signal.signal(signum, _raise_terminated) for signum in TERMINATING}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 @contextlib.contextmanager
@@ -94,7 +104,7 @@ def _one_line_warnings():
     """Print every Python warning as one line: ``synthamp: warning: message``."""
 
     def show(message, category, filename, lineno, file=None, line=None):
-        text = " ".join(str(message).split())
+        text = printable(" ".join(str(message).split()))
         click.echo(f"synthamp: warning: {text}", err=True)
 
     with warnings.catch_warnings():
@@ -107,11 +117,21 @@ def _os_error_line(exc: OSError) -> str:
     return f"{exc.filename}: {reason}" if exc.filename else reason
 
 
+def _written() -> str:
+    """What an interrupted run leaves: nothing, or what its commit published before the signal."""
+    if not PUBLISHED:
+        return "no output was written"
+    names = ", ".join(printable(path) for path in PUBLISHED)
+    PUBLISHED.clear()
+    return f"the interrupt came after the commit: {names} were published"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``synthamp`` console script.
 
     Exit codes: 0 success, 1 interrupted (Ctrl-C), 2 bad input or an output
-    that cannot be written (one line, no traceback), 143 terminated (SIGTERM).
+    that cannot be written (one line, no traceback), 143 terminated (SIGTERM), 129
+    terminated (SIGHUP: the terminal closed).
     Interrupted and terminated runs leave no output and no temporary file.
     """
     try:
@@ -120,21 +140,22 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.exceptions.Abort:
-        click.echo("synthamp: aborted; no output was written", err=True)
+        click.echo(f"synthamp: aborted; {_written()}", err=True)
         return 1
-    except Terminated:
-        click.echo("synthamp: terminated (SIGTERM); no output was written", err=True)
-        return 128 + signal.SIGTERM
+    except Terminated as exc:
+        name = signal.Signals(exc.signum).name
+        click.echo(f"synthamp: terminated ({name}); {_written()}", err=True)
+        return 128 + exc.signum
     except click.ClickException as exc:
-        click.echo(f"synthamp: error: {exc.format_message()}", err=True)
+        click.echo(f"synthamp: error: {printable(exc.format_message())}", err=True)
         return 2
     except InputError as exc:
-        click.echo(f"synthamp: error: {_flag(exc.param)}: {exc.rule}", err=True)
+        click.echo(f"synthamp: error: {_flag(exc.param)}: {printable(exc.rule)}", err=True)
         return 2
     except BrokenPipeError:
         return 0
     except OSError as exc:  # an output error not attributed to a flag
-        click.echo(f"synthamp: error: {_os_error_line(exc)}", err=True)
+        click.echo(f"synthamp: error: {printable(_os_error_line(exc))}", err=True)
         return 2
     return rv if isinstance(rv, int) else 0
 

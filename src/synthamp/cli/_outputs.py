@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from synthamp._validation import printable
+
 __all__ = [
     "audit_json",
     "noise_text",
@@ -104,9 +106,13 @@ def noise_text(privacy) -> str:
 def print_release_summary(privacy, rows: int, out_path: Path, report_paths: tuple[Path, ...]):
     """The release's summary on the terminal."""
     from rich.console import Console  # rich: heavy, on use only
+    from rich.markup import escape  # rich: heavy, on use only
+
+    def shown(path) -> str:  # a file name is neither markup nor a terminal escape sequence
+        return escape(printable(path))
 
     console = Console(highlight=False, soft_wrap=True)
-    console.print(f"wrote {rows:,} synthetic records (k = {privacy.out_dim}) to {out_path}")
+    console.print(f"wrote {rows:,} synthetic records (k = {privacy.out_dim}) to {shown(out_path)}")
     console.print(
         f"guarantee: ({privacy.epsilon:.4g}, {privacy.delta:.3g})-DP, "
         f"{privacy.accounting_method} accounting ({privacy.accounting_kind}), "
@@ -123,4 +129,4 @@ def print_release_summary(privacy, rows: int, out_path: Path, report_paths: tupl
     for line in (privacy.accounting_note, privacy.amplification):
         if line:
             console.print(f"note: {line}")
-    console.print("report: " + ", ".join(str(p) for p in report_paths))
+    console.print("report: " + ", ".join(shown(p) for p in report_paths))

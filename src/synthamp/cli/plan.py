@@ -11,7 +11,7 @@ import dataclasses
 import click
 
 from synthamp import tabular
-from synthamp._validation import InputError
+from synthamp._validation import InputError, printable
 from synthamp.cli._common import FLOAT_LIST, echo_json
 
 __all__ = ["plan"]
@@ -83,7 +83,8 @@ def plan(
     """Plan a release: C, Δ, σ, noise saved and utility for each λ (and width).
 
     Reads only the shape of the table (records, features, targets: the
-    Parquet metadata, or the CSV header and a line count), never a value.
+    Parquet metadata, or the CSV header and its records counted by the parser
+    of release, no value kept), never a value.
 
     \b
     Example:
@@ -153,7 +154,7 @@ def _print_plan(result, data) -> None:
         records = f"{result.releases} releases of {records}"
     targets = "target" if result.n_targets == 1 else "targets"
     click.echo(
-        f"{data}: m = {result.n_records:,} records, d = {result.n_features} features, "
+        f"{printable(data)}: m = {result.n_records:,} records, d = {result.n_features} features, "
         f"k = {result.n_targets} {targets} (shape only: no value was read)"
     )
     click.echo(

@@ -17,7 +17,7 @@ import click
 import numpy as np
 
 from synthamp import tabular
-from synthamp._io import OutputTransaction, check_directory_output, check_writable
+from synthamp._io import OutputTransaction, check_directory_output, check_writable, parse_mode
 from synthamp._validation import (
     MAX_N_SYN,
     InputError,
@@ -25,6 +25,7 @@ from synthamp._validation import (
     check_n_syn,
     check_open_unit,
     check_positive,
+    check_sigma,
 )
 from synthamp.cli._common import deprecated_alias, echo_json
 from synthamp.cli._outputs import (
@@ -33,6 +34,13 @@ from synthamp.cli._outputs import (
     run_audit,
     write_reports,
     written_json,
+)
+from synthamp.cli._release_checks import (
+    check_paths,
+    check_ridge_numbers,
+    check_target_names,
+    clipping_notes,
+    report_paths,
 )
 from synthamp.cli._status import live_status, time_budget_option
 
@@ -52,33 +60,6 @@ DEMO_FILES = (
     "privacy-report.md",
     "privacy-report.html",
 )
-
-
-def _report_paths(out: Path, report: str | None) -> tuple[Path, Path, Path]:
-    """Report paths: ``--report X.json`` (or X.html) → X.json, X.md, X.html."""
-    if report is None:
-        stem = out.with_suffix("")
-        return tuple(Path(f"{stem}.privacy{ext}") for ext in (".json", ".md", ".html"))
-    path = Path(report)
-    if path.suffix.lower() not in (".json", ".html"):
-        raise InputError(
-            "report", f"must end in .json or .html (the other reports go next to it), got {path}"
-        )
-    return path.with_suffix(".json"), path.with_suffix(".md"), path.with_suffix(".html")
-
-
-def _check_distinct(paths: list[tuple[str, Path]]) -> None:
-    """Refuse an output path that is the input or another output."""
-    seen: dict[Path, str] = {}
-    for param, path in paths:
-        resolved = path.resolve()
-        if resolved in seen:
-            raise InputError(param, f"{path} is also the {_flag(seen[resolved])} file")
-        seen[resolved] = param
-
-
-def _flag(param: str) -> str:
-    return "--" + param.replace("_", "-")
 
 
 @contextlib.contextmanager
@@ -120,31 +101,6 @@ def _with_progress(
         for chunk in chunks:
             yield chunk
             advance(chunk.shape[0])
-
-
-def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: float) -> list[str]:
-    """Tell the data holder (on stderr) how much of their data the declared bounds clip.
-
-    These shares are statistics of the private data: they are for the data
-    holder only, are not covered by the privacy guarantee, and are not written
-    into any output.
-    """
-    from synthamp.ridge import row_norms  # scipy.linalg: loaded only to release
-
-    notes = []
-    shares = [
-        ("feature", row_norms(features) > 1.0, "norm 1 (after --feature-scale)"),
-        ("target", row_norms(targets) > label_bound, f"--label-bound {label_bound:g}"),
-    ]
-    for what, clipped, bound in shares:
-        share = float(np.mean(clipped))
-        if share > 0:
-            notes.append(
-                f"synthamp: note: {100 * share:.1f}% of {what} rows exceed {bound} and are "
-                "clipped (a statistic of your private data, for you only: not covered by the "
-                "privacy guarantee, not written anywhere)"
-            )
-    return notes
 
 
 @click.command("release")
@@ -201,6 +157,13 @@ def _clipping_notes(features: np.ndarray, targets: np.ndarray, label_bound: floa
     help="Seed for reproducible research (the noise is then NOT secret).",
 )
 @click.option("--force", is_flag=True, help="Overwrite existing output files.")
+@click.option(
+    "--mode",
+    default=None,
+    metavar="OCTAL",
+    help="File mode of the published outputs, e.g. 600 (default: from the umask, as a new "
+    "file; 600 for a seeded release). They stay 600 until published.",
+)
 @click.option(
     "--norm-bound",
     type=float,
@@ -300,6 +263,7 @@ def release(
     partitions,
     backend,
     scheduler,
+    mode,
 ):
     """Fit a private linear generator on a table and write synthetic records and a privacy report.
 
@@ -320,7 +284,7 @@ def release(
           --n-syn 1000000000 --partitions 100 --out synthetic/
     """
 
-    # 1. Public parameters.
+    # 1. Public parameters (each number before the table is read).
     label_bound = check_positive("label_bound", label_bound)
     ridge = check_positive("ridge", ridge)
     distributed = backend == "dask"
@@ -338,61 +302,69 @@ def release(
         if delta is None:
             raise InputError("delta", "is required with --epsilon")
     if sigma is not None:
-        check_positive("sigma", sigma)
+        check_sigma("sigma", sigma)
     if delta is not None:
         check_open_unit("delta", delta)
     if seed is not None:
         check_integer("seed", seed, 0)
     if audit_trials is not None:
         check_integer("audit", audit_trials, 100)
+    mode = parse_mode(mode)
+    if mode is None and seed is not None:
+        mode = 0o600  # a seeded release is not private: owner only unless asked otherwise
     _check_scale_options(partitions, n_syn, distributed, scheduler)
+    check_ridge_numbers(label_bound, ridge)
+    target_cols = tabular.parse_columns(targets, param="targets")
+    feature_cols = tabular.parse_columns(features, param="features")
 
-    # 2. Output paths, before any work.
+    # 2. Paths, before any work: the input first (never inside an output), then the outputs.
+    reports = report_paths(Path(out), report)
+    check_paths(data, Path(out), reports, partitioned=partitions is not None)
     if partitions is None:
         out_path = tabular.check_table_output(out, force=force, param="out")
         fmt = tabular.table_format(out_path, param="out")
     else:
         out_path = check_directory_output(out, force=force, param="out")
         fmt = "parquet"
-    report_paths = _report_paths(out_path, report)
-    for path in report_paths:
+    check_target_names(target_cols, fmt)
+    for path in reports:
         check_writable(path, force=force, param="report")
-    _check_distinct(
-        [("data", Path(data)), ("out", out_path), *(("report", p) for p in report_paths)]
-    )
 
-    # 3. The private table.
-    target_cols = tabular.parse_columns(targets, param="targets")
-    feature_cols = tabular.parse_columns(features, param="features")
-    frame = tabular.read_table(data, param="data")
-    if len(frame) < 2:
-        raise InputError("data", f"needs at least 2 records, got {len(frame)}")
-    if feature_cols is None:
-        feature_cols = [str(c) for c in frame.columns if c not in target_cols]
-        if not feature_cols:
-            raise InputError("features", "no columns left besides the targets")
-    overlap = [c for c in feature_cols if c in target_cols]
-    if overlap:
-        raise InputError("features", f"column {overlap[0]!r} is also a target")
-    y = tabular.select_numeric(frame, target_cols, param="targets")
-    x = tabular.select_numeric(frame, feature_cols, param="features")
-    del frame
-    if len(target_cols) > len(feature_cols):
-        raise InputError(
-            "targets",
-            f"k = {len(target_cols)} targets exceed d = {len(feature_cols)} features; need d ≥ k",
-        )
+    with OutputTransaction(replace=force, mode=mode) as transaction:
+        # Every destination locked for this run (a concurrent run is refused), then the table.
+        try:
+            table_tmp = transaction.add(out_path, param="out", directory=partitions is not None)
+            report_tmps = [transaction.add(path, param="report") for path in reports]
+        finally:  # what was cleaned or put back, also when a check then fails
+            _warn_stale(transaction.stale, transaction.recovered)
 
-    # 4. Fit (the only step that touches the private data), then release.
-    # heavy: scikit-learn and scipy (the estimator), only to release
-    from synthamp.generator import PrivateLinearGenerator
+        # 3. The private table.
+        frame = tabular.read_table(data, param="data")
+        if len(frame) < 2:
+            raise InputError("data", f"needs at least 2 records, got {len(frame)}")
+        if feature_cols is None:
+            feature_cols = [str(c) for c in frame.columns if c not in target_cols]
+            if not feature_cols:
+                raise InputError("features", "no columns left besides the targets")
+        overlap = [c for c in feature_cols if c in target_cols]
+        if overlap:
+            raise InputError("features", f"column {overlap[0]!r} is also a target")
+        y = tabular.select_numeric(frame, target_cols, param="targets")
+        x = tabular.select_numeric(frame, feature_cols, param="features")
+        del frame
+        if len(target_cols) > len(feature_cols):
+            raise InputError(
+                "targets",
+                f"k = {len(target_cols)} targets exceed d = {len(feature_cols)} features; "
+                "need d ≥ k",
+            )
 
-    for note in _clipping_notes(x * feature_scale, y, label_bound):
-        click.echo(note, err=True)
-    with OutputTransaction() as transaction:
-        table_tmp = transaction.add(out_path, param="out", directory=partitions is not None)
-        report_tmps = [transaction.add(path, param="report") for path in report_paths]
-        _warn_stale(transaction.stale)
+        # 4. Fit (the only step that touches the private data), then release.
+        # heavy: scikit-learn and scipy (the estimator), only to release
+        from synthamp.generator import PrivateLinearGenerator
+
+        for note in clipping_notes(x, feature_scale, y, label_bound):
+            click.echo(note, err=True)
         with live_status("fitting and accounting", show=not no_progress):
             generator = PrivateLinearGenerator(
                 label_bound=label_bound,
@@ -435,9 +407,9 @@ def release(
         transaction.commit()
     extra = {} if audit is None else {"audit": audit_json(audit)}
     if as_json:
-        echo_json(written_json(privacy, rows, out_path, report_paths, **extra))
+        echo_json(written_json(privacy, rows, out_path, reports, **extra))
         return 0
-    print_release_summary(privacy, rows, out_path, report_paths)
+    print_release_summary(privacy, rows, out_path, reports)
     if audit is not None:
         click.echo(
             f"audit: ε ≥ {audit.epsilon_lower:.4g} ({100 * audit.confidence:g}% confidence, "
@@ -473,12 +445,14 @@ def _check_scale_options(partitions, n_syn: int, distributed: bool, scheduler) -
         raise InputError("scheduler", "applies only with --backend dask")
 
 
-def _warn_stale(paths: list[Path]) -> None:
+def _warn_stale(paths: list[Path], recovered: list[str] = ()) -> None:
     for path in paths:
         click.echo(
             f"synthamp: warning: removed {path}, a temporary file left by an interrupted run",
             err=True,
         )
+    for line in recovered:
+        click.echo(f"synthamp: warning: {line}", err=True)
 
 
 def _write_records(
@@ -618,6 +592,9 @@ DEMO_REPEATS = 200
 )
 @click.option("--finite", "finite_alias", is_flag=True, hidden=True)
 @click.option("--force", is_flag=True, help="Overwrite the demo's files if they exist.")
+@click.option(
+    "--mode", default=None, metavar="OCTAL", help="File mode of the outputs (as release)."
+)
 @time_budget_option
 @click.option("--no-progress", is_flag=True, help="No status line on stderr.")
 @click.option(
@@ -637,6 +614,7 @@ def demo(
     no_progress,
     as_json,
     time_budget,
+    mode,
 ):
     """Release synthetic data from scikit-learn's diabetes dataset (no download).
 
@@ -659,6 +637,9 @@ def demo(
     n_syn = check_n_syn(n_syn)
     if seed is not None:
         check_integer("seed", seed, 0)
+    mode = parse_mode(mode)
+    if mode is None and seed is not None:
+        mode = 0o600  # a seeded release is not private (as release)
     directory = Path(out_dir)
     if directory.exists() and not directory.is_dir():
         raise InputError("out", f"{directory} exists and is not a directory")
@@ -696,7 +677,7 @@ def demo(
 
     created = not directory.is_dir()
     try:
-        with OutputTransaction() as transaction:
+        with OutputTransaction(replace=force, mode=mode) as transaction:
             if created:
                 with transaction.writing("out"):
                     directory.mkdir()

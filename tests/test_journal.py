@@ -1,0 +1,99 @@
+"""synthamp._journal: the lock per destination, the journal, roll-forward, dataset removal."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from synthamp import _journal
+from synthamp._validation import InputError
+
+
+def test_a_lock_is_exclusive_and_leaves_no_file(tmp_path):
+    target = tmp_path / "a.csv"
+    lock = _journal.acquire_lock(target, "out")
+    assert (tmp_path / ".a.csv.synthamp-lock").read_text().strip() == str(os.getpid())
+    with pytest.raises(InputError, match="another synthamp run") as info:
+        _journal.acquire_lock(target, "report")
+    assert info.value.param == "report"
+    lock.release()
+    lock.release()  # idempotent
+    assert list(tmp_path.iterdir()) == []
+    _journal.acquire_lock(target, "out").release()  # free again
+
+
+def _entry(tmp_path, name, *, backup=True, directory=False):
+    final, temp = tmp_path / name, tmp_path / f".{name}.synthamp-tmp-1-aa"
+    old = tmp_path / f".{name}.synthamp-tmp-1-aa.old"
+    return {
+        "final": str(final), "temp": str(temp), "backup": str(old) if backup else None,
+        "directory": directory, "mode": 0o640,
+    }  # fmt: skip
+
+
+def test_roll_forward_publishes_then_removes_the_old_version_and_is_idempotent(tmp_path):
+    entry = _entry(tmp_path, "t.csv")
+    (tmp_path / ".t.csv.synthamp-tmp-1-aa").write_text("new")
+    (tmp_path / ".t.csv.synthamp-tmp-1-aa.old").write_text("old")  # moved aside, not published
+    assert _journal.roll_forward(entry) == "published"
+    assert (tmp_path / "t.csv").read_text() == "new"
+    assert os.stat(tmp_path / "t.csv").st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+    assert _journal.roll_forward(entry) == "already complete"  # a second recovery: no change
+    assert (tmp_path / "t.csv").read_text() == "new"
+
+
+def test_roll_forward_never_deletes_the_only_copy(tmp_path):
+    entry = _entry(tmp_path, "t.csv")  # the temporary copy is gone, the old one moved aside
+    (tmp_path / ".t.csv.synthamp-tmp-1-aa.old").write_text("old")
+    assert _journal.roll_forward(entry) == "restored the previous version"
+    assert (tmp_path / "t.csv").read_text() == "old"
+
+
+def test_recover_completes_every_output_of_a_journal_and_removes_its_copies(tmp_path):
+    entries = [_entry(tmp_path, "t.csv", backup=False), _entry(tmp_path, "t.json", backup=False)]
+    for entry in entries:
+        with open(entry["temp"], "w") as handle:
+            handle.write("new")
+    journals = _journal.write_journals(entries)
+    assert len(journals) == 2 and json.loads(journals[0].read_text())["outputs"] == entries
+    lock = _journal.acquire_lock(tmp_path / "t.csv", "out")
+    try:
+        lines = _journal.recover(tmp_path / "t.csv")
+    finally:
+        lock.release()
+    assert len(lines) == 2 and all("published" in line for line in lines)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv", "t.json"]
+
+
+def test_remove_dataset_deletes_only_what_its_manifest_lists(tmp_path):
+    folder = tmp_path / "ds"
+    folder.mkdir()
+    for name in ("part.0.parquet", "part.1.parquet", "notes.txt"):
+        (folder / name).write_text(name)
+    manifest = {"format": "synthamp-dataset", "files": [{"name": "part.0.parquet", "size": 14}]}
+    (folder / _journal.MANIFEST_NAME).write_text(json.dumps(manifest))
+    assert sorted(_journal.remove_dataset(folder)) == ["notes.txt", "part.1.parquet"]
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt", "part.1.parquet"]
+    (folder / "notes.txt").unlink()
+    (folder / "part.1.parquet").unlink()
+    assert _journal.remove_dataset(folder) == [] and not folder.exists()
+
+
+def test_a_file_system_without_flock_still_writes(tmp_path, monkeypatch):
+    """flock unsupported (ENOLCK, some network mounts): no lock, no recovery, still a commit."""
+    import errno
+
+    from synthamp import _io
+
+    def no_flock(fd, operation):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(_journal.fcntl, "flock", no_flock)
+    lock = _journal.acquire_lock(tmp_path / "a.txt", "out")
+    assert not lock.held
+    lock.release()
+    _io.atomic_write_text(tmp_path / "a.txt", "x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
