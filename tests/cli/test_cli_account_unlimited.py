@@ -261,3 +261,19 @@ def test_the_release_command_and_account_agree(tmp_path, monkeypatch, capsys):
     assert account["epsilon"] == report["epsilon"]
     assert account["accountant"] == report["accountant"] == "pld"
     assert account["epsilon"] < account["epsilon_rdp"]
+
+
+@pytest.mark.parametrize("command", ["account", "calibrate"])
+def test_a_plateau_fallback_rdp_number_is_never_called_the_finite_value(capsys, command):
+    """After the time budget, the RDP line names the plateau bound, not "100 records, exact"."""
+    common = ["--dim", "10", "--norm-bound", "2", "--sensitivity", "0.1", "--n-syn", "100"]
+    target = ["--sigma", "0.4"] if command == "account" else ["--epsilon", "1"]
+    args = [command, *common, *target, "--delta", "1e-5", "--time-budget", "0.01"]
+    assert main(args) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.lstrip().startswith("rdp:")]
+    assert "unlimited-release (plateau) bound" in line and "ran out of time" in line, line
+    assert "exact" not in line and "100 records, method" not in line, line
+    # with the budget it needs, the same line is the finite accounting's own
+    assert main([command, *common, *target, "--delta", "1e-5", "--time-budget", "600"]) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.lstrip().startswith("rdp:")]
+    assert "100 records, method exact" in line, line

@@ -140,6 +140,19 @@ def _gaussian_epsilons(release, deltas, discretization: float) -> list[float]:
     return [compute_epsilon_pld(gaussian, d, discretization=discretization).epsilon for d in deltas]
 
 
+def _rdp_label(n_syn: int | None, result: dict) -> str:
+    """What the printed RDP number is: the accounting of n_syn records, or the plateau bound
+    that replaced it when its time budget ran out (never called exact for n_syn then)."""
+    if n_syn is None:
+        return f"method {result['accounting']}"
+    if result["fallback"]:
+        return (
+            f"unlimited-release (plateau) bound: the accounting of {n_syn:,} records "
+            "ran out of time; an upper bound on its value, not the value"
+        )
+    return f"{n_syn:,} records, method {result['accounting']}"
+
+
 def _finite_accounting(n_syn: int, fallback: str | None) -> str:
     """What the finite-n_syn RDP number is, for the note of :func:`finite_or_unlimited`."""
     if fallback:
@@ -613,10 +626,10 @@ def account(
                 f"{_fmt(at('epsilon_unlimited_pld', i))} (exact value >= "
                 f"{_fmt(at('epsilon_unlimited_pld_lower', i))})"
             )
-        records = f"{result['release']['n_syn']:,} records, " if finite else ""
+        rdp_label = _rdp_label(result["release"]["n_syn"] if finite else None, result)
         click.echo(
-            f"  rdp: epsilon = {_fmt(at('epsilon_rdp', i))} ({records}optimal alpha "
-            f"{_fmt(at('optimal_order', i))}; method {result['accounting']})"
+            f"  rdp: epsilon = {_fmt(at('epsilon_rdp', i))} (optimal alpha "
+            f"{_fmt(at('optimal_order', i))}; {rdp_label})"
         )
         click.echo(
             f"  post-processing (releasing the model): epsilon = {_fmt(at('post_processing', i))}"
@@ -701,10 +714,8 @@ def calibrate(
             f"{_fmt(result['sigma_unlimited_pld'])}"
         )
     if result["accountant"] == "pld" or result["guarantee"] is not None:
-        records = f"{n_syn:,} records, " if result["guarantee"] is not None else ""
-        click.echo(
-            f"  rdp: sigma = {_fmt(result['sigma_rdp'])} ({records}method {result['accounting']})"
-        )
+        rdp_label = _rdp_label(n_syn if result["guarantee"] is not None else None, result)
+        click.echo(f"  rdp: sigma = {_fmt(result['sigma_rdp'])} ({rdp_label})")
     if result["sigma"] > result["sigma_post_processing"]:
         saved = (
             f"no noise saved: {result['accounting']} accounting needs more noise than "
