@@ -45,7 +45,7 @@ FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
     ("accounting", frozenset({"accountant"})),
     (
         "release parts",
-        frozenset({"ridge", "report", "report_html", "tabular", "release_accounting"}),
+        frozenset({"ridge", "report", "report_html", "tabular", "release_accounting", "utility"}),
     ),
     (
         "applications",

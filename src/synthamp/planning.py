@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
 from synthamp.accountant import calibrate_sigma
 from synthamp.ridge import gram_error_bound, ridge_norm_bound, ridge_sensitivity
+from synthamp.utility import gaussian_gram_error, records_error_floor
 
 __all__ = ["DEFAULT_RIDGES", "Plan", "PlanRow", "plan_release"]
 
@@ -75,6 +76,8 @@ class PlanRow:
     gram_error: float
     gram_error_post_processing: float
     relative_gram_error: float
+    gram_error_floor: float
+    gram_error_baseline: float
     width_for_amplification: float
 
 
@@ -221,6 +224,15 @@ def plan_release(
                     gram_error=gram,
                     gram_error_post_processing=error(sigma_pp),
                     relative_gram_error=gram / norm_bound**2,
+                    gram_error_floor=records_error_floor(sigma, width, k),
+                    gram_error_baseline=gaussian_gram_error(
+                        epsilon,
+                        delta,
+                        norm_bound=norm_bound,
+                        sensitivity=sensitivity,
+                        out_dim=k,
+                        releases=releases,
+                    ),
                     width_for_amplification=2.0 * (norm_bound / sigma) ** 2,
                 )
             )

@@ -723,6 +723,17 @@ def demo(
         f"amplification-aware σ vs {post:.2f} at the post-processing σ "
         f"({post / amplified:.1f}× smaller; {DEMO_REPEATS} simulated releases)"
     )
+    baseline = utility["baseline"]
+    verdict = (
+        f"{amplified / baseline:.3g}× more accurately than the synthetic records: for ‖v‖², "
+        "the baseline serves you better"
+        if baseline < amplified
+        else f"{baseline / amplified:.3g}× less accurately than the synthetic records"
+    )
+    console.print(
+        "baseline: the Gaussian mechanism on ‖v‖² itself (Analyze Gauss, exact calibration at "
+        f"the same (ε, δ)) has median relative error [bold]{baseline:.3g}[/]: {verdict}"
+    )
     if amplified > 1:
         console.print(
             f"  (errors above 1: at ε = {epsilon:g} the noise dominates a model fitted on "
@@ -761,5 +772,19 @@ def _demo_utility(features, target, privacy, n_syn, seed) -> dict[str, float]:
             random_state=None if seed is None else seed + 1 + offset,
         )
         out[name] = float(np.median(errors))
+    # the Gaussian mechanism on ‖v‖²: |N(0, σ_G²)| has median σ_G·Φ⁻¹(3/4) (exact, k = 1)
+    from synthamp.utility import gaussian_gram_sigma  # loads the accountant (scipy)
+
+    sigma_gram = gaussian_gram_sigma(
+        privacy.epsilon,
+        privacy.delta,
+        norm_bound=privacy.norm_bound,
+        sensitivity=privacy.sensitivity,
+    )
+    out["baseline"] = MEDIAN_ABS_NORMAL * sigma_gram / float(np.sum(reference**2))
     del reference
     return out
+
+
+#: Φ⁻¹(3/4): the median of |X| for X ~ N(0, 1).
+MEDIAN_ABS_NORMAL = 0.6744897501960817
