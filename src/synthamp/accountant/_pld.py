@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import fft, special
+from scipy import special
 
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
@@ -234,6 +234,9 @@ def _convolve(p: NDArray, q: NDArray) -> NDArray:
     size = p.size + q.size - 1
     if min(p.size, q.size) <= 64:
         return np.convolve(p, q)
+    # scipy.fft is heavy (~0.1 s to import): loaded by the first composition
+    from scipy import fft
+
     n = fft.next_fast_len(size, real=True)
     out = fft.irfft(fft.rfft(p, n) * fft.rfft(q, n), n)[:size]
     return np.maximum(out, 0.0)
