@@ -156,9 +156,10 @@ def _skip_hopeless_finite(
         method="exact", choice="rdp", time_budget=time_budget,
     )  # fmt: skip
     note = (
-        f"finite-release accounting (n_syn = {n_syn:,}) not started: a proven lower bound on its "
-        f"rdp ε at the unlimited release's σ = {unlimited.sigma:.6g} is {bound:.6g} > ε = "
-        f"{epsilon:g}, so it needs more noise; {PLATEAU_FALLBACK}"
+        f"finite-release accounting (n_syn = {n_syn:,}) not started: a proven lower bound on the "
+        f"rdp ε of exactly {n_syn:,} records at the unlimited release's σ = "
+        f"{unlimited.sigma:.6g} is {bound:.6g} > ε = {epsilon:g}, so it needs more noise; "
+        f"{PLATEAU_FALLBACK}"
     )
     finite = replace(plateau, fallback=note, epsilon_pld=None)
     return _smaller_of_finite_and_unlimited(
