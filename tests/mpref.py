@@ -833,6 +833,8 @@ def ncx2_log_tail(x, dim: int, amp, upper: bool):
 
         points = {z0, z_min}
         points.update(mp.mpf(z) for z in range(-40, 41))
+        # φ(z) decays on the scale 1/(1 + |z₀|) below z₀ (the far tails' mass sits there)
+        points.update(z0 - mp.mpf(j) / (1 + abs(z0)) for j in (1, 2, 4, 8, 16, 32, 64))
         for j in range(-60, 61):
             y2 = 2 * (half + j * mp.sqrt(half))  # x − (a + z)² at the argument half + j√half
             if 0 < y2 < x:

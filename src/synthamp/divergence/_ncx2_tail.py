@@ -134,6 +134,19 @@ def _laurent_massart_exponent(w: NDArray, nu: float) -> NDArray:
     return root * root
 
 
+def _sqrt_minus(x: NDArray, r: NDArray, amp: float) -> NDArray:
+    """√x − amp without cancellation: (x − amp²)/(√x + amp), amp² split exactly (Dekker).
+
+    r − amp loses |r|·2⁻⁵³ absolutely (1e-11 at r = 1e5), which moves log Φ̄(s)
+    by m(s) times that; here x − amp_hi² is exact (Sterbenz, when it cancels).
+    """
+    big = 134217729.0 * amp  # 2^27 + 1
+    hi = big - (big - amp)
+    lo = amp - hi
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return ((x - hi * hi) - 2.0 * hi * lo - lo * lo) / (r + amp)
+
+
 def _hazard(s: NDArray, log_sf: NDArray) -> tuple[NDArray, NDArray]:
     """m(s) = φ(s)/Φ̄(s) and k(s) = m(m − s) ∈ (0, 1), given log Φ̄(s)."""
     m = np.exp(-0.5 * s * s - _LOG_SQRT_2PI - log_sf)
@@ -187,7 +200,7 @@ def log_ncx2_tail_large_amplitude(
     """
     x = np.asarray(x, dtype=float)
     r = np.sqrt(np.maximum(x, 0.0))
-    s = r - amp
+    s = _sqrt_minus(x, r, amp)
     log_edge = float(special.log_ndtr(-amp))  # log Φ̄(a), item 5
     if dim == 1:
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -195,7 +208,7 @@ def log_ncx2_tail_large_amplitude(
                 value = np.logaddexp(special.log_ndtr(-s), special.log_ndtr(-r - amp))
             else:
                 value = _log_diff(special.log_ndtr(s), special.log_ndtr(-r - amp))
-        rtol = ROUNDING_RTOL + 1e-15 * np.abs(value)
+        rtol = ROUNDING_RTOL + 1e-15 * np.abs(value) * (1.0 + np.abs(s))
         value = np.where(x > 0, value, np.nan)
         return value, np.where(np.isfinite(value), rtol, np.nan)
     nu = float(dim - 1)
@@ -234,5 +247,10 @@ def log_ncx2_tail_large_amplitude(
             & (log_up >= log_lo)
         )
         value = 0.5 * (log_up + log_lo)
-        rtol = np.expm1(0.5 * (log_up - log_lo)) + ROUNDING_RTOL + 1e-15 * np.abs(value)
+        rtol = (
+            np.expm1(0.5 * (log_up - log_lo))
+            + ROUNDING_RTOL
+            + 1e-15 * np.abs(value)
+            + 1e-15 * m * (np.abs(z) + 1.0)  # the rounding of s moves log Φ̄(s) by m·δs
+        )
     return np.where(ok, value, np.nan), np.where(ok, rtol, np.nan)
