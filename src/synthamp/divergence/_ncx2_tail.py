@@ -112,8 +112,9 @@ def log_ncx2_tail(
 
     The bounds of :func:`log_ncx2_tail_large_amplitude` (proven; cost independent
     of amp) where their error is at most scipy's stated one
-    (:func:`scipy_tail_rtol`), scipy's Boost routines elsewhere (cost ∝ amp,
-    error measured against mpmath). Returns (log value, relative error).
+    (:func:`scipy_tail_rtol`) or scipy's tail underflows, scipy's Boost routines
+    elsewhere (cost ∝ amp, error measured against mpmath). Returns (log value,
+    relative error).
     """
     x = np.atleast_1d(np.asarray(x, dtype=float))
     fallback = scipy_tail_rtol(amp)
@@ -122,8 +123,12 @@ def log_ncx2_tail(
     value, rtol = log_ncx2_tail_large_amplitude(x, dim, amp, upper)
     bad = ~(rtol <= fallback)  # NaN included
     if bad.any():
-        value[bad] = _log_tail_scipy(x[bad], dim, amp, upper)
-        rtol[bad] = fallback
+        scipy_value = _log_tail_scipy(x[bad], dim, amp, upper)
+        # scipy's log tails underflow to −inf below ~1e-308: the bounds stand there
+        keep = np.isfinite(value[bad]) & ~np.isfinite(scipy_value)
+        index = np.flatnonzero(bad)[~keep]
+        value[index] = scipy_value[~keep]
+        rtol[index] = fallback
     return value, rtol
 
 
