@@ -143,3 +143,17 @@ def test_version_has_one_home():
     from synthamp._version import __version__
 
     assert synthamp.__version__ is __version__
+
+
+def test_accountant_import_defers_scipy_stats_and_fft():
+    # import synthamp.accountant <= 3x import numpy (issue 23): scipy.stats (~0.4 s, the
+    # χ²_d(a²) tails at small a) and scipy.fft (the PLD composition) load on first use
+    loaded = _modules_loaded_by("import synthamp.accountant")
+    assert "synthamp.accountant._profile" in loaded
+    assert not {"scipy.stats", "scipy.fft", "scipy.optimize"} & loaded
+    # ... and are loaded when used: the check sees them
+    used = _modules_loaded_by(
+        "import numpy as np; from synthamp.divergence._ncx2_tail import log_ncx2_tail; "
+        "log_ncx2_tail(np.array([30.0]), 20, 2.0, True)"
+    )
+    assert "scipy.stats" in used

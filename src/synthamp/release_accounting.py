@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from synthamp import accountant
+from synthamp._budget import PLATEAU_FALLBACK
 from synthamp.accountant import SyntheticDataRelease, calibrate_sigma_pld, profile_epsilon
+from synthamp.accountant._calibration import finite_epsilon_lower_bound
 from synthamp.accountant._choice import (
     finite_or_unlimited,
     gaussian_baseline,
@@ -76,6 +78,10 @@ def account_release(
     """
     common = dict(dim=dim, out_dim=out_dim, norm_bound=norm_bound, sensitivity=sensitivity)
     given_sigma = sigma
+    if sigma is None and weighs_unlimited_profile(choice, out_dim, n_syn, method):
+        skipped = _skip_hopeless_finite(epsilon, delta, common, n_syn, time_budget)
+        if skipped is not None:
+            return skipped
     if sigma is None:
         calibration = accountant.calibrate_sigma(
             epsilon, delta, **common, n_syn=n_syn, method=method, time_budget=time_budget
@@ -126,6 +132,41 @@ def account_release(
     return accounted
 
 
+def _skip_hopeless_finite(
+    epsilon: float, delta: float, common: dict, n_syn: int, time_budget: float | None
+) -> ReleaseAccounting | None:
+    """The unlimited release's calibration, when the finite one provably cannot need less noise.
+
+    The unlimited release's exact profile is calibrated first (σ_u, cheap). A
+    proven lower bound on the finite release's RDP ε at σ_u
+    (:func:`~synthamp.accountant._calibration.finite_epsilon_lower_bound`, one
+    engine call) above the target means that the finite calibration's σ is above
+    σ_u (ε is non-increasing in σ), so the rule (the smaller σ) takes σ_u
+    whatever the finite attempt gives: it is not started. The finite release's
+    RDP number reported is then the plateau's at σ_u (an upper bound on it,
+    THEORY.md §3), said so. None: the bound does not decide, calibrate both.
+    """
+    unlimited = calibrate_sigma_pld(epsilon, delta, **common)
+    finite_release = SyntheticDataRelease(**common, sigma=unlimited.sigma, n_syn=n_syn)
+    bound = finite_epsilon_lower_bound(finite_release, delta)
+    if not bound > epsilon:
+        return None
+    plateau = account_release(
+        epsilon=None, delta=delta, sigma=unlimited.sigma, **common, n_syn=None,
+        method="exact", choice="rdp", time_budget=time_budget,
+    )  # fmt: skip
+    note = (
+        f"finite-release accounting (n_syn = {n_syn:,}) not started: a proven lower bound on the "
+        f"rdp ε of exactly {n_syn:,} records at the unlimited release's σ = "
+        f"{unlimited.sigma:.6g} is {bound:.6g} > ε = {epsilon:g}, so it needs more noise; "
+        f"{PLATEAU_FALLBACK}"
+    )
+    finite = replace(plateau, fallback=note, epsilon_pld=None)
+    return _smaller_of_finite_and_unlimited(
+        finite, epsilon, delta, None, common, n_syn, time_budget, unlimited
+    )
+
+
 def _smaller_of_finite_and_unlimited(
     finite: ReleaseAccounting,
     epsilon,
@@ -134,6 +175,7 @@ def _smaller_of_finite_and_unlimited(
     common: dict,
     n_syn: int,
     time_budget: float | None,
+    unlimited=None,
 ) -> ReleaseAccounting:
     """The finite-release accounting, or the unlimited one where it needs less noise.
 
@@ -145,12 +187,13 @@ def _smaller_of_finite_and_unlimited(
     smaller of the two σ; at the release's σ both ε are computed and the smaller
     is the guarantee. The finite release's RDP ε (and its order) stays
     ``epsilon_rdp``; the unlimited ε is ``epsilon_unlimited_pld``; the note says
-    which is used with exactly these numbers.
+    which is used with exactly these numbers. ``unlimited``: the unlimited
+    release's calibration when the caller has it.
     """
     calibrated = sigma is None
-    unlimited = None
-    if calibrated:
+    if calibrated and unlimited is None:
         unlimited = calibrate_sigma_pld(epsilon, delta, **common)
+    if calibrated:
         if unlimited.sigma < finite.sigma:  # the finite release's own numbers at that σ
             finite = account_release(
                 epsilon=None, delta=delta, sigma=unlimited.sigma, **common, n_syn=n_syn,

@@ -591,3 +591,25 @@ def calibrate_sigma(
         kind=kind,
         fallback=fallback,
     )
+
+
+def finite_epsilon_lower_bound(release: SyntheticDataRelease, delta: float) -> float:
+    """A proven lower bound on the RDP accountant's ε of a finite k = 1 release at its σ.
+
+    One engine call (:meth:`_FiniteAccountant.lower`): one adjacent pair (at the
+    Gaussian model's position on the edge) at the orders around post-processing's
+    optimal order, extended to every order of the default grid by the convexity
+    lemma of ``_pruning``, capped by post-processing; the accountant's curve (the
+    worst case over pairs) lies above it at every order, and the conversion is
+    non-decreasing in each order's value, so the accountant's ε is at least this.
+    With ε(σ) non-increasing (module docstring), a target ε below the bound at σ
+    means the finite calibration's σ exceeds σ: a caller holding a guarantee at σ
+    need not start it.
+    """
+    orders = np.unique(_check_orders(None))
+    base = replace(release, sigma=1.0)
+    post = release.releases * post_processing_rdp(
+        orders, release.effective_sensitivity, release.sigma
+    )
+    center = int(np.argmin(_epsilon_terms(orders, post, delta)))
+    return _FiniteAccountant(base, orders, delta, center).lower(release.sigma)

@@ -70,7 +70,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import fft
 
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
@@ -225,6 +224,9 @@ def _convolve(p: NDArray, q: NDArray) -> NDArray:
     size = p.size + q.size - 1
     if min(p.size, q.size) <= 64:
         return np.convolve(p, q)
+    # scipy.fft is heavy (~0.1 s to import): loaded by the first composition
+    from scipy import fft
+
     n = fft.next_fast_len(size, real=True)
     out = fft.irfft(fft.rfft(p, n) * fft.rfft(q, n), n)[:size]
     return np.maximum(out, 0.0)

@@ -17,16 +17,18 @@ are therefore the upper tails {T > x}, and at the threshold x with L(x) = ε
 
 So one grid of thresholds x_j gives *exact points* (ε_j, δ_j) of both curves
 without solving L(x) = ε: ε_j = L(x_j) is computed, not targeted. Tails come in
-log space (:mod:`scipy.stats` for χ²_d(a²), quadrature for Y·X), so tiny δ keep
-their relative accuracy; δ_j = e^{log P}·(−expm1(ε_j + log Q − log P)).
+log space (:mod:`synthamp.divergence._ncx2_tail` for χ²_d(a²): proven bounds at a
+cost independent of a = C/σ, or :mod:`scipy.stats` at small a; quadrature for
+Y·X), so tiny δ keep their relative accuracy; δ_j = e^{log P}·(−expm1(ε_j + log Q − log P)).
 
 Between the points: δ is convex in γ = e^ε (a supremum of functions affine in
 γ) with slope dδ/dγ = −Q(T > x_j) at γ_j = e^{ε_j}. The chord between two
 points is an *upper* bound, the larger of the two tangents a *lower* bound, so
 every interpolated value carries a computed error bracket, and the grid is
 refined until the bracket is below ``rtol`` (relative). The upper value is the
-one returned; the error bounds of the tails (relative :data:`TAIL_RTOL`
-for χ²_d(a²), :data:`PRODUCT_TAIL_RTOL` for Y·X) and of L
+one returned; the error bounds of the tails (relative: per point for
+χ²_d(a²), :data:`TAIL_RTOL` at small a; :data:`PRODUCT_TAIL_RTOL` plus the model
+factor's for Y·X) and of L
 (:data:`LLR_ATOL`·(1 + |L|), moving the point along the curve by at most
 e^ε Q(T > x)·that) are added to every point first: the curve is pessimistic.
 
@@ -67,7 +69,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
 
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_open_unit, check_positive
@@ -75,6 +76,7 @@ from synthamp.accountant._gaussian import gaussian_delta, gaussian_epsilon
 from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease
 from synthamp.divergence import log_likelihood_ratio, log_likelihood_ratio_finite
 from synthamp.divergence._laws import NoncentralChiSquare, ProductLaw
+from synthamp.divergence._ncx2_tail import SCIPY_TAIL_RTOL, scipy_tail_rtol
 
 __all__ = [
     "FALLBACK_SCAN_POINTS",
@@ -86,8 +88,10 @@ __all__ = [
     "privacy_profile",
 ]
 
-#: Relative error budget of the χ²_d(a²) tails (scipy/Boost; tested to 1e-10 vs mpmath).
-TAIL_RTOL = 1e-10
+#: Relative error budget of the χ²_d(a²) tails at small a² (scipy/Boost, measured against
+#: mpmath); at larger a each point carries its own bound (:mod:`synthamp.divergence._ncx2_tail`:
+#: proven bounds at a cost independent of a, or scipy's error growing as 1e-16·a²).
+TAIL_RTOL = SCIPY_TAIL_RTOL
 #: Relative error budget of the Y·X tails (quadrature converged to 1e-9).
 PRODUCT_TAIL_RTOL = 1e-8
 #: Absolute error budget of L = log p/q, times (1 + |L|).
@@ -235,14 +239,19 @@ class _PairEvaluator:
         self._curves = None
 
     def _evaluate(self, t: NDArray) -> dict[str, NDArray]:
-        loss = np.asarray(self.llr(t), dtype=float)
-        return {
-            "loss": loss,
-            "up_hi": self.law_hi.log_tail(t, True),
-            "up_lo": self.law_lo.log_tail(t, True),
-            "low_hi": self.law_hi.log_tail(t, False),
-            "low_lo": self.law_lo.log_tail(t, False),
-        }
+        out = {"loss": np.asarray(self.llr(t), dtype=float)}
+        for key, law, upper in (
+            ("up_hi", self.law_hi, True),
+            ("up_lo", self.law_lo, True),
+            ("low_hi", self.law_hi, False),
+            ("low_lo", self.law_lo, False),
+        ):
+            if hasattr(law, "log_tail_rtol"):  # a relative error bound per point
+                out[key], out["rtol_" + key] = law.log_tail_rtol(t, upper)
+            else:
+                out[key] = law.log_tail(t, upper)
+                out["rtol_" + key] = np.full(out[key].shape, self.tail_rtol)
+        return out
 
     def insert(self, t_new: NDArray) -> None:
         self._curves = None
@@ -288,7 +297,7 @@ class _PairEvaluator:
         t_new = np.unique(best)
         self.insert(t_new[~np.isin(t_new, self.t)])
 
-    def _curve(self, eps, log_p, log_q, loss_err, index) -> _Curve:
+    def _curve(self, eps, log_p, log_q, loss_err, index, rtol_p, rtol_q) -> _Curve:
         """Points δ = P(A) − e^ε Q(A), A the Neyman–Pearson set, error added.
 
         ``index`` orders the thresholds by increasing ε (L is monotone in x by
@@ -296,12 +305,14 @@ class _PairEvaluator:
         end of its range) are dropped: the rest are still exact points.
         """
         eps, log_p, log_q, loss_err = eps[index], log_p[index], log_q[index], loss_err[index]
+        rtol_p, rtol_q = rtol_p[index], rtol_q[index]
         keep = np.concatenate([[True], eps[1:] > np.maximum.accumulate(eps)[:-1]])
         eps, log_p, log_q, loss_err = eps[keep], log_p[keep], log_q[keep], loss_err[keep]
+        rtol_p, rtol_q = rtol_p[keep], rtol_q[keep]
         log_delta = _log_diff(log_p, log_q, eps)
         p, q_scaled = np.exp(log_p), np.exp(np.minimum(eps + log_q, 700.0))
         delta = np.exp(log_delta)
-        err = self.tail_rtol * (p + q_scaled) + q_scaled * loss_err
+        err = rtol_p * p + rtol_q * q_scaled + q_scaled * loss_err
         curve = _Curve(
             eps,
             np.minimum(delta + err, 1.0),
@@ -321,8 +332,12 @@ class _PairEvaluator:
         loss = v["loss"]
         loss_err = LLR_ATOL * (1.0 + np.abs(loss))
         up = np.arange(loss.size)
-        forward = self._curve(loss, v["up_hi"], v["up_lo"], loss_err, up)
-        reverse = self._curve(-loss, v["low_lo"], v["low_hi"], loss_err, up[::-1])
+        forward = self._curve(
+            loss, v["up_hi"], v["up_lo"], loss_err, up, v["rtol_up_hi"], v["rtol_up_lo"]
+        )
+        reverse = self._curve(
+            -loss, v["low_lo"], v["low_hi"], loss_err, up[::-1], v["rtol_low_lo"], v["rtol_low_hi"]
+        )
         return forward, reverse
 
     def refine(self, rtol: float, atol: float) -> tuple[_Curve, _Curve]:
@@ -349,37 +364,12 @@ class _PairEvaluator:
 # --------------------------------------------------------------------------- the release
 
 
-def _log_ncx2_tail(x: NDArray, dim: int, amp: float, upper: bool) -> NDArray:
-    """log P(Y > x) or log P(Y <= x), Y ~ χ²_d(amp²) (scipy's Boost routines, unfrozen).
-
-    Same values as the audit's tail, without freezing a scipy distribution per
-    call (~7 ms each); ``logsf``/``logcdf`` only where the tail underflows.
-    """
-    law, args = (stats.chi2, (dim,)) if amp == 0.0 else (stats.ncx2, (dim, amp * amp))
-    tail = law.sf(x, *args) if upper else law.cdf(x, *args)
-    tiny = tail < 1e-290
-    with np.errstate(divide="ignore"):
-        out = np.log(tail)
-    if np.any(tiny):
-        out[tiny] = (law.logsf if upper else law.logcdf)(x[tiny], *args)
-    return out
-
-
-def _chi_square_law(dim: int, amp: float):
-    class _Law(NoncentralChiSquare):
-        def log_tail(self, t, upper):
-            x = np.exp(np.atleast_1d(np.asarray(t, dtype=float)))
-            return _log_ncx2_tail(x, self.dim, self.amp, upper)
-
-    return _Law(dim, amp)
-
-
 def _pair_evaluator(release: SyntheticDataRelease, hi: float, lo: float, tail: float):
     d, n = release.dim, release.n_syn
     if n is None:
         return _PairEvaluator(
-            _chi_square_law(d, hi),
-            _chi_square_law(d, lo),
+            NoncentralChiSquare(d, hi),
+            NoncentralChiSquare(d, lo),
             lambda t: log_likelihood_ratio(np.exp(t), d, hi, lo),
             TAIL_RTOL,
             tail,
@@ -388,7 +378,7 @@ def _pair_evaluator(release: SyntheticDataRelease, hi: float, lo: float, tail: f
         ProductLaw(d, hi, n),
         ProductLaw(d, lo, n),
         lambda t: log_likelihood_ratio_finite(np.exp(t), d, n, hi, lo),
-        PRODUCT_TAIL_RTOL,
+        PRODUCT_TAIL_RTOL + scipy_tail_rtol(hi),  # quadrature + the model factor's tails
         tail,
     )
 

@@ -26,9 +26,10 @@ brackets the quantile searches. The engine uses the log densities:
 :meth:`ChiSquare.log_density_log_ratio` (of log(X/n)).
 
 Accuracy: the log densities to a few ulp of their largest term; the tails of
-χ²_d(a²) ~1e-14 relative (Boost, through :mod:`scipy.stats`, checked against
-mpmath in tests/audit/test_audit.py); the tails of Y·X 1e-9 relative (quadrature,
-self-checked, and against adaptive quadrature in the tests).
+χ²_d(a²) to the relative error of :func:`~synthamp.divergence._ncx2_tail.scipy_tail_rtol`
+(proven bounds at large amplitude, Boost through :mod:`scipy.stats` elsewhere;
+checked against mpmath in tests/divergence/test_ncx2_tail.py); the tails of Y·X
+1e-9 relative (quadrature, self-checked, and against adaptive quadrature in the tests).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
+from synthamp.divergence._ncx2_tail import log_ncx2_tail
 from synthamp.divergence._special import log_bessel_i_normalized
 
 __all__ = [
@@ -253,24 +255,20 @@ class NoncentralChiSquare(Law):
     def log_tail_at(self, x: np.ndarray, upper: bool) -> np.ndarray:
         """log P(T > x) (``upper``) or log P(T <= x).
 
-        ``scipy.stats.ncx2.sf``/``cdf`` (Boost; relative accuracy ~1e-14 in the
-        tails, checked against mpmath in the tests) and their logarithm; the
-        ten times slower ``logsf``/``logcdf`` only where the tail underflows.
+        :func:`synthamp.divergence._ncx2_tail.log_ncx2_tail`: proven bounds at a
+        cost independent of amp where they are tight (large amp against d),
+        ``scipy.stats.ncx2`` (Boost) elsewhere; the relative error is at most
+        :func:`~synthamp.divergence._ncx2_tail.scipy_tail_rtol` (amp).
         """
-        # scipy.stats is heavy (~0.3 s to import): loaded by the audit, not the engine
-        from scipy import stats
-
-        law = stats.chi2(self.dim) if self.amp == 0.0 else stats.ncx2(self.dim, self.amp * self.amp)
-        tail = law.sf(x) if upper else law.cdf(x)
-        tiny = tail < 1e-290
-        with np.errstate(divide="ignore"):
-            out = np.log(tail)
-        if np.any(tiny):
-            out[tiny] = law.logsf(x[tiny]) if upper else law.logcdf(x[tiny])
-        return out
+        return log_ncx2_tail(np.asarray(x, dtype=float), self.dim, self.amp, upper)[0]
 
     def log_tail(self, t, upper):
         return self.log_tail_at(np.exp(np.asarray(t, dtype=float)), upper)
+
+    def log_tail_rtol(self, t: ArrayLike, upper: bool) -> tuple[NDArray, NDArray]:
+        """:meth:`log_tail` and a bound on its relative error, per point."""
+        x = np.exp(np.atleast_1d(np.asarray(t, dtype=float)))
+        return log_ncx2_tail(x, self.dim, self.amp, upper)
 
     def sample(self, size, rng):
         if self.amp == 0.0:
