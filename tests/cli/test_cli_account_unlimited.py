@@ -273,6 +273,8 @@ def test_a_plateau_fallback_rdp_number_is_never_called_the_finite_value(capsys, 
     (line,) = [x for x in capsys.readouterr().out.splitlines() if x.lstrip().startswith("rdp:")]
     assert "unlimited-release (plateau) bound" in line and "ran out of time" in line, line
     assert "exact" not in line and "100 records, method" not in line, line
+    if command == "calibrate":  # a finite calibration takes ~15 s: account checks the other side
+        return
     # with the budget it needs, the same line is the finite accounting's own
     assert main([command, *common, *target, "--delta", "1e-5", "--time-budget", "600"]) == 0
     (line,) = [x for x in capsys.readouterr().out.splitlines() if x.lstrip().startswith("rdp:")]
