@@ -1,4 +1,4 @@
-"""The exact Rényi-divergence engine for one-dimensional synthetic data (k = 1).
+"""The exact Rényi-divergence engine: k = 1 at any n_syn, and k = 2 unlimited releases.
 
 For k = 1 the released synthetic data ZV are, by sufficiency (THEORY.md §3),
 equivalent to
