@@ -61,3 +61,11 @@ def run(capsys, args: list[str]) -> tuple[int, str, str]:
     code = main(args)
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+def one_error_line(err: str, flag: str) -> str:
+    """The one ``synthamp: error:`` line of stderr (notes aside), naming ``flag``, no traceback."""
+    lines = [line for line in err.strip().splitlines() if not line.startswith("synthamp: note:")]
+    assert len(lines) == 1 and lines[0].startswith("synthamp: error:"), err
+    assert flag in lines[0] and "Traceback" not in err
+    return lines[0]

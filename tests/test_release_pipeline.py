@@ -20,7 +20,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from release_cases import FEATURES, TARGETS, private_frame, release_args, run, snapshot
+from release_cases import (
+    FEATURES,
+    TARGETS,
+    one_error_line,
+    private_frame,
+    release_args,
+    run,
+    snapshot,
+)
 from synthamp import _io, generator, report, tabular
 from synthamp._validation import InputError
 from synthamp.cli import release as release_cli
@@ -46,14 +54,6 @@ def no_work(monkeypatch):
     monkeypatch.setattr(generator, "_account", fail)
 
 
-def _one_error_line(err: str, flag: str) -> str:
-    lines = err.strip().splitlines()
-    errors = [line for line in lines if not line.startswith("synthamp: note:")]
-    assert len(errors) == 1 and errors[0].startswith("synthamp: error:"), err
-    assert flag in errors[0] and "Traceback" not in err
-    return errors[0]
-
-
 def _temporaries(directory: Path) -> list[str]:
     return sorted(p.name for p in directory.rglob("*") if _io.TEMP_TAG in p.name)
 
@@ -68,7 +68,7 @@ def test_output_under_proc_is_refused_before_any_work(workdir, capsys, no_work, 
     target = "/proc/synthamp-test.csv" if flag == "--out" else "/proc/synthamp-test.json"
     code, out, err = run(capsys, release_args(**{flag: target}))
     assert code == 2
-    line = _one_error_line(err, flag)
+    line = one_error_line(err, flag)
     assert "cannot write in /proc" in line
     assert snapshot(workdir) == before and out == ""
 
@@ -77,7 +77,7 @@ def test_output_whose_parent_is_a_file_is_refused(workdir, capsys, no_work):
     before = snapshot(workdir)
     code, _, err = run(capsys, release_args(**{"--out": "data.csv/syn.csv"}))
     assert code == 2
-    assert "data.csv is not a directory" in _one_error_line(err, "--out")
+    assert "data.csv is not a directory" in one_error_line(err, "--out")
     assert snapshot(workdir) == before
 
 
@@ -93,7 +93,7 @@ def test_report_write_failure_leaves_no_table(workdir, capsys, monkeypatch):
     before = snapshot(workdir)
     code, _, err = run(capsys, release_args())
     assert code == 2
-    assert "No space left on device" in _one_error_line(err, "--report")
+    assert "No space left on device" in one_error_line(err, "--report")
     assert snapshot(workdir) == before and _temporaries(workdir) == []
 
 
@@ -115,7 +115,7 @@ def test_table_write_failure_exits_2_naming_out(workdir, capsys, monkeypatch):
     before = snapshot(workdir)
     code, _, err = run(capsys, release_args())
     assert code == 2
-    line = _one_error_line(err, "--out")
+    line = one_error_line(err, "--out")
     assert "cannot write syn.csv: Input/output error" in line  # the destination, not the temp
     assert snapshot(workdir) == before and _temporaries(workdir) == []
 
@@ -206,14 +206,14 @@ def test_duplicated_column_names_exit_2(workdir, capsys):
     for name in ("dup.csv", "dup.parquet"):
         code, _, err = run(capsys, release_args(**{"--data": name, "--features": "x0,x2"}))
         assert code == 2
-        assert "column 'x0' appears twice" in _one_error_line(err, "--data")
+        assert "column 'x0' appears twice" in one_error_line(err, "--data")
 
 
 def test_unnamed_index_column_exits_2_with_a_hint(workdir, capsys):
     private_frame().to_csv("indexed.csv")  # pandas writes the index as an unnamed first column
     code, _, err = run(capsys, release_args(**{"--data": "indexed.csv", "--features": None}))
     assert code == 2
-    assert "index=False" in _one_error_line(err, "--data")
+    assert "index=False" in one_error_line(err, "--data")
 
 
 def test_complex_and_object_columns_are_refused_with_the_parameter():
@@ -261,7 +261,7 @@ def test_python_warnings_are_one_line(workdir, capsys, monkeypatch):
 def test_n_syn_is_unlimited_only_under_unlimited_accounting(workdir, capsys, monkeypatch):
     monkeypatch.setattr(release_cli, "MAX_N_SYN", 100)
     code, _, err = run(capsys, release_args(**{"--n-syn": "500"}))
-    assert code == 2 and "--unlimited" in _one_error_line(err, "--n-syn")
+    assert code == 2 and "--unlimited" in one_error_line(err, "--n-syn")
     code, _, err = run(capsys, release_args(**{"--n-syn": "500", "--unlimited": True}))
     assert code == 0, err
     assert len(pd.read_csv("syn.csv")) == 500
@@ -284,7 +284,7 @@ def test_partitions_write_a_parquet_dataset(workdir, capsys):
     assert "wrote 1,001 synthetic records" in out
     # Existing dataset: refused without --force, replaced with it.
     code, _, err = run(capsys, args)
-    assert code == 2 and "--force" in _one_error_line(err, "--out")
+    assert code == 2 and "--force" in one_error_line(err, "--out")
     code, _, err = run(capsys, [*args, "--force"])
     assert code == 0, err
     assert pd.read_parquet(workdir / "syn").equals(dataset)  # same seed, same records
@@ -297,7 +297,7 @@ def test_partitioned_force_never_deletes_foreign_files(workdir, capsys):
     code, _, err = run(
         capsys, release_args(**{"--out": "syn", "--partitions": "2", "--force": True})
     )
-    assert code == 2 and "notes.txt" in _one_error_line(err, "--out")
+    assert code == 2 and "notes.txt" in one_error_line(err, "--out")
     assert (workdir / "syn" / "notes.txt").read_text() == "mine"
 
 
@@ -315,7 +315,7 @@ def test_bad_scale_options_exit_2(workdir, capsys, no_work, overrides, flag):
     before = snapshot(workdir)
     code, _, err = run(capsys, release_args(**overrides))
     assert code == 2
-    _one_error_line(err, flag)
+    one_error_line(err, flag)
     assert snapshot(workdir) == before
 
 
@@ -323,7 +323,7 @@ def test_missing_dask_extra_is_one_line(workdir, capsys, no_work, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
     code, _, err = run(capsys, release_args(**{"--backend": "dask", "--partitions": "2"}))
     assert code == 2
-    assert "pip install 'synthamp[dask]'" in _one_error_line(err, "--backend")
+    assert "pip install 'synthamp[dask]'" in one_error_line(err, "--backend")
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs a /proc file system")
@@ -340,7 +340,7 @@ def test_demo_and_figures_refuse_unwritable_outputs_at_once(workdir, capsys, arg
     start = time.perf_counter()
     code, _, err = run(capsys, args)
     assert code == 2
-    _one_error_line(err, args[-2])
+    one_error_line(err, args[-2])
     assert time.perf_counter() - start < 5  # refused before computing anything
     assert snapshot(workdir) == before
 

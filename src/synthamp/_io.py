@@ -162,13 +162,14 @@ def remove_stale_temporaries(
 def _probe(directory: Path, param: str) -> None:
     """Create and remove a file in ``directory``: the write test that holds for root too."""
     probe = directory / f".synthamp-probe.{TEMP_TAG}-{os.getpid()}-{secrets.token_hex(4)}"
-    try:
-        fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    except OSError as exc:
-        raise InputError(param, _os_rule("write in", directory, exc)) from None
-    os.close(fd)
-    with contextlib.suppress(OSError):
-        os.unlink(probe)
+    with _signals_held():  # a signal in between would leave the probe behind
+        try:
+            fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        except OSError as exc:
+            raise InputError(param, _os_rule("write in", directory, exc)) from None
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(probe)
 
 
 def _check_parent(path: Path, param: str) -> None:
@@ -385,15 +386,17 @@ class OutputTransaction:
             self.stale += remove_stale_temporaries(final, self.recovered)
             self._check_destination(final, param, directory, replace)
             temp = temporary_name(final)
-            with self.writing(param):
+            # a signal between creating the temporary and registering it would leave it
+            # behind: both happen with the signals held
+            with self.writing(param), _signals_held():
                 if directory:
                     temp.mkdir(mode=0o700)
                 else:
                     os.close(os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+                self._outputs.append(_Output(final, temp, param, directory, replace, lock))
         except BaseException:
             lock.release()
             raise
-        self._outputs.append(_Output(final, temp, param, directory, replace, lock))
         return temp
 
     @staticmethod

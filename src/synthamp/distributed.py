@@ -24,6 +24,8 @@ import gc
 import io
 import logging
 import os
+import signal
+import threading
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -111,6 +113,10 @@ def _scheduler(scheduler) -> Iterator[dict]:
         yield {"scheduler": scheduler}
 
 
+#: Whether the quiet close replaced distributed's at exit (done once per process).
+_QUIET_CLOSE = "quiet close_clusters"
+atexit_registered: set[str] = set()
+
 #: Loggers that report the teardown of an interrupted cluster (tracebacks of cancelled tasks).
 TEARDOWN_LOGGERS = ("asyncio", "distributed", "tornado", "bokeh")
 
@@ -123,19 +129,55 @@ def quiet_interrupt() -> Iterator[None]:
     and distributed log later (at garbage collection and at exit) as tracebacks
     of 20-odd lines after the one line the command line prints. The process is
     ending, so their loggers are muted and the tasks collected at once, quietly.
+    The loggers are muted in the signal handler itself, before the exception
+    unwinds through the client's and the cluster's teardown (which log too); the
+    handlers the command line installed (SIGTERM, SIGHUP) then run as before.
     """
+    restore = _mute_on_signals()
     try:
         yield
     except Exception:
         raise
     except BaseException:
-        for name in TEARDOWN_LOGGERS:
-            logger = logging.getLogger(name)
-            logger.setLevel(logging.CRITICAL + 1)
-            logger.propagate = False
-        gc.collect()
-        _quiet_atexit_close()
+        _mute_teardown()
         raise
+    finally:
+        restore()
+
+
+def _mute_teardown() -> None:
+    for name in TEARDOWN_LOGGERS:
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.CRITICAL + 1)
+        logger.propagate = False
+    gc.collect()
+    _quiet_atexit_close()
+
+
+def _mute_on_signals():
+    """Wrap the Python-level handlers of SIGINT, SIGTERM and SIGHUP so that they mute the
+    teardown loggers first; returns the function that puts the old handlers back."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = {}
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        handler = None if number is None else signal.getsignal(number)
+        if not callable(handler):
+            continue  # SIG_DFL / SIG_IGN: the process ends (or goes on) without Python code
+
+        def muted(signum, frame, handler=handler):
+            _mute_teardown()
+            handler(signum, frame)
+
+        previous[number] = handler
+        signal.signal(number, muted)
+
+    def restore() -> None:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+    return restore
 
 
 def _quiet_atexit_close() -> None:
@@ -150,8 +192,9 @@ def _quiet_atexit_close() -> None:
     except ImportError:
         return
     close = getattr(spec, "close_clusters", None)
-    if close is None:
+    if close is None or _QUIET_CLOSE in atexit_registered:
         return
+    atexit_registered.add(_QUIET_CLOSE)
 
     def quiet_close() -> None:
         with contextlib.suppress(BaseException), contextlib.redirect_stderr(io.StringIO()):

@@ -16,32 +16,16 @@ import textwrap
 import time
 from pathlib import Path
 
-import pytest
-
-from release_cases import private_frame, release_args, run
+from release_cases import one_error_line, release_args, run
 from synthamp import _io, _journal, generator, tabular
 
 SRC = str(Path(tabular.__file__).parents[1])
-
-
-@pytest.fixture
-def workdir(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    private_frame().to_csv("data.csv", index=False)
-    return tmp_path
 
 
 def _env() -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([SRC, *sys.path])
     return env
-
-
-def _error_line(err: str, flag: str) -> str:
-    lines = [line for line in err.strip().splitlines() if not line.startswith("synthamp: note:")]
-    assert len(lines) == 1 and lines[0].startswith("synthamp: error:"), err
-    assert flag in lines[0] and "Traceback" not in err
-    return lines[0]
 
 
 def _leftovers(directory: Path) -> list[str]:
@@ -60,7 +44,7 @@ def test_a_run_writing_the_same_destination_is_refused(workdir, capsys):
     finally:
         lock.release()
     assert code == 2
-    line = _error_line(err, "--out")
+    line = one_error_line(err, "--out")
     assert "another synthamp run" in line and f"pid {os.getpid()}" in line
     assert not (workdir / "syn.csv").exists()
     assert _leftovers(workdir) == []
@@ -76,7 +60,7 @@ def test_an_output_that_appears_during_the_run_is_not_overwritten(workdir, capsy
 
     monkeypatch.setattr(generator, "_account", meanwhile)
     code, _, err = run(capsys, release_args())
-    assert code == 2 and "appeared during the run" in _error_line(err, "--out")
+    assert code == 2 and "appeared during the run" in one_error_line(err, "--out")
     assert (workdir / "syn.csv").read_text() == "another program's file"
     assert not (workdir / "syn.privacy.json").exists()  # all or nothing
     assert _leftovers(workdir) == []
@@ -172,7 +156,7 @@ def test_an_old_version_left_by_an_older_synthamp_is_put_back(workdir, capsys):
     old.write_text("the previous table")
     code, _, err = run(capsys, release_args())
     warning, error = err.strip().splitlines()[-2:]
-    assert code == 2 and "exists" in _error_line(error, "--out")
+    assert code == 2 and "exists" in one_error_line(error, "--out")
     assert warning.startswith("synthamp: warning: put back syn.csv")
     assert (workdir / "syn.csv").read_text() == "the previous table"
 

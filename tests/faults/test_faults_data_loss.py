@@ -9,35 +9,9 @@ from __future__ import annotations
 import json
 
 import pandas as pd
-import pytest
 
-from release_cases import private_frame, release_args, run, snapshot
-from synthamp import _io, generator, tabular
-
-
-@pytest.fixture
-def workdir(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    private_frame().to_csv("data.csv", index=False)
-    return tmp_path
-
-
-@pytest.fixture
-def no_work(monkeypatch):
-    """Fail if the table is read or the accountant reached: the checks must come first."""
-
-    def fail(*args, **kwargs):
-        raise AssertionError("work started before the path checks")
-
-    monkeypatch.setattr(generator, "_account", fail)
-    monkeypatch.setattr(tabular, "read_table", fail)
-
-
-def _error_line(err: str, flag: str) -> str:
-    lines = [line for line in err.strip().splitlines() if not line.startswith("synthamp: note:")]
-    assert len(lines) == 1 and lines[0].startswith("synthamp: error:"), err
-    assert flag in lines[0] and "Traceback" not in err
-    return lines[0]
+from release_cases import one_error_line, private_frame, release_args, run, snapshot
+from synthamp import _io
 
 
 def _partitioned(**overrides):
@@ -52,7 +26,7 @@ def test_data_inside_the_output_folder_is_refused_and_kept(workdir, capsys):
     args = _partitioned(**{"--data": "out/private.parquet", "--force": True})
     code, _, err = run(capsys, args)
     assert code == 2
-    assert "inside the output folder" in _error_line(err, "--data")
+    assert "inside the output folder" in one_error_line(err, "--data")
     assert (workdir / "out" / "private.parquet").read_bytes() == before
 
 
@@ -62,7 +36,7 @@ def test_data_linked_from_inside_the_output_folder_is_refused(workdir, capsys):
     private_frame().to_parquet(workdir / "out" / "private.parquet", index=False)
     (workdir / "link.parquet").symlink_to(workdir / "out" / "private.parquet")
     code, _, err = run(capsys, _partitioned(**{"--data": "link.parquet", "--force": True}))
-    assert code == 2 and "inside the output folder" in _error_line(err, "--data")
+    assert code == 2 and "inside the output folder" in one_error_line(err, "--data")
     assert (workdir / "out" / "private.parquet").exists()
 
 
@@ -74,7 +48,7 @@ def test_unrelated_parquet_files_are_never_replaced(workdir, capsys):
     before = snapshot(workdir / "out")
     code, _, err = run(capsys, _partitioned(**{"--force": True}))
     assert code == 2
-    assert "no synthamp manifest" in _error_line(err, "--out")
+    assert "no synthamp manifest" in one_error_line(err, "--out")
     assert snapshot(workdir / "out") == before
 
 
@@ -93,12 +67,12 @@ def test_a_dataset_synthamp_wrote_is_replaced_file_by_file(workdir, capsys):
     # A file someone added to the dataset, or a part they changed, is never deleted.
     (workdir / "out" / "notes.txt").write_text("mine")
     code, _, err = run(capsys, _partitioned(**{"--force": True}))
-    assert code == 2 and "notes.txt" in _error_line(err, "--out")
+    assert code == 2 and "notes.txt" in one_error_line(err, "--out")
     (workdir / "out" / "notes.txt").unlink()
     with open(workdir / "out" / "part.0.parquet", "ab") as handle:
         handle.write(b"appended")
     code, _, err = run(capsys, _partitioned(**{"--force": True}))
-    assert code == 2 and "changed since synthamp wrote it" in _error_line(err, "--out")
+    assert code == 2 and "changed since synthamp wrote it" in one_error_line(err, "--out")
     assert (workdir / "out" / "part.0.parquet").read_bytes().endswith(b"appended")
 
 
@@ -106,7 +80,7 @@ def test_report_inside_the_partitioned_output_is_refused_before_any_work(workdir
     """b208f84: refused only after the whole release ran, with a misleading message."""
     (workdir / "out").mkdir()
     code, _, err = run(capsys, _partitioned(**{"--report": "out/r.json", "--force": True}))
-    assert code == 2 and "inside the output folder" in _error_line(err, "--report")
+    assert code == 2 and "inside the output folder" in one_error_line(err, "--report")
     assert list((workdir / "out").iterdir()) == []
 
 
@@ -122,7 +96,7 @@ def test_a_stale_old_dataset_is_removed_file_by_file(workdir, capsys):
     (old / "mine.txt").write_text("keep")
     code, _, err = run(capsys, _partitioned(**{"--force": True}))  # "out" is missing:
     assert code == 2 and "put back out" in err  # the old copy is put back, said so
-    assert "mine.txt" in _error_line(err.split("\n", 1)[1], "--out")
+    assert "mine.txt" in one_error_line(err.split("\n", 1)[1], "--out")
     assert (workdir / "out" / "mine.txt").read_text() == "keep"  # and, not synthamp's, kept
     (workdir / "out").rename(old)
     (workdir / "out").mkdir()  # now the old copy is not the only one: cleaned, file by file

@@ -17,36 +17,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from release_cases import FEATURES, TARGETS, private_frame, release_args, run
-from synthamp import generator, tabular
+from release_cases import FEATURES, TARGETS, one_error_line, private_frame, release_args, run
+from synthamp import tabular
 from synthamp._validation import InputError
 from synthamp.generator import PrivateLinearGenerator
 from synthamp.ridge import clip_rows, ridge_sensitivity, scale_clip_rows
 
 SRC = str(Path(tabular.__file__).parents[1])
-
-
-@pytest.fixture
-def workdir(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    private_frame().to_csv("data.csv", index=False)
-    return tmp_path
-
-
-@pytest.fixture
-def no_read(monkeypatch):
-    def fail(*args, **kwargs):
-        raise AssertionError("the table was read before the numbers were checked")
-
-    monkeypatch.setattr(tabular, "read_table", fail)
-    monkeypatch.setattr(generator, "_account", fail)
-
-
-def _error_line(err: str, flag: str) -> str:
-    lines = [line for line in err.strip().splitlines() if not line.startswith("synthamp: note:")]
-    assert len(lines) == 1 and lines[0].startswith("synthamp: error:"), err
-    assert flag in lines[0] and "Traceback" not in err
-    return lines[0]
 
 
 # --------------------------------------------------------------------------- overflow
@@ -92,10 +69,10 @@ def test_scaling_and_clipping_never_overflow_and_match_the_direct_product():
         assert np.isfinite(got).all() and (np.linalg.norm(got, axis=1) <= 1.0).all()
 
 
-def test_a_huge_ridge_is_refused_before_the_table_is_read(workdir, capsys, no_read):
+def test_a_huge_ridge_is_refused_before_the_table_is_read(workdir, capsys, no_work):
     """b208f84: exit 1, OverflowError of ridge**1.5, after reading the table."""
     code, _, err = run(capsys, release_args(**{"--ridge": "1e308"}))
-    assert code == 2 and "outside the range" in _error_line(err, "--ridge")
+    assert code == 2 and "outside the range" in one_error_line(err, "--ridge")
 
 
 @pytest.mark.parametrize("ridge", [1e-200, 1e-3, 1.0, 1e50, 1e200])
@@ -155,7 +132,7 @@ def test_a_fifo_as_data_is_refused_at_once(workdir):
     os.mkfifo(workdir / "pipe.csv")
     result = _release_in_subprocess(workdir, "pipe.csv", 60)
     assert result.returncode == 2
-    assert "FIFO" in _error_line(result.stderr.decode(), "--data")
+    assert "FIFO" in one_error_line(result.stderr.decode(), "--data")
 
 
 def test_a_csv_link_to_dev_zero_is_refused_at_once(workdir):
@@ -163,7 +140,7 @@ def test_a_csv_link_to_dev_zero_is_refused_at_once(workdir):
     (workdir / "zero.csv").symlink_to("/dev/zero")
     result = _release_in_subprocess(workdir, "zero.csv", 60)
     assert result.returncode == 2
-    assert "device" in _error_line(result.stderr.decode(), "--data")
+    assert "device" in one_error_line(result.stderr.decode(), "--data")
 
 
 # --------------------------------------------------------------------------- plan's count

@@ -12,27 +12,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from release_cases import FEATURES, TARGETS, private_frame, release_args, run
+from release_cases import FEATURES, TARGETS, one_error_line, private_frame, release_args, run
 from synthamp import _io, generator, tabular
 from synthamp._validation import InputError, printable
 from synthamp.generator import PrivateLinearGenerator
 
 FORMULA = "=cmd|' /C calc'!A0"
 ESCAPE = "x\x1b]0;owned\x07\x1b[31m"
-
-
-@pytest.fixture
-def workdir(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    private_frame().to_csv("data.csv", index=False)
-    return tmp_path
-
-
-def _error_line(err: str, flag: str) -> str:
-    lines = [line for line in err.strip().splitlines() if not line.startswith("synthamp: note:")]
-    assert len(lines) == 1 and lines[0].startswith("synthamp: error:"), err
-    assert flag in lines[0] and "Traceback" not in err
-    return lines[0]
 
 
 def _renamed(name: str, new: str) -> None:
@@ -46,7 +32,7 @@ def test_a_formula_target_name_is_refused_for_a_csv_output(workdir, capsys):
     """b208f84: the name went verbatim into the CSV header, a spreadsheet formula."""
     _renamed("y1", FORMULA)
     code, _, err = run(capsys, release_args(**{"--targets": f"{FORMULA},y2"}))
-    assert code == 2 and "formula" in _error_line(err, "--targets")
+    assert code == 2 and "formula" in one_error_line(err, "--targets")
     assert not os.path.exists("syn.csv")
     # Parquet has no formulas: the same name is fine there.
     code, _, err = run(capsys, release_args(**{"--targets": f"{FORMULA},y2", "--out": "s.parquet"}))
@@ -67,7 +53,7 @@ def test_control_characters_in_column_names_never_reach_the_terminal(workdir, ca
     _renamed("x0", ESCAPE)
     code, _, err = run(capsys, release_args(**{"--features": "nothere"}))
     assert code == 2
-    line = _error_line(err, "--features")
+    line = one_error_line(err, "--features")
     assert "\x1b" not in err and "\x07" not in err
     assert printable(ESCAPE) in line and "\\x1b" in line
 
@@ -98,7 +84,7 @@ def test_library_and_command_line_share_the_table_check(workdir, capsys):
     frame.to_csv("data.csv", index=False)
     code, _, err = run(capsys, release_args())
     assert code == 2
-    cli_rule = _error_line(err, "--features").split("--features: ")[1]
+    cli_rule = one_error_line(err, "--features").split("--features: ")[1]
     x = frame[FEATURES].to_numpy()
     with pytest.raises(InputError) as info:
         PrivateLinearGenerator(label_bound=1, ridge=1, sigma=1).fit(x, frame[TARGETS])
@@ -153,7 +139,7 @@ def test_a_partitioned_dataset_gets_the_mode_on_every_file(workdir, capsys):
 def test_a_bad_mode_is_one_line(workdir, capsys, mode):
     code, _, err = run(capsys, release_args(**{"--mode": mode}))
     assert code == 2
-    assert "octal" in _error_line(err, "--mode") or "6xx" in err  # b208f84: no such option
+    assert "octal" in one_error_line(err, "--mode") or "6xx" in err  # b208f84: no such option
 
 
 def test_output_names_are_shown_as_they_are_never_as_markup_or_escapes(workdir, capsys):
