@@ -141,7 +141,11 @@ def test_figures_json_validates(tmp_path, capsys, validator, monkeypatch):
 def test_objects_that_break_the_convention_fail(capsys, validator):
     good = _json(capsys, COMMANDS["calibrate"])
     assert good["noise_saved"] == 0.0  # global k = 2 needs more noise here: saved 0, not < 0
-    for broken in ({"noise_saved": -0.28}, {"command": "nonsense"}, {"schema_version": 2}):
+    for broken in (
+        {"noise_saved": -0.28},
+        {"command": "nonsense"},
+        {"schema_version": SCHEMA_VERSION + 1},
+    ):
         with pytest.raises(jsonschema.ValidationError):
             validator.validate({**good, **broken})
     missing = copy.deepcopy(good)

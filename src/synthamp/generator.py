@@ -91,6 +91,7 @@ from synthamp.ridge import (
     row_norms,
     scale_clip_rows,
 )
+from synthamp.utility import release_utility
 
 __all__ = [
     "ACCOUNTING_METHODS",
@@ -525,6 +526,16 @@ class PrivateLinearGenerator(BaseEstimator):
             amplification=""
             if accounting.method == "post-processing"
             else amplification_outlook(d, self.norm_bound_, accounting.sigma, k).message,
+            **release_utility(  # public quantities only: C, Δ, σ, d, k, n_syn, ε, δ
+                epsilon=accounting.epsilon,
+                delta=params["delta"],
+                sigma=accounting.sigma,
+                dim=d,
+                out_dim=k,
+                norm_bound=self.norm_bound_,
+                sensitivity=self.sensitivity_,
+                n_syn=n_syn,
+            ),
         )
 
     # -- the released model (opt-in) ----------------------------------------

@@ -27,8 +27,10 @@ from synthamp._budget import PLATEAU_FALLBACK
 __all__ = ["ADJACENCY", "REPORT_SCHEMA", "SCHEMA_VERSION", "PrivacyReport"]
 
 #: Version of every JSON synthamp writes: the report and the ``--json`` output of the
-#: commands (docs/json.md, docs/synthamp-output.schema.json); bump when a key changes meaning.
-SCHEMA_VERSION = 1
+#: commands (docs/json.md, docs/synthamp-output.schema.json); bump when a key changes meaning
+#: or the report gains keys (2: the report's utility beside the baseline, ``gram_error``,
+#: ``gram_error_floor``, ``gram_error_baseline``, ``utility_verdict``).
+SCHEMA_VERSION = 2
 
 #: Version of the report's layout (the same number: one schema for everything).
 REPORT_SCHEMA = SCHEMA_VERSION
@@ -127,6 +129,21 @@ class PrivacyReport:
     amplification : str
         One line on whether amplification pays at this setting, why (c = C/σ
         against d) and the levers (THEORY.md §16; heuristic, for insight).
+    gram_error : float or None
+        Upper bound on the root-mean-square error (Frobenius) of the Gram matrix
+        vᵀv estimated from the records (:func:`synthamp.ridge.debiased_gram`), at
+        the largest model ‖v‖_F = C and ``n_syn`` records (None: the n → ∞ limit);
+        certified, from public quantities (:func:`synthamp.ridge.gram_error_bound`).
+    gram_error_floor : float or None
+        Lower bound on that error for every v and every number of records
+        (:func:`synthamp.utility.records_error_floor`).
+    gram_error_baseline : float or None
+        Exact RMSE of the baseline, the Gaussian mechanism on vᵀv at the same
+        (ε, δ) (:func:`synthamp.utility.gaussian_gram_error`); None where ε is
+        not positive and finite.
+    utility_verdict : str
+        The one sentence that says which of the two serves the user better
+        (:func:`synthamp.utility.baseline_verdict`); every rendering prints it.
     schema : int
         Version of this layout.
     """
@@ -166,6 +183,10 @@ class PrivacyReport:
     amplification: str = ""
     epsilon_unlimited_pld: float | None = None
     guarantee: str | None = None
+    gram_error: float | None = None
+    gram_error_floor: float | None = None
+    gram_error_baseline: float | None = None
+    utility_verdict: str = ""
 
     @property
     def noise_saved(self) -> float:
@@ -269,6 +290,30 @@ class PrivacyReport:
             for name, value, note in rows
         )
 
+    def utility_rows(self) -> tuple[tuple[str, float | None, str], ...]:
+        """(name, value, meaning) of the utility numbers: the records' Gram RMSE and the baseline's.
+
+        None where not computed (a report written before these fields).
+        """
+        records = "unlimited" if self.n_syn is None else f"{self.n_syn:,}"
+        return (
+            (
+                "Gram RMSE (records, ‖v‖ = C)",
+                self.gram_error,
+                f"upper bound on the error of vᵀv estimated from {records} records",
+            ),
+            (
+                "Gram RMSE (records, floor)",
+                self.gram_error_floor,
+                "lower bound on that error for any v and any number of records",
+            ),
+            (
+                "Gram RMSE (baseline)",
+                self.gram_error_baseline,
+                "exact error of the Gaussian mechanism on vᵀv at the same (ε, δ)",
+            ),
+        )
+
     def to_markdown(self) -> str:
         """The report as a Markdown document for humans."""
         n_syn = "unlimited" if self.n_syn is None else f"{self.n_syn:,}"
@@ -288,6 +333,8 @@ class PrivacyReport:
             lines += [f"**Accounting.** {self.accounting_note}", ""]
         if self.amplification:
             lines += [f"**Amplification.** {self.amplification}", ""]
+        if self.utility_verdict:
+            lines += [f"**Utility.** {self.utility_verdict}", ""]
         order = "—" if self.optimal_order is None else _num(self.optimal_order)
         rows = [
             ("ε", _num(self.epsilon), "privacy loss"),
@@ -325,6 +372,11 @@ class PrivacyReport:
                 "guarantee of V itself at this σ",
             ),
             ("noise saved", f"{100 * self.noise_saved:.1f}%", "1 − σ/σ(post-processing)"),
+            *(
+                (name, _num(value), meaning)
+                for name, value, meaning in self.utility_rows()
+                if value is not None
+            ),
         ]
         lines += ["| quantity | value | meaning |", "|---|---|---|"]
         lines += [f"| {name} | {value} | {meaning} |" for name, value, meaning in rows]

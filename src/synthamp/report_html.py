@@ -315,6 +315,8 @@ def render_html(
     ):
         if line:
             body.append(f"<p><strong>{title}</strong> {esc(line)}</p>")
+    if report.utility_verdict:  # what the records are worth, beside the guarantee
+        body.append(_utility_summary(report, term))
 
     # 2. What is and is not released.
     body.append("<h2>What is released, and what is not</h2>")
@@ -550,6 +552,22 @@ def _noise_section(report: PrivacyReport, term: _Terms) -> str:
         f'<h2>Noise saved</h2><p id="noise">{verdict} '
         f"{term('sigma', 'Noise')}: σ = {_plain(sigma)} against σ = {_plain(sigma_pp)} "
         f"({term('noise-saved')}: {100 * shown:.1f}%).</p>{svg}"
+    )
+
+
+def _utility_summary(report: PrivacyReport, term: _Terms) -> str:
+    """The records' Gram error against the baseline's, and the verdict (the report's fields)."""
+    rows = "".join(
+        f'<tr><td>{html.escape(name)}</td><td class="num">{_num(value)}</td>'
+        f"<td>{html.escape(meaning)}</td></tr>"
+        for name, value, meaning in report.utility_rows()
+        if value is not None
+    )
+    return (
+        f'<p id="utility-verdict"><strong>Utility.</strong> '
+        f"{html.escape(report.utility_verdict)}</p>"
+        f'<table id="utility-summary"><tr><th>{term("gram")} error</th><th>value</th>'
+        f"<th>meaning</th></tr>{rows}</table>"
     )
 
 

@@ -23,6 +23,7 @@ import math
 
 from synthamp._validation import check_integer, check_open_unit, check_positive
 from synthamp.accountant._pld import gaussian_sigma
+from synthamp.ridge import gram_error_bound
 
 __all__ = [
     "baseline_verdict",
@@ -30,6 +31,7 @@ __all__ = [
     "gaussian_gram_sigma",
     "gram_sensitivity",
     "records_error_floor",
+    "release_utility",
 ]
 
 
@@ -134,3 +136,56 @@ def baseline_verdict(records_floor: float, records_bound: float, baseline: float
         f"{records_bound:.3g} at ‖v‖ = C: the records serve vᵀv at least as well "
         f"({baseline / records_bound:.3g}×)"
     )
+
+
+def release_utility(
+    *,
+    epsilon: float,
+    delta: float,
+    sigma: float,
+    dim: int,
+    out_dim: int,
+    norm_bound: float,
+    sensitivity: float,
+    n_syn: int | None,
+    releases: int = 1,
+) -> dict[str, float | str | None]:
+    """The records' Gram error beside the baseline's, for a release's report.
+
+    Public quantities only (C, Δ, σ, d, k, n_syn, ε, δ, T): never the model, the
+    noise or the seeds.
+
+    Returns
+    -------
+    dict
+        ``gram_error``: :func:`synthamp.ridge.gram_error_bound` at ‖v‖ = C with
+        ``n_syn`` records (None: the n → ∞ limit), an upper bound for every v;
+        ``gram_error_floor``: :func:`records_error_floor`, a lower bound for every
+        v and n; ``gram_error_baseline``: :func:`gaussian_gram_error` at the
+        release's (ε, δ), exact; ``utility_verdict``: :func:`baseline_verdict` of
+        the three. Where ε is not positive and finite the baseline has no
+        calibration: ``gram_error_baseline`` is None and the verdict empty.
+    """
+    bound = gram_error_bound(
+        sigma=sigma, dim=dim, out_dim=out_dim, norm_bound=norm_bound, n_syn=n_syn
+    )
+    floor = records_error_floor(sigma, dim, out_dim)
+    out: dict[str, float | str | None] = {
+        "gram_error": bound,
+        "gram_error_floor": floor,
+        "gram_error_baseline": None,
+        "utility_verdict": "",
+    }
+    if not (0.0 < epsilon < math.inf):
+        return out
+    baseline = gaussian_gram_error(
+        epsilon,
+        delta,
+        norm_bound=norm_bound,
+        sensitivity=sensitivity,
+        out_dim=out_dim,
+        releases=releases,
+    )
+    out["gram_error_baseline"] = baseline
+    out["utility_verdict"] = baseline_verdict(floor, bound, baseline)
+    return out

@@ -9,6 +9,7 @@ import pytest
 
 from synthamp.accountant import DEFAULT_ORDERS, SyntheticDataRelease, compute_epsilon
 from synthamp.cli import main
+from synthamp.report import SCHEMA_VERSION
 
 ACCOUNT = ["account", "--dim", "1000", "--norm-bound", "2", "--sensitivity", "0.1"]
 CALIBRATE = ["calibrate", "--epsilon", "1", "--dim", "1000", "--norm-bound", "2"]
@@ -33,7 +34,7 @@ def test_cli_account_json(capsys):
         "post_processing",
     }
     assert required <= set(result)
-    assert result["schema_version"] == 1 and result["command"] == "account"
+    assert result["schema_version"] == SCHEMA_VERSION and result["command"] == "account"
     assert result["rdp_lower"] is None and result["accounting"] == "exact"
     assert {"rdp", "epsilon"} <= set(result["post_processing"])
     assert len(result["alpha"]) == len(result["rdp"]) == DEFAULT_ORDERS.size

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from synthamp.cli import main
+from synthamp.report import SCHEMA_VERSION
 from test_planning import _write
 
 
@@ -19,7 +20,7 @@ def test_plan_command_text_and_json(tmp_path, capsys):
     assert sum(line.startswith("*") for line in out.splitlines()) == 2  # best row + its legend
     assert main([*args, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["schema_version"] == 1 and data["command"] == "plan"
+    assert data["schema_version"] == SCHEMA_VERSION and data["command"] == "plan"
     assert data["data"] == {
         "path": str(path), "n_records": 400, "n_features": 8, "n_targets": 1, "values_read": False,
     }  # fmt: skip

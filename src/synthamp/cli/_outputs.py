@@ -129,4 +129,6 @@ def print_release_summary(privacy, rows: int, out_path: Path, report_paths: tupl
     for line in (privacy.accounting_note, privacy.amplification):
         if line:
             console.print(f"note: {line}")
+    if privacy.utility_verdict:  # the report's sentence, worded once (synthamp.utility)
+        console.print(escape(privacy.utility_verdict))
     console.print("report: " + ", ".join(shown(p) for p in report_paths))

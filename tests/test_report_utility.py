@@ -1,0 +1,204 @@
+"""The release's report states the utility beside the baseline (synthamp.utility), everywhere.
+
+Each number is recomputed here from the report's public fields alone, in mpmath, from
+the formulas of THEORY.md §18 (not from synthamp's code), and the one verdict sentence
+is checked to be the same text in the JSON, the Markdown, the HTML page and the
+terminal summary of ``synthamp release``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import json
+import re
+
+import mpmath
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthamp import PrivateLinearGenerator
+from synthamp.cli import main
+from synthamp.report import PrivacyReport
+from synthamp.report_html import render_html
+from synthamp.utility import release_utility
+
+
+def _gaussian_sigma_reference(epsilon, delta, sensitivity):
+    """σ with δ(ε) = δ for the Gaussian mechanism (Balle and Wang 2018), by mpmath bisection."""
+    mpmath.mp.dps = 40
+    eps, target, s = mpmath.mpf(epsilon), mpmath.mpf(delta), mpmath.mpf(sensitivity)
+
+    def delta_of(sigma):
+        a, b = s / (2 * sigma), eps * sigma / s
+        return mpmath.ncdf(a - b) - mpmath.exp(eps) * mpmath.ncdf(-a - b)
+
+    lo, hi = mpmath.mpf("1e-6") * s, mpmath.mpf("1e6") * s  # δ(lo) > δ > δ(hi)
+    for _ in range(200):
+        mid = mpmath.sqrt(lo * hi)
+        lo, hi = (mid, hi) if delta_of(mid) > target else (lo, mid)
+    return hi
+
+
+def _reference(report: PrivacyReport) -> dict[str, float]:
+    """The three errors from the report's public fields (C, Δ, σ, d, k, n_syn, ε, δ) only."""
+    mpmath.mp.dps = 40
+    c, delta_v = mpmath.mpf(report.norm_bound), mpmath.mpf(report.sensitivity)
+    s2, d, k = mpmath.mpf(report.sigma) ** 2, report.dim, report.out_dim
+    # debiased Gram VᵀV − dσ²I: noise term 2(k+1)σ²‖v‖² + dk(k+1)σ⁴, at ‖v‖ = C, plus the
+    # Wishart sampling term 2[(‖v‖² + dkσ²)² + 2dkσ⁴ + 4σ²‖v‖²]/n
+    square = 2 * (k + 1) * s2 * c**2 + d * k * (k + 1) * s2**2
+    if report.n_syn is not None:
+        square += 2 * ((c**2 + d * k * s2) ** 2 + 2 * d * k * s2**2 + 4 * s2 * c**2) / report.n_syn
+    # Analyze Gauss: sensitivity min(2CΔ, C²) (k = 1) or min(2CΔ, √2 C²); RMSE σ_G √(k(k+1)/2)
+    sens = min(2 * c * delta_v, c**2 * (1 if k == 1 else mpmath.sqrt(2)))
+    sigma_g = _gaussian_sigma_reference(report.epsilon, report.delta, sens)
+    return {
+        "gram_error": float(mpmath.sqrt(square)),
+        "gram_error_floor": float(s2 * mpmath.sqrt(d * k * (k + 1))),
+        "gram_error_baseline": float(sigma_g * mpmath.sqrt(mpmath.mpf(k * (k + 1)) / 2)),
+    }
+
+
+def _data(k: int, seed: int, m: int = 300, d: int = 4):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(m, d)) / np.sqrt(d)
+    y = x @ rng.normal(size=(d, k)) + 0.1 * rng.normal(size=(m, k))
+    return x, y
+
+
+CASES = [  # (k, n_syn, sigma, epsilon): given σ (fast) and calibrated σ, finite and unlimited
+    (1, 500, None, 1.0),
+    (1, None, None, 0.3),
+    (1, None, 0.05, None),
+    (2, None, 0.2, None),
+    (3, 2000, 2.0, None),
+]
+
+
+@pytest.mark.parametrize(("k", "n_syn", "sigma", "epsilon"), CASES)
+def test_report_fields_match_an_independent_computation(k, n_syn, sigma, epsilon):
+    x, y = _data(k, seed=k)
+    report = (
+        PrivateLinearGenerator(
+            label_bound=1.0, ridge=0.2, sigma=sigma, epsilon=epsilon, delta=1e-5, n_syn=n_syn
+        )
+        .fit(x, y)
+        .privacy_
+    )
+    ref = _reference(report)
+    for name, value in ref.items():
+        assert getattr(report, name) == pytest.approx(value, rel=1e-6), name
+    floor, bound, baseline = (
+        ref[n] for n in ("gram_error_floor", "gram_error", "gram_error_baseline")
+    )
+    assert floor < bound
+    verdict = report.utility_verdict
+    assert verdict.startswith("baseline: the Gaussian mechanism on the Gram matrix")
+    assert f"RMSE {baseline:.3g}" in verdict
+    if baseline < floor:
+        assert "more accurately than the synthetic records can for any model" in verdict
+        assert f"at least {floor:.3g}" in verdict
+    elif baseline < bound:
+        assert "it serves you better unless ‖v‖ is well below C" in verdict
+        assert f"{bound:.3g} at the largest model" in verdict
+    else:
+        assert "the records serve vᵀv at least as well" in verdict
+        assert f"{bound:.3g} at ‖v‖ = C" in verdict
+
+
+@pytest.mark.filterwarnings("ignore::synthamp.accountant.OrderGridWarning")  # σ = 3: α = 256
+def test_the_verdicts_branches_are_all_reached_by_releases():
+    """Each of the verdict's three cases is reached by some release (σ given).
+
+    At ‖v‖ = C the records' RMSE is about √(2(k+1))·σC and the baseline's σ_G·√(k(k+1)/2)
+    with σ_G ≈ 2C·σ at the same ε: the baseline wins narrowly for k = 1, the records for
+    k = 3; at a large σ the records' floor dσ²√(k(k+1)) exceeds the baseline for any v.
+    """
+    seen = set()
+    for k, sigma in ((1, 0.3), (1, 3.0), (3, 0.3)):
+        x, y = _data(k, seed=0)
+        gen = PrivateLinearGenerator(label_bound=1.0, ridge=0.2, sigma=sigma, delta=1e-5)
+        verdict = gen.fit(x, y).privacy_.utility_verdict
+        seen.add(("any model" in verdict, "unless" in verdict, "at least as well" in verdict))
+    assert seen == {(True, False, False), (False, True, False), (False, False, True)}
+
+
+def test_only_public_quantities_enter(tmp_path):
+    """Two different private tables with the same public parameters: the same utility fields."""
+    fields = ("gram_error", "gram_error_floor", "gram_error_baseline", "utility_verdict")
+    reports = []
+    for seed in (1, 2):
+        x, y = _data(2, seed=seed)
+        gen = PrivateLinearGenerator(label_bound=1.0, ridge=0.2, sigma=0.2, delta=1e-5)
+        reports.append(gen.fit(x, y).privacy_)
+    assert [getattr(reports[0], f) for f in fields] == [getattr(reports[1], f) for f in fields]
+
+
+def test_no_baseline_without_a_positive_finite_epsilon():
+    out = release_utility(
+        epsilon=float("inf"), delta=1e-5, sigma=0.1, dim=3, out_dim=1, norm_bound=1.0,
+        sensitivity=0.1, n_syn=None,
+    )  # fmt: skip
+    assert out["gram_error_baseline"] is None and out["utility_verdict"] == ""
+    assert out["gram_error_floor"] == pytest.approx(0.01 * np.sqrt(6), rel=1e-12)
+
+
+def test_a_report_without_the_fields_still_reads_and_renders():
+    x, y = _data(1, seed=0)
+    report = PrivateLinearGenerator(label_bound=1.0, ridge=0.2, sigma=0.3, delta=1e-5)
+    old = report.fit(x, y).privacy_.to_dict()
+    for key in ("gram_error", "gram_error_floor", "gram_error_baseline", "utility_verdict"):
+        del old[key]
+    back = PrivacyReport.from_dict(old)
+    assert back.utility_verdict == "" and "**Utility.**" not in back.to_markdown()
+    assert 'id="utility-verdict"' not in render_html(back)
+    assert dataclasses.replace(back, schema=back.schema) == back
+
+
+def _write_table(path, k: int = 1) -> None:
+    x, y = _data(k, seed=5)
+    columns = {f"x{i}": x[:, i] for i in range(x.shape[1])}
+    columns.update({f"y{j}": y[:, j] for j in range(k)})
+    pd.DataFrame(columns).to_csv(path, index=False)
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_the_verdict_is_the_same_text_in_every_rendering(tmp_path, capsys, k):
+    _write_table(tmp_path / "data.csv", k)
+    targets = ",".join(f"y{j}" for j in range(k))
+    args = [
+        "release", "--data", str(tmp_path / "data.csv"), "--targets", targets,
+        "--label-bound", "1", "--ridge", "0.2", "--sigma", "0.3", "--delta", "1e-5",
+        "--unlimited", "--n-syn", "200", "--out", str(tmp_path / "syn.csv"),
+    ]  # fmt: skip
+    assert main(args) == 0
+    terminal = capsys.readouterr().out
+    report = json.loads((tmp_path / "syn.privacy.json").read_text())
+    verdict = report["utility_verdict"]
+    assert verdict.startswith("baseline: ") and report["schema_version"] == 2
+    # terminal: the sentence on a line of its own
+    assert verdict in terminal.splitlines()
+    # Markdown: the Utility paragraph, and the three numbers in its table
+    markdown = (tmp_path / "syn.privacy.md").read_text()
+    assert f"**Utility.** {verdict}" in markdown.splitlines()
+    for key in ("gram_error", "gram_error_floor", "gram_error_baseline"):
+        assert f"| {report[key]:.4g} |" in markdown
+    # HTML: the paragraph beside the guarantee (before "What is released"), same text
+    page = (tmp_path / "syn.privacy.html").read_text()
+    match = re.search(r'<p id="utility-verdict"><strong>Utility\.</strong> (.*?)</p>', page)
+    assert match and html.unescape(match.group(1)) == verdict
+    assert page.index('id="utility-verdict"') < page.index("What is released")
+    table = page[
+        page.index('id="utility-summary"') : page.index(
+            "</table>", page.index('id="utility-summary"')
+        )
+    ]
+    assert "noise saved" not in table.lower()
+    for key in ("gram_error", "gram_error_floor", "gram_error_baseline"):
+        assert f">{report[key]:.4g}<" in table
+    # --json: the same sentence in the report it prints
+    assert main([*args, "--json", "--force"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["privacy"]["utility_verdict"] == verdict
