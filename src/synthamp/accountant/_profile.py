@@ -115,14 +115,15 @@ _MAX_NODES = 400_000
 class _Curve:
     """Points of one hockey-stick curve δ(ε), sorted by ε.
 
-    ``upper`` >= δ(ε_j) >= ``lower``; ``slope`` = dδ/dγ at γ_j = e^{ε_j}
-    (−Q of the Neyman–Pearson set).
+    ``upper`` >= δ(ε_j) >= ``lower``; ``eps_slope`` = dδ/dε = γ_j dδ/dγ at
+    γ_j = e^{ε_j} (−e^{ε_j} Q of the Neyman–Pearson set, in [−1, 0]: no e^ε is
+    ever formed, so ε beyond 709 does not overflow).
     """
 
     eps: NDArray[np.float64]
     upper: NDArray[np.float64]
     lower: NDArray[np.float64]
-    slope: NDArray[np.float64]
+    eps_slope: NDArray[np.float64]
 
     def bracket(self, epsilon: NDArray[np.float64]) -> tuple[NDArray, NDArray]:
         """(upper, lower) bounds of δ at ``epsilon``: chord and tangents in γ = e^ε."""
@@ -136,9 +137,8 @@ class _Curve:
             span = np.expm1(e1 - e0)
             w = np.where(span > 0, u / np.where(span > 0, span, 1.0), 0.0)
             chord = self.upper[kk] + (self.upper[kk + 1] - self.upper[kk]) * w
-            g0 = np.exp(e0)
-            tangent0 = self.lower[kk] + self.slope[kk] * g0 * u
-            tangent1 = self.lower[kk + 1] + self.slope[kk + 1] * g0 * (u - span)
+            tangent0 = self.lower[kk] + self.eps_slope[kk] * u
+            tangent1 = self.lower[kk + 1] + self.eps_slope[kk + 1] * np.expm1(epsilon - e1)
         lower = np.maximum(np.maximum(tangent0, tangent1), 0.0)
         upper = chord
         # below the first point: chord from (γ = 0, δ = 1); above the last: δ is non-increasing
@@ -148,12 +148,13 @@ class _Curve:
             upper = np.where(below, 0.0, upper)
             upper[below] = 1.0 - (1.0 - self.upper[0]) * gamma_ratio
             lower[below] = np.maximum(
-                self.lower[0] + self.slope[0] * math.exp(eps[0]) * (gamma_ratio - 1.0), 0.0
+                self.lower[0] + self.eps_slope[0] * (gamma_ratio - 1.0), 0.0
             )
         above = (k >= eps.size - 1) & ~below
         upper = np.where(above, self.upper[-1], upper)
         lower = np.where(above, 0.0, np.where(inside | below, lower, 0.0))
-        one_minus_gamma = -np.expm1(epsilon)
+        with np.errstate(over="ignore"):
+            one_minus_gamma = -np.expm1(epsilon)  # −inf past ε = 709: no bound
         lower = np.maximum(lower, one_minus_gamma)
         upper = np.minimum(np.maximum(upper, lower), 1.0)
         return upper, lower
@@ -180,11 +181,11 @@ class _Curve:
             span = math.expm1(self.eps[k + 1] - self.eps[k])
             w = (up[k] - delta) / (up[k] - up[k + 1])
             upper_eps = self.eps[k] + math.log1p(w * span)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            # tangent j: lower_j + slope_j (γ − γ_j) = delta
-            ratio = (delta - self.lower) / (self.slope * np.exp(self.eps))
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            # tangent j: lower_j + eps_slope_j (γ − γ_j)/γ_j = delta
+            ratio = (delta - self.lower) / self.eps_slope
             roots = self.eps + np.log1p(ratio)
-        roots = roots[np.isfinite(roots) & (self.slope < 0)]
+        roots = roots[np.isfinite(roots) & (self.eps_slope < 0)]
         lower_eps = float(roots.max()) if roots.size else -math.inf
         return float(upper_eps), min(lower_eps, float(upper_eps))
 
@@ -197,8 +198,8 @@ class _Curve:
         span = np.expm1(e1 - e0)
         mid = 0.5 * (self.upper + self.lower)
         d0, d1 = mid[:-1], mid[1:]
-        s0 = self.slope[:-1] * np.exp(e0)
-        s1 = self.slope[1:] * np.exp(e0)
+        s0 = self.eps_slope[:-1]
+        s1 = self.eps_slope[1:] * np.exp(e0 - e1)
         # tangents in u = (γ − γ_0)/γ_0: d0 + s0 u and d1 + s1 (u − span); they meet at u*
         with np.errstate(divide="ignore", invalid="ignore"):
             u_star = (d1 - d0 - s1 * span) / (s0 - s1)
@@ -302,12 +303,10 @@ class _PairEvaluator:
         p, q_scaled = np.exp(log_p), np.exp(np.minimum(eps + log_q, 700.0))
         delta = np.exp(log_delta)
         err = self.tail_rtol * (p + q_scaled) + q_scaled * loss_err
-        curve = _Curve(
-            eps,
-            np.minimum(delta + err, 1.0),
-            np.maximum(delta - err, 0.0),
-            -np.exp(log_q),
-        )
+        # Q(A) > 0 always: log Q = −inf is an underflowed tail (e^ε Q unknown, <= P), so
+        # δ <= P still holds but P − err is no lower bound there: 0 is (and no tangent).
+        lower = np.where(np.isneginf(log_q), 0.0, np.maximum(delta - err, 0.0))
+        curve = _Curve(eps, np.minimum(delta + err, 1.0), lower, -q_scaled)
         return curve, index[keep]
 
     def curves(self) -> tuple[tuple[_Curve, NDArray], tuple[_Curve, NDArray]]:
@@ -332,7 +331,7 @@ class _PairEvaluator:
             bad = np.zeros(self.t.size, dtype=int)
             for curve, index in (forward, reverse):
                 # the bracket as an error in ε: δ-gap over |dδ/dε| = e^ε Q
-                scale = -curve.slope[1:] * np.exp(np.minimum(curve.eps[1:], 700.0))
+                scale = -curve.eps_slope[1:]
                 wide = curve.interval_gaps() > rtol * scale + atol
                 lo = np.minimum(index[:-1], index[1:])[wide]
                 hi = np.maximum(index[:-1], index[1:])[wide]
