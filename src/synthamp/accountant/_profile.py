@@ -147,9 +147,7 @@ class _Curve:
             gamma_ratio = np.exp(epsilon[below] - eps[0])
             upper = np.where(below, 0.0, upper)
             upper[below] = 1.0 - (1.0 - self.upper[0]) * gamma_ratio
-            lower[below] = np.maximum(
-                self.lower[0] + self.eps_slope[0] * (gamma_ratio - 1.0), 0.0
-            )
+            lower[below] = np.maximum(self.lower[0] + self.eps_slope[0] * (gamma_ratio - 1.0), 0.0)
         above = (k >= eps.size - 1) & ~below
         upper = np.where(above, self.upper[-1], upper)
         lower = np.where(above, 0.0, np.where(inside | below, lower, 0.0))
