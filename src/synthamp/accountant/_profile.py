@@ -136,6 +136,10 @@ class _Curve:
             u = np.expm1(epsilon - e0)  # (γ − γ_0)/γ_0
             span = np.expm1(e1 - e0)
             w = np.where(span > 0, u / np.where(span > 0, span, 1.0), 0.0)
+            # (γ − γ_0)/(γ_1 − γ_0) without e^{ε − ε_0} where the points are > 709 apart
+            far = ~np.isfinite(span)
+            if far.any():
+                w[far] = (np.exp(epsilon - e1) * np.expm1(e0 - epsilon) / np.expm1(e0 - e1))[far]
             chord = self.upper[kk] + (self.upper[kk + 1] - self.upper[kk]) * w
             tangent0 = self.lower[kk] + self.eps_slope[kk] * u
             tangent1 = self.lower[kk + 1] + self.eps_slope[kk + 1] * np.expm1(epsilon - e1)
@@ -176,9 +180,14 @@ class _Curve:
             upper_eps = math.inf  # not resolved (δ below the tail of the grid)
         else:
             k = above[-1]
-            span = math.expm1(self.eps[k + 1] - self.eps[k])
+            gap = self.eps[k + 1] - self.eps[k]
             w = (up[k] - delta) / (up[k] - up[k + 1])
-            upper_eps = self.eps[k] + math.log1p(w * span)
+            # log(1 + w(e^gap − 1)), also past gap = 709
+            upper_eps = self.eps[k] + (
+                math.log1p(w * math.expm1(gap))
+                if gap < 700.0
+                else gap + math.log(w + (1.0 - w) * math.exp(-gap))
+            )
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             # tangent j: lower_j + eps_slope_j (γ − γ_j)/γ_j = delta
             ratio = (delta - self.lower) / self.eps_slope
@@ -330,7 +339,8 @@ class _PairEvaluator:
             for curve, index in (forward, reverse):
                 # the bracket as an error in ε: δ-gap over |dδ/dε| = e^ε Q
                 scale = -curve.eps_slope[1:]
-                wide = curve.interval_gaps() > rtol * scale + atol
+                with np.errstate(over="ignore", invalid="ignore"):  # NaN: points > 709 apart
+                    wide = ~(curve.interval_gaps() <= rtol * scale + atol)
                 lo = np.minimum(index[:-1], index[1:])[wide]
                 hi = np.maximum(index[:-1], index[1:])[wide]
                 np.add.at(bad, lo, 1)  # mark threshold intervals lo .. hi − 1
@@ -689,7 +699,15 @@ def _epsilons(worst: _WorstCase, deltas: NDArray, refinements: int = 3):
         worst.insert_levels(eps[finite & (eps > 0)])
         eps, eps_lower = roots()
     upper, _ = worst.bracket(np.where(finite, eps, 0.0))
-    if np.any(finite & ~(upper <= deltas * (1 + 1e-12))):  # pragma: no cover - on the chord
+    # On the chord up to the rounding of ε (~1e-16·ε, amplified by δ_k/δ on a coarse chord at
+    # ε in the thousands): step up (δ* is non-increasing, so this only makes ε pessimistic).
+    for step in range(64):
+        over = finite & ~(upper <= deltas * (1 + 1e-12))
+        if not over.any():
+            break
+        eps = np.where(over, eps + 1e-12 * 2.0**step * np.maximum(1.0, np.abs(eps)), eps)
+        upper, _ = worst.bracket(np.where(finite, eps, 0.0))
+    else:  # pragma: no cover - on the chord
         raise RuntimeError("profile_epsilon: the upper profile exceeds delta at the root")
     return np.maximum(eps, 0.0), np.maximum(np.minimum(eps_lower, eps), 0.0)
 
