@@ -77,6 +77,7 @@ from synthamp.accountant._gaussian import gaussian_delta, gaussian_epsilon
 from synthamp.accountant._profile import (
     FALLBACK_SCAN_POINTS,
     LLR_ATOL,
+    MAX_EXACT_AMPLITUDE,
     _PairEvaluator,
     _WorstCase,
 )
@@ -323,7 +324,11 @@ def directed_grid(
     ``companion``: also the survival bounds of the optimistic PLD (which puts
     a threshold at every grid point of a release's endpoint pair).
     """
-    if isinstance(mechanism, SyntheticDataRelease) and mechanism.out_dim == 1:
+    if (
+        isinstance(mechanism, SyntheticDataRelease)
+        and mechanism.out_dim == 1
+        and mechanism.norm_bound / mechanism.sigma <= MAX_EXACT_AMPLITUDE
+    ):  # beyond: the certified post-processing grid below
         return _release_grid(mechanism, h, tail, companion)
     if isinstance(mechanism, SubsampledGaussianRelease):
         mu = mechanism.sensitivity / mechanism.sigma

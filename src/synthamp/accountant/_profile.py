@@ -102,6 +102,10 @@ DEFAULT_RTOL = 1e-5
 EXACT_POINTS = 64
 #: Default tail mass below which the profile is not resolved (δ there is bounded by it).
 DEFAULT_TAIL = 1e-18
+#: Largest C/σ of the exact k = 1 profile (ε there is already ~g²/2 >= 5e3 at Δ >= C/10).
+#: Beyond it the χ²_d(c²) tails leave their numerical range (NaN quantiles from c ~ 1e6,
+#: unresolved chords from c ~ 1e4); the certified Gaussian profile of releasing V is used.
+MAX_EXACT_AMPLITUDE = 1e3
 
 _INITIAL_NODES = 257
 _MAX_REFINEMENTS = 14
@@ -579,6 +583,12 @@ def privacy_profile(
             method = "post-processing (Gaussian mechanism with effective sensitivity)"
         delta = gaussian_delta(flat, sensitivity, release.sigma).reshape(eps.shape)
         return PrivacyProfile(eps, delta, delta, kind, method)
+    if _beyond_exact(release):
+        method = "post-processing (Gaussian mechanism; C/σ beyond the exact profile's range)"
+        delta = gaussian_delta(flat, release.effective_sensitivity, release.sigma)
+        return PrivacyProfile(
+            eps, delta.reshape(eps.shape), np.zeros(eps.shape), Kind.CERTIFIED, method
+        )
     worst = _WorstCase(release, rtol, tail)
     if flat.size <= EXACT_POINTS:
         worst.insert_levels(flat)
@@ -670,9 +680,19 @@ def profile_epsilon(
         while float(gaussian_delta(eps, sensitivity, release.sigma)) > delta:
             eps += 1e-12 * max(1.0, eps)
         return ProfileEpsilon(eps, eps, delta, kind)
+    if _beyond_exact(release):  # certified (releasing V bounds it); no lower bound claimed
+        eps = gaussian_epsilon(delta, release.effective_sensitivity, release.sigma)
+        while float(gaussian_delta(eps, release.effective_sensitivity, release.sigma)) > delta:
+            eps += 1e-12 * max(1.0, eps)
+        return ProfileEpsilon(eps, 0.0, delta, Kind.CERTIFIED)
     worst = _WorstCase(release, rtol, tail)
     (eps,), (eps_lower,) = _epsilons(worst, np.array([delta]), refinements)
     return ProfileEpsilon(eps, eps_lower, delta, Kind.EXACT, worst.fallback, worst.pairs)
+
+
+def _beyond_exact(release: SyntheticDataRelease) -> bool:
+    """Whether C/σ exceeds :data:`MAX_EXACT_AMPLITUDE` (the exact profile's numerical range)."""
+    return release.norm_bound / release.sigma > MAX_EXACT_AMPLITUDE
 
 
 def _epsilons(worst: _WorstCase, deltas: NDArray, refinements: int = 3):
@@ -723,6 +743,8 @@ def profile_epsilons(
     _check_single(release)
     if release.out_dim > 1:
         raise InputError("out_dim", "the exact profile is for k = 1")
+    if _beyond_exact(release):
+        raise InputError("sigma", f"C/σ must be <= {MAX_EXACT_AMPLITUDE:g} for the exact profile")
     worst = _WorstCase(release, rtol, DEFAULT_TAIL)
     return _epsilons(worst, deltas)
 
