@@ -237,7 +237,8 @@ def _rdp_curve(
         rdp, kind = post, Kind.CERTIFIED
     elif r.out_dim == 1:
         if method == "exact":
-            exact = _worst_case(orders, r.dim, c, s, r.n_syn)[0]
+            with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # NaN: below
+                exact = _worst_case(orders, r.dim, c, s, r.n_syn)[0]
             # NaN: the divergence out of its numerical range (C/σ ~ 1e8): releasing V bounds it
             rdp = np.where(np.isnan(exact), post, np.minimum(exact, post))
             kind = Kind.EXACT if np.all(exact <= post) else Kind.CERTIFIED
