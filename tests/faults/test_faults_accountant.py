@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 
 import mpref
-from release_cases import run
+from release_cases import private_frame, release_args, run
 from synthamp._kinds import Kind
-from synthamp.accountant import rdp_curve
+from synthamp._validation import InputError
+from synthamp.accountant import calibrate_sigma, rdp_curve
 from synthamp.accountant._pld import calibrate_sigma_pld
 from synthamp.accountant._profile import profile_epsilon
 from synthamp.accountant._releases import SyntheticDataRelease
@@ -160,3 +161,33 @@ def test_cli_account_at_tiny_sigma(capsys, sigma):
     mu = mp.mpf(0.1) / mp.mpf(sigma)
     eps = mp.mpf(result["epsilon"])
     assert mp.ncdf(-eps / mu + mu / 2) - mp.exp(eps) * mp.ncdf(-eps / mu - mu / 2) <= DELTA
+
+
+# --------------------------------------------------------------------------- tiny scales
+
+
+def test_calibrating_sigma_at_a_tiny_scale_is_refused_up_front():
+    """C ~ 1e-300: Δ²/σ² underflows, ε = 0 at every σ (old: σ searched down to 0)."""
+    with pytest.raises(InputError, match="norm_bound: must be >= 1e-150"):
+        calibrate_sigma(1.0, DELTA, dim=DIM, norm_bound=1e-300, sensitivity=1e-300)
+    with pytest.raises(InputError, match="sensitivity: must be >= 1e-150"):
+        calibrate_sigma(1.0, DELTA, dim=DIM, norm_bound=1.0, sensitivity=1e-320)
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"--label-bound": "1e-300", "--sigma": None, "--epsilon": "1", "--delta": "1e-5"},
+        {"--norm-bound": "1e-320", "--sigma": None, "--epsilon": "1", "--delta": "1e-5"},
+        {"--label-bound": "1e-300", "--sigma": "1e-302", "--accounting": "exact"},
+    ],
+)
+def test_cli_release_at_a_tiny_scale_is_one_line(tmp_path, monkeypatch, capsys, overrides):
+    """Old: "--sigma: must be > 0, got 0" (the σ search underflowed), not the scale."""
+    monkeypatch.chdir(tmp_path)
+    private_frame().to_csv("data.csv", index=False)
+    code, _, err = run(capsys, [*release_args(**overrides), "--no-progress"])
+    lines = [line for line in err.strip().splitlines() if not line.startswith("synthamp: note:")]
+    assert code == 2 and len(lines) == 1 and "Traceback" not in err, err
+    assert lines[0].startswith("synthamp: error: --norm-bound: must be >= 1e-150")
+    assert not (tmp_path / "syn.csv").exists()
