@@ -22,6 +22,7 @@ from synthamp._kinds import Kind
 from synthamp._validation import InputError
 from synthamp.accountant import calibrate_sigma, rdp_curve
 from synthamp.accountant._pld import calibrate_sigma_pld
+from synthamp.accountant._pld_grid import MAX_GRID_STEPS
 from synthamp.accountant._profile import profile_epsilon
 from synthamp.accountant._releases import SyntheticDataRelease
 
@@ -191,3 +192,19 @@ def test_cli_release_at_a_tiny_scale_is_one_line(tmp_path, monkeypatch, capsys, 
     assert code == 2 and len(lines) == 1 and "Traceback" not in err, err
     assert lines[0].startswith("synthamp: error: --norm-bound: must be >= 1e-150")
     assert not (tmp_path / "syn.csv").exists()
+
+
+def test_cli_pld_grid_past_its_size_is_refused_up_front(capsys):
+    """T = 3 at ε ~ 1460 each, h = 1e-4: 3.4e7 grid points (old: > 9 GB, minutes, no answer)."""
+    code, _, err = run(
+        capsys,
+        ["account", "--dim", "20", "--norm-bound", "1.58", "--sensitivity", "0.5",
+         "--sigma", "0.01", "--delta", "1e-5", "--releases", "3", "--no-progress"],
+    )  # fmt: skip
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "Traceback" not in err, err
+    assert lines[0].startswith("synthamp: error: --discretization: the privacy loss spans")
+    # the suggested h is enough: ±top/h within the limit
+    top = float(lines[0].split("±")[1].split()[0])
+    suggested = float(lines[0].split("use h >= ")[1].split()[0])
+    assert top / suggested <= MAX_GRID_STEPS

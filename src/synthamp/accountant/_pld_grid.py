@@ -208,8 +208,21 @@ def _mixture_pair(mu: float, q: float):
     return _Mixture(), GaussianLaw(0.0), llr
 
 
+#: Largest half-width of a PLD grid in steps h (2·4e6 + 1 points: ~2 GB while composing).
+MAX_GRID_STEPS = 4_000_000
+
+
 def _grid(top: float, h: float) -> tuple[int, NDArray[np.float64]]:
     n = max(math.ceil(top / h), 1)
+    if n > MAX_GRID_STEPS:  # ε in the thousands (tiny σ): refused before the memory runs out
+        unit = 10.0 ** (math.floor(math.log10(top / MAX_GRID_STEPS)) - 1)
+        enough = math.ceil(top / MAX_GRID_STEPS / unit) * unit  # rounded up to 2 digits
+        raise InputError(
+            "discretization",
+            f"the privacy loss spans ±{top:.4g} nats: h = {h:g} needs {2 * n + 1:.3g} grid "
+            f"points (at most {2 * MAX_GRID_STEPS + 1:.3g}); use h >= {enough:.2g} "
+            "or the rdp accountant",
+        )
     return -n, np.arange(-n, n + 1) * h
 
 
