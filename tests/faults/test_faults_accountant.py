@@ -208,3 +208,24 @@ def test_cli_pld_grid_past_its_size_is_refused_up_front(capsys):
     top = float(lines[0].split("±")[1].split()[0])
     suggested = float(lines[0].split("use h >= ")[1].split()[0])
     assert top / suggested <= MAX_GRID_STEPS
+
+
+@pytest.mark.parametrize("releases", [2, 4])
+def test_composed_pld_epsilon_past_709_is_not_capped(releases):
+    """Old: PrivacyLossDistribution.epsilon overflowed e^ε and returned ~711 (far too small)."""
+    from synthamp.accountant import GaussianRelease, compute_epsilon_pld
+
+    sigma = 1e-3
+    for mechanism in (
+        GaussianRelease(0.1, sigma, releases),
+        SyntheticDataRelease(DIM, 1, 1.0, 0.1, sigma / 10, None, releases),  # C/σ = 1e4
+    ):
+        s = sigma if isinstance(mechanism, GaussianRelease) else sigma / 10
+        result = compute_epsilon_pld(mechanism, DELTA, discretization=1.0)
+        # T Gaussian mechanisms compose exactly into one of μ√T (mpmath, independent)
+        mu = mp.mpf(0.1) / mp.mpf(s) * mp.sqrt(releases)
+        eps = mp.mpf(result.epsilon)
+        assert mp.ncdf(-eps / mu + mu / 2) - mp.exp(eps) * mp.ncdf(-eps / mu - mu / 2) <= DELTA
+        low = mp.mpf(result.epsilon_lower)
+        assert mp.ncdf(-low / mu + mu / 2) - mp.exp(low) * mp.ncdf(-low / mu - mu / 2) >= DELTA
+        assert result.epsilon - result.epsilon_lower < 2.0 * releases  # ~ h per run

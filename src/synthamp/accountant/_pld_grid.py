@@ -177,7 +177,7 @@ class DirectedGrid:
 
 def _gaussian_grid_bounds(mu: float, tail: float, h: float) -> tuple[int, int]:
     top = gaussian_epsilon(min(tail, 0.5), mu)
-    n = max(math.ceil(top / h), 1)
+    n = _grid_steps(top, h)
     return -n, n
 
 
@@ -213,6 +213,12 @@ MAX_GRID_STEPS = 4_000_000
 
 
 def _grid(top: float, h: float) -> tuple[int, NDArray[np.float64]]:
+    n = _grid_steps(top, h)
+    return -n, np.arange(-n, n + 1) * h
+
+
+def _grid_steps(top: float, h: float) -> int:
+    """Half-width in steps h of the grid spanning ±``top``, within :data:`MAX_GRID_STEPS`."""
     n = max(math.ceil(top / h), 1)
     if n > MAX_GRID_STEPS:  # ε in the thousands (tiny σ): refused before the memory runs out
         unit = 10.0 ** (math.floor(math.log10(top / MAX_GRID_STEPS)) - 1)
@@ -223,7 +229,7 @@ def _grid(top: float, h: float) -> tuple[int, NDArray[np.float64]]:
             f"points (at most {2 * MAX_GRID_STEPS + 1:.3g}); use h >= {enough:.2g} "
             "or the rdp accountant",
         )
-    return -n, np.arange(-n, n + 1) * h
+    return n
 
 
 def _directions(pair: _PairEvaluator, eps: NDArray) -> tuple[NDArray, NDArray, NDArray, NDArray]:
@@ -368,7 +374,8 @@ def directed_grid(
     eps = np.arange(lo, hi + 1) * h
     # δ(ε) for ε < 0 by the symmetry δ(ε) = 1 − e^ε + e^ε δ(−ε) of the Gaussian pair
     pos = gaussian_delta(np.abs(eps), sensitivity, mechanism.sigma)
-    delta = np.where(eps >= 0, pos, -np.expm1(eps) + np.exp(eps) * pos)
+    with np.errstate(over="ignore", invalid="ignore"):  # e^ε past 709: the unused branch
+        delta = np.where(eps >= 0, pos, -np.expm1(eps) + np.exp(eps) * pos)
     rounding = 1e-14 * delta + 1e-300
     upper, low = np.minimum(delta + rounding, 1.0), np.maximum(delta - rounding, 0.0)
     # P(L > ε) = Φ(μ/2 − ε/μ) under N(μ, 1) against N(0, 1): the loss is μx − μ²/2
