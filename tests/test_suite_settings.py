@@ -18,9 +18,14 @@ def test_blas_runs_one_thread_per_test_process():
 
 
 def test_the_header_reports_the_versions(pytestconfig):
-    import conftest
-
-    (versions, chromium) = conftest.pytest_report_header(pytestconfig)
+    headers = pytestconfig.hook.pytest_report_header(
+        config=pytestconfig, start_path=pytestconfig.rootpath
+    )
+    lines = [
+        line for header in headers for line in ([header] if isinstance(header, str) else header)
+    ]
+    (versions,) = [line for line in lines if line.startswith("versions: ")]
+    (chromium,) = [line for line in lines if line.startswith("chromium: ")]
     for name in ("numpy", "scipy", "pandas", "pyarrow", "dask"):
         assert f"{name} " in versions
     assert chromium.startswith("chromium: ")

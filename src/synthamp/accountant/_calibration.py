@@ -144,6 +144,10 @@ def _bisect_sigma(
     return hi, at_hi
 
 
+#: Smallest C and Δ whose σ is calibrated (the RDP of σ ~ Δ squares them: 1e-300 underflows).
+MIN_SCALE = 1e-150
+
+
 def _epsilon_at_sigma(
     sigma: float,
     base: SyntheticDataRelease,
@@ -547,6 +551,13 @@ def calibrate_sigma(
     rtol = check_positive("rtol", rtol)
     budget = _check_budget(time_budget)
     base = SyntheticDataRelease(dim, out_dim, norm_bound, sensitivity, 1.0, n_syn, releases)
+    for name, value in (("norm_bound", base.norm_bound), ("sensitivity", base.sensitivity)):
+        if value < MIN_SCALE:  # Δ²/σ² underflows: ε = 0 at every σ, the search hits σ = 0
+            raise InputError(
+                name,
+                f"must be >= {MIN_SCALE:g} to calibrate σ (got {value:g}; C and Δ scale with the "
+                "label and norm bounds): rescale the data",
+            )
 
     def make_epsilon_at(name: str) -> Callable[[float], tuple[float, float, Kind]]:
         return lambda sigma: _epsilon_at_sigma(sigma, base, orders, name, delta)

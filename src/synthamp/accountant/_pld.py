@@ -169,15 +169,23 @@ class PrivacyLossDistribution:
             return 0.0
         # A_k = Σ_{j <= k} p_j, B_k = Σ_{j <= k} p_j e^{−ℓ_j} over the k + 1 largest losses
         mass = np.cumsum(probs)
-        weighted = np.cumsum(probs * np.exp(-losses))
         # δ at ε = ℓ_{k+1} (next lower loss, or 0): set {ℓ > ε} = first k + 1 losses
         nxt = np.append(losses[1:], 0.0)
-        at_next = self.infinity_mass + mass - np.exp(nxt) * weighted
+        if losses[0] < 700.0:
+            weighted = np.cumsum(probs * np.exp(-losses))
+            at_next = self.infinity_mass + mass - np.exp(nxt) * weighted
+        else:  # losses past 709: e^{−ℓ} underflows, e^ε overflows; log B_k instead
+            with np.errstate(divide="ignore"):
+                log_weighted = np.logaddexp.accumulate(np.log(probs) - losses)
+            at_next = self.infinity_mass + mass - np.exp(nxt + log_weighted)
         over = np.nonzero(at_next > delta)[0]
         if over.size == 0:
             return 0.0
         k = over[0]  # δ(ℓ_{k+1}) > δ >= δ(ℓ_k): solve A_k − e^ε B_k = δ − mass at +∞
-        eps = math.log((self.infinity_mass + mass[k] - delta) / weighted[k])
+        if losses[0] < 700.0:
+            eps = math.log((self.infinity_mass + mass[k] - delta) / weighted[k])
+        else:
+            eps = math.log(self.infinity_mass + mass[k] - delta) - float(log_weighted[k])
         return float(min(max(eps, nxt[k], 0.0), losses[k]))
 
     def compose(self, other: PrivacyLossDistribution, tail_mass: float = DEFAULT_TAIL_MASS):

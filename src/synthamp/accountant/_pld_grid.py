@@ -79,6 +79,7 @@ from synthamp.accountant._profile import (
     LLR_ATOL,
     _PairEvaluator,
     _WorstCase,
+    beyond_exact_profile,
 )
 from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease
 from synthamp.divergence._laws import GaussianLaw, Law
@@ -176,7 +177,7 @@ class DirectedGrid:
 
 def _gaussian_grid_bounds(mu: float, tail: float, h: float) -> tuple[int, int]:
     top = gaussian_epsilon(min(tail, 0.5), mu)
-    n = max(math.ceil(top / h), 1)
+    n = _grid_steps(top, h)
     return -n, n
 
 
@@ -207,9 +208,28 @@ def _mixture_pair(mu: float, q: float):
     return _Mixture(), GaussianLaw(0.0), llr
 
 
+#: Largest half-width of a PLD grid in steps h (2·4e6 + 1 points: ~2 GB while composing).
+MAX_GRID_STEPS = 4_000_000
+
+
 def _grid(top: float, h: float) -> tuple[int, NDArray[np.float64]]:
-    n = max(math.ceil(top / h), 1)
+    n = _grid_steps(top, h)
     return -n, np.arange(-n, n + 1) * h
+
+
+def _grid_steps(top: float, h: float) -> int:
+    """Half-width in steps h of the grid spanning ±``top``, within :data:`MAX_GRID_STEPS`."""
+    n = max(math.ceil(top / h), 1)
+    if n > MAX_GRID_STEPS:  # ε in the thousands (tiny σ): refused before the memory runs out
+        unit = 10.0 ** (math.floor(math.log10(top / MAX_GRID_STEPS)) - 1)
+        enough = math.ceil(top / MAX_GRID_STEPS / unit) * unit  # rounded up to 2 digits
+        raise InputError(
+            "discretization",
+            f"the privacy loss spans ±{top:.4g} nats: h = {h:g} needs {2 * n + 1:.3g} grid "
+            f"points (at most {2 * MAX_GRID_STEPS + 1:.3g}); use h >= {enough:.2g} "
+            "or the rdp accountant",
+        )
+    return n
 
 
 def _directions(pair: _PairEvaluator, eps: NDArray) -> tuple[NDArray, NDArray, NDArray, NDArray]:
@@ -323,7 +343,11 @@ def directed_grid(
     ``companion``: also the survival bounds of the optimistic PLD (which puts
     a threshold at every grid point of a release's endpoint pair).
     """
-    if isinstance(mechanism, SyntheticDataRelease) and mechanism.out_dim == 1:
+    if (
+        isinstance(mechanism, SyntheticDataRelease)
+        and mechanism.out_dim == 1
+        and not beyond_exact_profile(mechanism)
+    ):  # beyond: the certified post-processing grid below
         return _release_grid(mechanism, h, tail, companion)
     if isinstance(mechanism, SubsampledGaussianRelease):
         mu = mechanism.sensitivity / mechanism.sigma
@@ -350,7 +374,8 @@ def directed_grid(
     eps = np.arange(lo, hi + 1) * h
     # δ(ε) for ε < 0 by the symmetry δ(ε) = 1 − e^ε + e^ε δ(−ε) of the Gaussian pair
     pos = gaussian_delta(np.abs(eps), sensitivity, mechanism.sigma)
-    delta = np.where(eps >= 0, pos, -np.expm1(eps) + np.exp(eps) * pos)
+    with np.errstate(over="ignore", invalid="ignore"):  # e^ε past 709: the unused branch
+        delta = np.where(eps >= 0, pos, -np.expm1(eps) + np.exp(eps) * pos)
     rounding = 1e-14 * delta + 1e-300
     upper, low = np.minimum(delta + rounding, 1.0), np.maximum(delta - rounding, 0.0)
     # P(L > ε) = Φ(μ/2 − ε/μ) under N(μ, 1) against N(0, 1): the loss is μx − μ²/2

@@ -106,6 +106,15 @@ DEFAULT_RTOL = 1e-5
 EXACT_POINTS = 64
 #: Default tail mass below which the profile is not resolved (δ there is bounded by it).
 DEFAULT_TAIL = 1e-18
+#: The exact k = 1 profile's range: C/σ up to MAX_EXACT_AMPLITUDE (10⁵, its tails tested
+#: against mpmath there), and beyond LARGE_AMPLITUDE = 10³ only for Δ/σ up to
+#: MAX_LARGE_STEP = 10 (real tables: Δ ∝ 1/m). Outside it the χ²_d(c²) tails leave their
+#: numerical range (overflow at c = 10³ with Δ = C, unresolved chords from c ~ 10⁴ with
+#: Δ = C, NaN quantiles from c ~ 10⁶), and the certified Gaussian profile of releasing V is
+#: used; there ε of releasing V alone is already ≳ 50 at δ = 1e-5 (Δ/σ > 10).
+MAX_EXACT_AMPLITUDE = 1e5
+LARGE_AMPLITUDE = 1e3
+MAX_LARGE_STEP = 10.0
 
 _INITIAL_NODES = 257
 _MAX_REFINEMENTS = 14
@@ -119,14 +128,15 @@ _MAX_NODES = 400_000
 class _Curve:
     """Points of one hockey-stick curve δ(ε), sorted by ε.
 
-    ``upper`` >= δ(ε_j) >= ``lower``; ``slope`` = dδ/dγ at γ_j = e^{ε_j}
-    (−Q of the Neyman–Pearson set).
+    ``upper`` >= δ(ε_j) >= ``lower``; ``eps_slope`` = dδ/dε = γ_j dδ/dγ at
+    γ_j = e^{ε_j} (−e^{ε_j} Q of the Neyman–Pearson set, in [−1, 0]: no e^ε is
+    ever formed, so ε beyond 709 does not overflow).
     """
 
     eps: NDArray[np.float64]
     upper: NDArray[np.float64]
     lower: NDArray[np.float64]
-    slope: NDArray[np.float64]
+    eps_slope: NDArray[np.float64]
 
     def bracket(self, epsilon: NDArray[np.float64]) -> tuple[NDArray, NDArray]:
         """(upper, lower) bounds of δ at ``epsilon``: chord and tangents in γ = e^ε."""
@@ -139,10 +149,13 @@ class _Curve:
             u = np.expm1(epsilon - e0)  # (γ − γ_0)/γ_0
             span = np.expm1(e1 - e0)
             w = np.where(span > 0, u / np.where(span > 0, span, 1.0), 0.0)
+            # (γ − γ_0)/(γ_1 − γ_0) without e^{ε − ε_0} where the points are > 709 apart
+            far = ~np.isfinite(span)
+            if far.any():
+                w[far] = (np.exp(epsilon - e1) * np.expm1(e0 - epsilon) / np.expm1(e0 - e1))[far]
             chord = self.upper[kk] + (self.upper[kk + 1] - self.upper[kk]) * w
-            g0 = np.exp(e0)
-            tangent0 = self.lower[kk] + self.slope[kk] * g0 * u
-            tangent1 = self.lower[kk + 1] + self.slope[kk + 1] * g0 * (u - span)
+            tangent0 = self.lower[kk] + self.eps_slope[kk] * u
+            tangent1 = self.lower[kk + 1] + self.eps_slope[kk + 1] * np.expm1(epsilon - e1)
         lower = np.maximum(np.maximum(tangent0, tangent1), 0.0)
         upper = chord
         # below the first point: chord from (γ = 0, δ = 1); above the last: δ is non-increasing
@@ -151,13 +164,12 @@ class _Curve:
             gamma_ratio = np.exp(epsilon[below] - eps[0])
             upper = np.where(below, 0.0, upper)
             upper[below] = 1.0 - (1.0 - self.upper[0]) * gamma_ratio
-            lower[below] = np.maximum(
-                self.lower[0] + self.slope[0] * math.exp(eps[0]) * (gamma_ratio - 1.0), 0.0
-            )
+            lower[below] = np.maximum(self.lower[0] + self.eps_slope[0] * (gamma_ratio - 1.0), 0.0)
         above = (k >= eps.size - 1) & ~below
         upper = np.where(above, self.upper[-1], upper)
         lower = np.where(above, 0.0, np.where(inside | below, lower, 0.0))
-        one_minus_gamma = -np.expm1(epsilon)
+        with np.errstate(over="ignore"):
+            one_minus_gamma = -np.expm1(epsilon)  # −inf past ε = 709: no bound
         lower = np.maximum(lower, one_minus_gamma)
         upper = np.minimum(np.maximum(upper, lower), 1.0)
         return upper, lower
@@ -181,14 +193,19 @@ class _Curve:
             upper_eps = math.inf  # not resolved (δ below the tail of the grid)
         else:
             k = above[-1]
-            span = math.expm1(self.eps[k + 1] - self.eps[k])
+            gap = self.eps[k + 1] - self.eps[k]
             w = (up[k] - delta) / (up[k] - up[k + 1])
-            upper_eps = self.eps[k] + math.log1p(w * span)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            # tangent j: lower_j + slope_j (γ − γ_j) = delta
-            ratio = (delta - self.lower) / (self.slope * np.exp(self.eps))
+            # log(1 + w(e^gap − 1)), also past gap = 709
+            upper_eps = self.eps[k] + (
+                math.log1p(w * math.expm1(gap))
+                if gap < 700.0
+                else gap + math.log(w + (1.0 - w) * math.exp(-gap))
+            )
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            # tangent j: lower_j + eps_slope_j (γ − γ_j)/γ_j = delta
+            ratio = (delta - self.lower) / self.eps_slope
             roots = self.eps + np.log1p(ratio)
-        roots = roots[np.isfinite(roots) & (self.slope < 0)]
+        roots = roots[np.isfinite(roots) & (self.eps_slope < 0)]
         lower_eps = float(roots.max()) if roots.size else -math.inf
         return float(upper_eps), min(lower_eps, float(upper_eps))
 
@@ -201,8 +218,8 @@ class _Curve:
         span = np.expm1(e1 - e0)
         mid = 0.5 * (self.upper + self.lower)
         d0, d1 = mid[:-1], mid[1:]
-        s0 = self.slope[:-1] * np.exp(e0)
-        s1 = self.slope[1:] * np.exp(e0)
+        s0 = self.eps_slope[:-1]
+        s1 = self.eps_slope[1:] * np.exp(e0 - e1)
         # tangents in u = (γ − γ_0)/γ_0: d0 + s0 u and d1 + s1 (u − span); they meet at u*
         with np.errstate(divide="ignore", invalid="ignore"):
             u_star = (d1 - d0 - s1 * span) / (s0 - s1)
@@ -313,12 +330,10 @@ class _PairEvaluator:
         p, q_scaled = np.exp(log_p), np.exp(np.minimum(eps + log_q, 700.0))
         delta = np.exp(log_delta)
         err = rtol_p * p + rtol_q * q_scaled + q_scaled * loss_err
-        curve = _Curve(
-            eps,
-            np.minimum(delta + err, 1.0),
-            np.maximum(delta - err, 0.0),
-            -np.exp(log_q),
-        )
+        # Q(A) > 0 always: log Q = −inf is an underflowed tail (e^ε Q unknown, <= P), so
+        # δ <= P still holds but P − err is no lower bound there: 0 is (and no tangent).
+        lower = np.where(np.isneginf(log_q), 0.0, np.maximum(delta - err, 0.0))
+        curve = _Curve(eps, np.minimum(delta + err, 1.0), lower, -q_scaled)
         return curve, index[keep]
 
     def curves(self) -> tuple[tuple[_Curve, NDArray], tuple[_Curve, NDArray]]:
@@ -347,8 +362,9 @@ class _PairEvaluator:
             bad = np.zeros(self.t.size, dtype=int)
             for curve, index in (forward, reverse):
                 # the bracket as an error in ε: δ-gap over |dδ/dε| = e^ε Q
-                scale = -curve.slope[1:] * np.exp(np.minimum(curve.eps[1:], 700.0))
-                wide = curve.interval_gaps() > rtol * scale + atol
+                scale = -curve.eps_slope[1:]
+                with np.errstate(over="ignore", invalid="ignore"):  # NaN: points > 709 apart
+                    wide = ~(curve.interval_gaps() <= rtol * scale + atol)
                 lo = np.minimum(index[:-1], index[1:])[wide]
                 hi = np.maximum(index[:-1], index[1:])[wide]
                 np.add.at(bad, lo, 1)  # mark threshold intervals lo .. hi − 1
@@ -562,6 +578,12 @@ def privacy_profile(
             method = "post-processing (Gaussian mechanism with effective sensitivity)"
         delta = gaussian_delta(flat, sensitivity, release.sigma).reshape(eps.shape)
         return PrivacyProfile(eps, delta, delta, kind, method)
+    if beyond_exact_profile(release):
+        method = "post-processing (Gaussian mechanism; C/σ beyond the exact profile's range)"
+        delta = gaussian_delta(flat, release.effective_sensitivity, release.sigma)
+        return PrivacyProfile(
+            eps, delta.reshape(eps.shape), np.zeros(eps.shape), Kind.CERTIFIED, method
+        )
     worst = _WorstCase(release, rtol, tail)
     if flat.size <= EXACT_POINTS:
         worst.insert_levels(flat)
@@ -653,9 +675,25 @@ def profile_epsilon(
         while float(gaussian_delta(eps, sensitivity, release.sigma)) > delta:
             eps += 1e-12 * max(1.0, eps)
         return ProfileEpsilon(eps, eps, delta, kind)
+    if beyond_exact_profile(release):  # certified (releasing V bounds it); no lower bound claimed
+        eps = gaussian_epsilon(delta, release.effective_sensitivity, release.sigma)
+        while float(gaussian_delta(eps, release.effective_sensitivity, release.sigma)) > delta:
+            eps += 1e-12 * max(1.0, eps)
+        return ProfileEpsilon(eps, 0.0, delta, Kind.CERTIFIED)
     worst = _WorstCase(release, rtol, tail)
     (eps,), (eps_lower,) = _epsilons(worst, np.array([delta]), refinements)
     return ProfileEpsilon(eps, eps_lower, delta, Kind.EXACT, worst.fallback, worst.pairs)
+
+
+def beyond_exact_profile(release: SyntheticDataRelease) -> bool:
+    """Whether a k = 1 release lies outside the exact profile's numerical range (see
+    :data:`MAX_EXACT_AMPLITUDE`): the one rule that the profile, the PLD and the command line
+    apply (their number is then the certified bound of releasing V)."""
+    c = release.norm_bound / release.sigma
+    s = release.sensitivity / release.sigma
+    return release.out_dim == 1 and (
+        c > MAX_EXACT_AMPLITUDE or (c > LARGE_AMPLITUDE and s > MAX_LARGE_STEP)
+    )
 
 
 def _epsilons(worst: _WorstCase, deltas: NDArray, refinements: int = 3):
@@ -682,7 +720,15 @@ def _epsilons(worst: _WorstCase, deltas: NDArray, refinements: int = 3):
         worst.insert_levels(eps[finite & (eps > 0)])
         eps, eps_lower = roots()
     upper, _ = worst.bracket(np.where(finite, eps, 0.0))
-    if np.any(finite & ~(upper <= deltas * (1 + 1e-12))):  # pragma: no cover - on the chord
+    # On the chord up to the rounding of ε (~1e-16·ε, amplified by δ_k/δ on a coarse chord at
+    # ε in the thousands): step up (δ* is non-increasing, so this only makes ε pessimistic).
+    for step in range(64):
+        over = finite & ~(upper <= deltas * (1 + 1e-12))
+        if not over.any():
+            break
+        eps = np.where(over, eps + 1e-12 * 2.0**step * np.maximum(1.0, np.abs(eps)), eps)
+        upper, _ = worst.bracket(np.where(finite, eps, 0.0))
+    else:  # pragma: no cover - on the chord
         raise RuntimeError("profile_epsilon: the upper profile exceeds delta at the root")
     return np.maximum(eps, 0.0), np.maximum(np.minimum(eps_lower, eps), 0.0)
 
@@ -698,6 +744,12 @@ def profile_epsilons(
     _check_single(release)
     if release.out_dim > 1:
         raise InputError("out_dim", "the exact profile is for k = 1")
+    if beyond_exact_profile(release):
+        raise InputError(
+            "sigma",
+            f"C/σ must be <= {MAX_EXACT_AMPLITUDE:g}, and <= {LARGE_AMPLITUDE:g} where "
+            f"Δ/σ > {MAX_LARGE_STEP:g}, for the exact profile",
+        )
     worst = _WorstCase(release, rtol, DEFAULT_TAIL)
     return _epsilons(worst, deltas)
 

@@ -132,6 +132,18 @@ PLD_FALLBACK_NOTE = (
 )
 
 
+def _beyond_exact_profile(release) -> bool:
+    """Whether a k = 1 release's C/σ is past the exact profile's range (its PLD is certified)."""
+    from synthamp.accountant._profile import beyond_exact_profile  # scipy: heavy
+
+    return beyond_exact_profile(release)
+
+
+def _unlimited_kind(release) -> str:
+    """Kind of the unlimited release's PLD ε: exact, or certified past the exact range."""
+    return "certified" if _beyond_exact_profile(release) else "exact"
+
+
 def _gaussian_epsilons(release, deltas, discretization: float) -> list[float]:
     """ε of releasing the model by PLD, one per δ: T Gaussian mechanisms, exact profile."""
     from synthamp.accountant import GaussianRelease, compute_epsilon_pld  # scipy: heavy
@@ -320,6 +332,8 @@ def account_result(
     if chosen == "pld":  # the baseline by the same accountant: the Gaussian mechanism, exact
         post_epsilon = _gaussian_epsilons(release, deltas, discretization)
     kind = str(result.kind) if chosen == "rdp" or out_dim == 1 else "certified"
+    if chosen == "pld" and _beyond_exact_profile(release):
+        kind = "certified"
     eps_unlimited, eps_unlimited_lower, guarantee = (None, None, None)
     if weighs_unlimited_profile(accountant, out_dim, n_syn, method):
         # the unlimited release (T-fold, one PLD) bounds every n_syn: the smaller ε is sound
@@ -349,7 +363,7 @@ def account_result(
             reason = "; ".join(f"at delta = {d:g}: {note}" for d, (_, note) in notes)
         else:
             chosen = chosen[0]
-        kind = str(result.kind) if not all(used) else "exact"
+        kind = str(result.kind) if not all(used) else _unlimited_kind(release)
     curve, post = result.curve, result.curve_post_processing
     heuristic = {
         name: {"kind": str(h.kind), "method": h.method, "rdp": h.rdp}
@@ -466,6 +480,8 @@ def calibrate_result(
     if chosen == "pld":
         pld = _calibrate_pld(epsilon, delta, common, n_syn)
         sigma, eps, sigma_pld = pld.sigma, pld.epsilon, pld.sigma
+        if str(pld.kind) == "certified":
+            kind = "certified"
     elif weighs_unlimited_profile(accountant, out_dim, n_syn, method):
         # the unlimited release's σ by its exact profile (T-fold, one PLD) bounds every n_syn
         pld = _calibrate_pld(epsilon, delta, common, None)
@@ -476,7 +492,7 @@ def calibrate_result(
         )  # fmt: skip
         guarantee = "unlimited_pld" if use else "finite_rdp"
         if use:
-            chosen, sigma, eps, kind = "pld", pld.sigma, pld.epsilon, "exact"
+            chosen, sigma, eps, kind = "pld", pld.sigma, pld.epsilon, str(pld.kind)
     if chosen == "pld":
         # the baseline by the same (tight) accountant: the Gaussian mechanism's exact profile
         sigma_post, eps_post = _gaussian_calibration(epsilon, delta, common)
