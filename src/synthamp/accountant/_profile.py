@@ -106,12 +106,9 @@ DEFAULT_RTOL = 1e-5
 EXACT_POINTS = 64
 #: Default tail mass below which the profile is not resolved (δ there is bounded by it).
 DEFAULT_TAIL = 1e-18
-#: The exact k = 1 profile's range: C/σ up to MAX_EXACT_AMPLITUDE (10⁵, its tails tested
-#: against mpmath there), and beyond LARGE_AMPLITUDE = 10³ only for Δ/σ up to
-#: MAX_LARGE_STEP = 10 (real tables: Δ ∝ 1/m). Outside it the χ²_d(c²) tails leave their
-#: numerical range (overflow at c = 10³ with Δ = C, unresolved chords from c ~ 10⁴ with
-#: Δ = C, NaN quantiles from c ~ 10⁶), and the certified Gaussian profile of releasing V is
-#: used; there ε of releasing V alone is already ≳ 50 at δ = 1e-5 (Δ/σ > 10).
+#: The exact k = 1 profile's range (beyond_exact_profile): C/σ ≤ 10⁵ (tails tested there),
+#: and ≤ 10³ where Δ/σ > 10. Outside it (overflow at c = 10³ with Δ = C, NaN quantiles from
+#: c ~ 10⁶) the certified Gaussian profile of releasing V is used (its ε ≳ 50 there).
 MAX_EXACT_AMPLITUDE = 1e5
 LARGE_AMPLITUDE = 1e3
 MAX_LARGE_STEP = 10.0
@@ -745,11 +742,8 @@ def profile_epsilons(
     if release.out_dim > 1:
         raise InputError("out_dim", "the exact profile is for k = 1")
     if beyond_exact_profile(release):
-        raise InputError(
-            "sigma",
-            f"C/σ must be <= {MAX_EXACT_AMPLITUDE:g}, and <= {LARGE_AMPLITUDE:g} where "
-            f"Δ/σ > {MAX_LARGE_STEP:g}, for the exact profile",
-        )
+        rule = f"<= {MAX_EXACT_AMPLITUDE:g} (<= {LARGE_AMPLITUDE:g} where Δ/σ > {MAX_LARGE_STEP:g})"
+        raise InputError("sigma", f"C/σ must be {rule} for the exact profile")
     worst = _WorstCase(release, rtol, DEFAULT_TAIL)
     return _epsilons(worst, deltas)
 
