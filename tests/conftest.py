@@ -50,6 +50,16 @@ def pytest_report_header(config) -> list[str]:
     return ["versions: " + ", ".join(versions), f"chromium: {chromium}"]
 
 
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    """A fresh working folder holding the private table ``data.csv`` (tests/release_cases.py)."""
+    from release_cases import private_frame
+
+    monkeypatch.chdir(tmp_path)
+    private_frame().to_csv("data.csv", index=False)
+    return tmp_path
+
+
 @pytest.fixture(scope="session")
 def out_dir(tmp_path_factory):
     """Run ``synthamp figures --out DIR --quick`` once for the whole session.

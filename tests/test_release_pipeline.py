@@ -38,13 +38,6 @@ DEAD_PID = 4_194_303
 
 
 @pytest.fixture
-def workdir(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    private_frame().to_csv("data.csv", index=False)
-    return tmp_path
-
-
-@pytest.fixture
 def no_work(monkeypatch):
     """Fail if the accountant is reached (the output checks must come first)."""
 

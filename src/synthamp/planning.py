@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
 from synthamp.accountant import calibrate_sigma
 from synthamp.ridge import gram_error_bound, ridge_norm_bound, ridge_sensitivity
-from synthamp.utility import gaussian_gram_error, records_error_floor
+from synthamp.utility import release_utility
 
 __all__ = ["DEFAULT_RIDGES", "Plan", "PlanRow", "plan_release"]
 
@@ -209,7 +209,18 @@ def plan_release(
                     sigma=s, dim=width, out_dim=k, norm_bound=norm_bound, n_syn=n_syn
                 )
 
-            gram = error(sigma)
+            utility = release_utility(
+                epsilon=epsilon,
+                delta=delta,
+                sigma=sigma,
+                dim=width,
+                out_dim=k,
+                norm_bound=norm_bound,
+                sensitivity=sensitivity,
+                n_syn=n_syn,
+                releases=releases,
+            )
+            gram = utility["gram_error"]
             rows.append(
                 PlanRow(
                     ridge=ridge,
@@ -224,15 +235,8 @@ def plan_release(
                     gram_error=gram,
                     gram_error_post_processing=error(sigma_pp),
                     relative_gram_error=gram / norm_bound**2,
-                    gram_error_floor=records_error_floor(sigma, width, k),
-                    gram_error_baseline=gaussian_gram_error(
-                        epsilon,
-                        delta,
-                        norm_bound=norm_bound,
-                        sensitivity=sensitivity,
-                        out_dim=k,
-                        releases=releases,
-                    ),
+                    gram_error_floor=utility["gram_error_floor"],
+                    gram_error_baseline=utility["gram_error_baseline"],
                     width_for_amplification=2.0 * (norm_bound / sigma) ** 2,
                 )
             )
