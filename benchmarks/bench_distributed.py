@@ -3,9 +3,9 @@
 Issue 14 (THEORY.md §17). Records per second for n records of dimension
 k = 5, written as P Parquet files:
 
-* **one process**: :func:`synthamp.partitioned.write_partitions`, partitions
+* **one process**: :func:`synthamp.release._partitioned.write_partitions`, partitions
   one after the other, each streamed in chunks;
-* **dask**: :func:`synthamp.distributed.write_partitions_dask` on a
+* **dask**: :func:`synthamp.release._distributed.write_partitions_dask` on a
   ``distributed.LocalCluster`` of 2 worker processes (one thread each) on this
   machine; the time excludes starting the cluster (reported apart).
 
@@ -46,7 +46,7 @@ WORKERS = 2
 
 def _generator():
     """A fitted generator, d = 10, k = 5, σ given, unlimited accounting."""
-    from synthamp.generator import PrivateLinearGenerator
+    from synthamp.release import PrivateLinearGenerator
 
     rng = np.random.default_rng(0)
     features = rng.normal(size=(500, 10)) / 4
@@ -58,7 +58,11 @@ def _generator():
 
 def child(mode: str, n: int, partitions: int) -> dict:
     """One measured run (in a fresh process); returns times and peak memory."""
-    from synthamp.partitioned import default_columns, generator_partitions, write_partitions
+    from synthamp.release._partitioned import (
+        default_columns,
+        generator_partitions,
+        write_partitions,
+    )
 
     generator = _generator()
     columns = default_columns(OUT_DIM)
@@ -71,7 +75,7 @@ def child(mode: str, n: int, partitions: int) -> dict:
             rows = write_partitions(tasks, folder, columns)
             result["seconds"] = time.perf_counter() - start
         else:
-            from synthamp.distributed import local_cluster, write_partitions_dask
+            from synthamp.release import local_cluster, write_partitions_dask
 
             start = time.perf_counter()
             with local_cluster(WORKERS) as client:

@@ -8,7 +8,7 @@
   C/σ ≈ 4.5·10⁴, with the bounds and with scipy alone (the old code's tails);
 * ``import synthamp.accountant`` against ``import numpy`` (fresh interpreters);
 * ``synthamp release`` on a 10⁶ × 20 table (Parquet) in a fresh interpreter,
-  against reading the same table (``synthamp.tabular.read_table`` and the column
+  against reading the same table (``synthamp.release._tabular.read_table`` and the column
   selection) in a fresh interpreter: wall and CPU (user + system) time.
 
 Medians of ``--repeats`` runs, the baselines measured in the same run.

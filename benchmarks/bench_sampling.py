@@ -50,7 +50,7 @@ BASELINE_BLOCK = 8_192
 
 def make_generator(sampler: str = "gram"):
     """A fitted generator with d = 1000, k = 4 (σ given, post-processing accounting)."""
-    from synthamp.generator import PrivateLinearGenerator
+    from synthamp.release import PrivateLinearGenerator
 
     rng = np.random.default_rng(0)
     m = 2_000

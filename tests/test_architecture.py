@@ -34,23 +34,13 @@ PACKAGE = "synthamp"
 #: The floors, lowest first: a room (the first name below ``synthamp``) imports only rooms
 #: of its own floor or of floors below. ``synthamp`` itself is the package face, on top.
 FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
-    (
-        "foundations",
-        frozenset(
-            {"_validation", "_kinds", "_io", "_journal", "_version", "_svg", "_budget", "_glossary"}
-        ),
-    ),
+    ("foundations", frozenset({"_validation", "_kinds", "_version", "_budget", "_lazy"})),
     ("engine", frozenset({"divergence"})),
     ("bounds", frozenset({"bounds", "amplification"})),
     ("accounting", frozenset({"accountant"})),
-    (
-        "release parts",
-        frozenset({"ridge", "report", "report_html", "tabular", "release_accounting", "utility"}),
-    ),
-    (
-        "applications",
-        frozenset({"generator", "audit", "figures", "planning", "partitioned", "distributed"}),
-    ),
+    ("utility", frozenset({"utility"})),
+    ("presentation", frozenset({"report"})),
+    ("applications", frozenset({"release", "audit", "figures"})),
     ("command line", frozenset({"cli", "__main__"})),
     ("package face", frozenset({""})),
 )
@@ -154,6 +144,32 @@ def _local_nodes(tree: ast.Module) -> set[ast.AST]:
     return local
 
 
+def lazy_names(root: Path) -> dict[tuple[str, str], str]:
+    """(face, name) -> the module a lazy package face loads for ``name`` on first use.
+
+    A face (``__init__.py`` using :func:`synthamp._lazy.lazy_attributes`) names, under
+    ``if TYPE_CHECKING:``, the module each lazy name comes from; an import of the name
+    from the face loads that module (followed through faces that re-export a face).
+    """
+    modules = source_files(root)
+    found: dict[tuple[str, str], str] = {}
+    for face, path in modules.items():
+        if path.name != "__init__.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in _typing_nodes(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    found[(face, alias.asname or alias.name)] = _resolve(node.module, modules)
+    for key, target in found.items():  # a face re-exporting a face's lazy name
+        seen = {key}
+        while (target, key[1]) in found and (target, key[1]) not in seen:
+            seen.add((target, key[1]))
+            target = found[(target, key[1])]
+        found[key] = target
+    return found
+
+
 def imports(root: Path) -> list[Import]:
     """Every import statement of the package below ``root``, internal and external.
 
@@ -162,6 +178,7 @@ def imports(root: Path) -> list[Import]:
     ``from matplotlib.ticker import NullLocator``: ``matplotlib.ticker.NullLocator``).
     """
     modules = source_files(root)
+    lazy = lazy_names(root)
     found = []
     for importer, path in modules.items():
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
@@ -177,7 +194,7 @@ def imports(root: Path) -> list[Import]:
                     continue
                 internal = base == PACKAGE or base.startswith(PACKAGE + ".")
                 names = [
-                    base
+                    lazy.get((base, alias.name), base)  # a lazy face loads the name's module
                     if internal and f"{base}.{alias.name}" not in modules
                     else f"{base}.{alias.name}"  # a submodule, or an external name
                     for alias in node.names
@@ -492,7 +509,7 @@ def test_an_upward_import_is_found(tmp_path):
 
 
 def test_importing_the_face_from_below_goes_up(tmp_path):
-    root = _tree(tmp_path, {"_io.py": "from synthamp import __version__\n"})
+    root = _tree(tmp_path, {"_validation.py": "from synthamp import __version__\n"})
     assert len(upward_imports(root)) == 1
 
 
@@ -505,8 +522,8 @@ def test_prototypes_stand_outside_the_floors_and_only_the_cli_imports_them(tmp_p
     root = _tree(
         tmp_path,
         {
-            "_wip_thing.py": "import scipy.special\ndef f():\n    from synthamp import generator\n",
-            "generator.py": "",
+            "_wip_thing.py": "import scipy.special\ndef f():\n    from synthamp import release\n",
+            "release.py": "",
             "bounds.py": "from synthamp import _wip_thing\n",
             "cli/bounds.py": "def run():\n    from synthamp import _wip_thing  # scipy\n",
         },
@@ -567,15 +584,15 @@ def test_a_local_import_of_a_synthamp_module_is_heavy_only_if_it_loads_more(tmp_
     root = _tree(
         tmp_path,
         {
-            "generator.py": "import sklearn\n",
+            "release.py": "import sklearn\n",
             "accountant.py": "from scipy import optimize\n",
             "cli/account.py": (
                 "from synthamp import accountant\n"
                 "def run():\n"
-                "    from synthamp import generator  # scikit-learn is heavy\n"
+                "    from synthamp import release  # scikit-learn is heavy\n"
                 "    from synthamp.accountant import x  # scipy.optimize is heavy\n"
                 "    # loads the generator\n"
-                "    from synthamp.generator import y\n"
+                "    from synthamp.release import y\n"
             ),
         },
     )
@@ -583,6 +600,42 @@ def test_a_local_import_of_a_synthamp_module_is_heavy_only_if_it_loads_more(tmp_
     assert len(found) == 2
     assert ":4:" in found[0] and "synthamp.accountant" in found[0] and "nothing heavy" in found[0]
     assert ":6:" in found[1] and "no comment naming scikit-learn" in found[1]
+
+
+def test_a_lazy_face_loads_the_module_of_the_name_imported(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "release/__init__.py": (
+                "from typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n"
+                "    from synthamp.release._generator import Gen\n"
+                "    from synthamp.release._ridge import fit\n"
+            ),
+            "release/_generator.py": "import sklearn\n",
+            "release/_ridge.py": "",
+            "cli/release.py": (
+                "def run():\n"
+                "    from synthamp.release import Gen  # scikit-learn\n"
+                "    from synthamp.release import fit  # scikit-learn\n"
+            ),
+        },
+    )
+    found = bad_local_imports(root)
+    assert len(found) == 1 and ":3:" in found[0] and "synthamp.release._ridge" in found[0]
+    targets = {e.target for e in imports(root) if e.importer == "synthamp.cli.release"}
+    assert targets == {"synthamp.release._generator", "synthamp.release._ridge"}
+
+
+def test_the_lazy_faces_load_what_they_declare():
+    # the static reading above (TYPE_CHECKING names) is what the faces do at run time
+    import importlib
+
+    for (face, name), module in lazy_names(SRC).items():
+        loaded = importlib.import_module(face)
+        if name in getattr(loaded, "_SOURCES", getattr(loaded, "_LAZY", {})):
+            value = getattr(loaded, name)
+            assert getattr(importlib.import_module(module), name) is value, (face, name)
 
 
 def test_from_imports_of_external_submodules_are_seen(tmp_path):
@@ -621,4 +674,4 @@ def test_a_long_file_is_found(tmp_path):
 
 @pytest.mark.parametrize("module", ["synthamp.cli.account", "synthamp.__main__", "synthamp"])
 def test_floor_order_puts_the_command_line_and_face_on_top(module):
-    assert floor(module) > floor("synthamp.generator") > floor("synthamp.accountant")
+    assert floor(module) > floor("synthamp.release._generator") > floor("synthamp.accountant")

@@ -16,15 +16,15 @@ import pandas as pd
 import pytest
 
 from release_cases import TARGETS, private_frame, release_args, run
-from synthamp._io import MANIFEST_NAME
 from synthamp._validation import InputError
-from synthamp.generator import PrivateLinearGenerator
-from synthamp.partitioned import PartitionTask, iter_partition, plan_partitions
+from synthamp.release import PrivateLinearGenerator
+from synthamp.release._io import MANIFEST_NAME
+from synthamp.release._partitioned import PartitionTask, iter_partition, plan_partitions
 
 dd = pytest.importorskip("dask.dataframe", reason="needs the optional extra synthamp[dask]")
 distributed = pytest.importorskip("distributed", reason="needs the optional extra synthamp[dask]")
 
-from synthamp.distributed import dask_frame, write_dataset  # noqa: E402
+from synthamp.release._distributed import dask_frame, write_dataset  # noqa: E402
 
 K = 3
 
@@ -109,7 +109,7 @@ def test_distributed_release_needs_unlimited_accounting(tmp_path):
 
 def test_no_task_carries_an_array_larger_than_k_by_k(tmp_path):
     generator = _generator()
-    from synthamp.partitioned import generator_partitions
+    from synthamp.release import generator_partitions
 
     tasks = generator_partitions(generator, 5000, 4)
     frame = dask_frame(tasks, [*TARGETS, "y3"])
@@ -124,7 +124,7 @@ def test_no_task_carries_an_array_larger_than_k_by_k(tmp_path):
 
 @pytest.mark.parametrize("seed", [None, 11])
 def test_no_task_carries_the_seed_of_the_noise(seed):
-    from synthamp.partitioned import generator_partitions
+    from synthamp.release import generator_partitions
 
     generator = _generator(seed=seed)
     # The noise and the generator's own stream descend from this root entropy.

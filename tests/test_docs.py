@@ -49,9 +49,9 @@ def test_site_builds_without_warnings(tmp_path):
         assert name in gallery and (out / "_images" / name).exists()
     api = (out / "api.html").read_text()
     for name in (
-        "generator.PrivateLinearGenerator",
-        "planning.plan_release",
-        "report_html.render_html",
+        "release.PrivateLinearGenerator",
+        "release.plan_release",
+        "report.render_html",
     ):
         assert f'id="synthamp.{name}"' in api
     assert not list(DOCS.glob("generated")), "the build wrote into docs/"

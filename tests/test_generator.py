@@ -1,4 +1,4 @@
-"""Tests of synthamp.generator: the estimator, sampling, privacy hygiene, utility, accounting.
+"""Tests of the generator: the estimator, sampling, privacy hygiene, utility, accounting.
 
 References, none of them the module's own output: the noise V − v = σN, the
 law of the synthetic records and the debiasing of the Gram matrix from
@@ -22,16 +22,17 @@ import warnings
 import numpy as np
 import pytest
 
-from synthamp import InputError, generator
-from synthamp.generator import (
+from synthamp import InputError
+from synthamp.release import (
     PrivateLinearGenerator,
-    gram_error_bound,
     project_frobenius,
     ridge_fit,
     ridge_norm_bound,
     ridge_sensitivity,
 )
+from synthamp.release import _generator as generator
 from synthamp.report import PrivacyReport
+from synthamp.utility import gram_error_bound
 from test_ridge import _dataset
 
 # --------------------------------------------------------------------------- helpers

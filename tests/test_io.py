@@ -1,4 +1,4 @@
-"""synthamp._io: output-path checks and atomic writes (no half-written file, ever)."""
+"""synthamp.release._io: output-path checks and atomic writes (no half-written file, ever)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 from synthamp import InputError
-from synthamp._io import (
+from synthamp.release._io import (
     TEMP_TAG,
     atomic_path,
     atomic_write_text,
@@ -99,7 +99,7 @@ def test_sigterm_while_writing_leaves_nothing(tmp_path):
     code = textwrap.dedent(
         f"""
         import signal, sys, time
-        from synthamp._io import atomic_path
+        from synthamp.release._io import atomic_path
 
         def stop(signum, frame):
             raise SystemExit(3)

@@ -1,4 +1,4 @@
-"""synthamp._journal: the lock per destination, the journal, roll-forward, dataset removal."""
+"""The release journal: the lock per destination, the journal, roll-forward, dataset removal."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from synthamp import _journal
 from synthamp._validation import InputError
+from synthamp.release import _journal as _journal
 
 
 def test_a_lock_is_exclusive_and_leaves_no_file(tmp_path):
@@ -86,7 +86,7 @@ def test_a_file_system_without_flock_still_writes(tmp_path, monkeypatch):
     """flock unsupported (ENOLCK, some network mounts): no lock, no recovery, still a commit."""
     import errno
 
-    from synthamp import _io
+    from synthamp.release import _io as _io
 
     def no_flock(fd, operation):
         raise OSError(errno.ENOLCK, "No locks available")

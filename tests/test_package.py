@@ -24,7 +24,7 @@ def test_core_import_is_light():
 
 
 def test_generator_is_reachable_lazily():
-    from synthamp.generator import PrivateLinearGenerator
+    from synthamp.release import PrivateLinearGenerator
 
     assert synthamp.PrivateLinearGenerator is PrivateLinearGenerator
     with pytest.raises(AttributeError):
@@ -114,8 +114,8 @@ def test_package_face_loads_no_scipy_and_ridge_no_scikit_learn():
     assert not {"scipy", "scipy.special", "scipy.optimize"} & loaded
     assert "synthamp.accountant" not in loaded and "synthamp.divergence" not in loaded
     # the ridge mathematics is free of scikit-learn; the estimator is not
-    assert "sklearn" not in _modules_loaded_by("import synthamp.ridge")
-    assert "sklearn" in _modules_loaded_by("import synthamp.generator")
+    assert "sklearn" not in _modules_loaded_by("import synthamp.release._ridge")
+    assert "sklearn" in _modules_loaded_by("import synthamp.release._generator")
 
 
 def test_lazy_names_are_listed_and_resolve_to_their_modules():
@@ -134,7 +134,7 @@ def test_lazy_names_are_listed_and_resolve_to_their_modules():
 def test_generator_does_not_shadow_scikit_learn_validate_params():
     from sklearn.base import BaseEstimator
 
-    from synthamp.generator import PrivateLinearGenerator
+    from synthamp.release import PrivateLinearGenerator
 
     assert PrivateLinearGenerator._validate_params is BaseEstimator._validate_params
 

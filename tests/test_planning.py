@@ -1,4 +1,4 @@
-"""Release planning: :func:`synthamp.planning.plan_release`, ``read_shape``, ``synthamp plan``.
+"""Release planning: :func:`synthamp.release.plan_release`, ``read_shape``, ``synthamp plan``.
 
 C and Δ are checked against the closed forms of THEORY.md §13 written out
 here, the Gram error against its formula for an unlimited release, the noise
@@ -18,8 +18,7 @@ import pandas as pd
 import pytest
 
 from synthamp import InputError
-from synthamp.planning import plan_release
-from synthamp.tabular import read_shape
+from synthamp.release import plan_release, read_shape
 
 
 def _write(path, m=300, d=6, k=1, seed=0):

@@ -30,7 +30,7 @@ from synthamp.accountant import (
     profile_epsilon,
 )
 from synthamp.cli import main
-from synthamp.release_accounting import account_release
+from synthamp.release import account_release
 
 C, DELTA_SENS, SIGMA, DELTA = 2.0, 0.1, 0.5, 1e-5
 
@@ -122,8 +122,7 @@ def test_the_release_command_report_markdown_and_output_agree_with_account(
     """The test table (σ = 0.5, 1,000 records, one target): the unlimited PLD wins; the
     report's finite RDP ε is ``synthamp account --n-syn 1000 --accountant rdp`` at its σ."""
     from release_cases import private_frame, release_args
-    from synthamp.report import PrivacyReport
-    from synthamp.report_html import epsilon_delta_curves
+    from synthamp.report import PrivacyReport, epsilon_delta_curves
 
     monkeypatch.chdir(tmp_path)
     private_frame().to_csv("data.csv", index=False)

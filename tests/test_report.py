@@ -1,4 +1,4 @@
-"""synthamp.report: the privacy report, its JSON round trip and its Markdown rendering."""
+"""synthamp.report._privacy: the privacy report, its JSON round trip and its Markdown rendering."""
 
 from __future__ import annotations
 

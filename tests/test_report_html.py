@@ -1,4 +1,4 @@
-"""Tests of the HTML privacy report (:mod:`synthamp.report_html`), in Python and in a browser.
+"""Tests of the HTML privacy report (:mod:`synthamp.report._html`), in Python and in a browser.
 
 The browser test loads the page written by ``synthamp release`` into headless
 Chromium (Debian package ``chromium``) through a small harness page that
@@ -27,7 +27,7 @@ import pandas as pd
 import pytest
 
 from synthamp.cli import main
-from synthamp.report_html import GLOSSARY, epsilon_delta_curves, render_html
+from synthamp.report import GLOSSARY, epsilon_delta_curves, render_html
 
 # --------------------------------------------------------------------------- fixtures
 

@@ -20,8 +20,7 @@ import pytest
 
 from synthamp import PrivateLinearGenerator
 from synthamp.cli import main
-from synthamp.report import PrivacyReport
-from synthamp.report_html import render_html
+from synthamp.report import PrivacyReport, render_html
 from synthamp.utility import release_utility
 
 

@@ -1,4 +1,4 @@
-"""Tests of synthamp.ridge: the ridge fit, its norm bound and sensitivity, the Gram estimates.
+"""Tests of the ridge mathematics: the fit, its norm bound and sensitivity, the Gram estimates.
 
 References, none of them the module's own output:
 
@@ -26,16 +26,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from synthamp import InputError
-from synthamp.ridge import (
+from synthamp.release import (
     clip_rows,
     debiased_gram,
-    gram_error_bound,
     gram_estimate_errors,
     project_frobenius,
     ridge_fit,
     ridge_norm_bound,
     ridge_sensitivity,
 )
+from synthamp.utility import gram_error_bound
 
 # --------------------------------------------------------------------------- helpers
 
@@ -267,7 +267,7 @@ def test_debiased_gram_input_checks():
 def test_row_norms_match_mpmath_over_the_whole_float_range():
     import mpmath
 
-    from synthamp.ridge import row_norms
+    from synthamp.release import row_norms
 
     rng = np.random.default_rng(5)
     exponents = rng.integers(-320, 308, size=(300, 1))

@@ -1,4 +1,4 @@
-"""synthamp.tabular: reading private tables and writing synthetic ones (CSV, Parquet)."""
+"""synthamp.release._tabular: reading private tables and writing synthetic ones (CSV, Parquet)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from synthamp import InputError
-from synthamp.tabular import (
+from synthamp.release import (
     check_table_output,
     parse_columns,
     read_table,

@@ -9,12 +9,12 @@ import pytest
 
 from synthamp.accountant import gaussian_epsilon
 from synthamp.cli import main
-from synthamp.planning import plan_release
-from synthamp.ridge import gram_error_bound
+from synthamp.release import plan_release
 from synthamp.utility import (
     baseline_verdict,
     gaussian_gram_error,
     gaussian_gram_sigma,
+    gram_error_bound,
     gram_sensitivity,
     records_error_floor,
 )

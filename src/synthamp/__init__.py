@@ -51,16 +51,16 @@ The exact engine, k = 1 (:mod:`synthamp.divergence`)
    log_likelihood_ratio -- log-likelihood ratio of an unlimited release
    log_likelihood_ratio_finite -- log-likelihood ratio of a finite release
 
-The generator (:mod:`synthamp.generator`)
------------------------------------------
+The release (:mod:`synthamp.release`)
+-------------------------------------
 
 .. autosummary::
    :toctree: generated/
 
    PrivateLinearGenerator -- scikit-learn estimator: fit, perturb, sample synthetic records
 
-Planning and reporting (:mod:`synthamp.planning`, :mod:`synthamp.report_html`)
-------------------------------------------------------------------------------
+Planning and reporting (:mod:`synthamp.release`, :mod:`synthamp.report`)
+-------------------------------------------------------------------------
 
 .. autosummary::
    :toctree: generated/
@@ -78,18 +78,19 @@ Conventions
    Kind                 -- exact, certified or heuristic
    privacy_quantity     -- decorator labelling a function with its kind
 
-Closed-form bounds of the paper are in :mod:`synthamp.bounds`, the ridge
-mathematics in :mod:`synthamp.ridge`, empirical audits in
+Closed-form bounds of the paper are in :mod:`synthamp.bounds`, the release
+pipeline and the ridge mathematics in :mod:`synthamp.release`, the reports in
+:mod:`synthamp.report`, empirical audits in
 :mod:`synthamp.audit`, the paper's figures in :mod:`synthamp.figures`.
 """
 
 from __future__ import annotations
 
-import importlib
 import pkgutil
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from synthamp._kinds import Kind, privacy_quantity
+from synthamp._lazy import lazy_attributes
 from synthamp._validation import InputError
 from synthamp._version import __version__
 
@@ -118,9 +119,8 @@ if TYPE_CHECKING:  # the names below are loaded on first use, see __getattr__
         renyi_plateau,
         renyi_plateau_gram,
     )
-    from synthamp.generator import PrivateLinearGenerator
-    from synthamp.planning import plan_release
-    from synthamp.report_html import render_html
+    from synthamp.release import PrivateLinearGenerator, plan_release
+    from synthamp.report import render_html
 
 __all__ = [
     "DEFAULT_ORDERS",
@@ -186,30 +186,16 @@ _LAZY: dict[str, str] = {
         ],
         "synthamp.divergence",
     ),
-    "PrivateLinearGenerator": "synthamp.generator",
-    "plan_release": "synthamp.planning",
-    "render_html": "synthamp.report_html",
+    "PrivateLinearGenerator": "synthamp.release",
+    "plan_release": "synthamp.release",
+    "render_html": "synthamp.report",
 }
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value  # later lookups find it directly
-        return value
-    if not name.startswith("_"):  # a public submodule, reachable as synthamp.<name>
-        try:
-            return importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as error:
-            if error.name != f"{__name__}.{name}":
-                raise
-    raise AttributeError(f"module 'synthamp' has no attribute {name!r}")
 
 
 def _public_submodules() -> set[str]:
     return {m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")}
 
 
-def __dir__() -> list[str]:
-    # the public API, lazy names included although they are not loaded yet
-    return sorted(set(__all__) | _public_submodules())
+__getattr__, __dir__ = lazy_attributes(
+    __name__, _LAZY, public=__all__, submodules=_public_submodules
+)

@@ -2,7 +2,7 @@
 
 The synthetic records ZV carry the data only through VᵀV (THEORY.md §3, Proposition
 4.1): what a user can estimate from them is the Gram matrix vᵀv, debiased
-(:func:`synthamp.ridge.debiased_gram`). The simplest private release of that same
+(:func:`synthamp.release._ridge.debiased_gram`). The simplest private release of that same
 statistic is the Gaussian mechanism on vᵀv itself ("Analyze Gauss", Dwork, Talwar,
 Thakurta and Zhang 2014), calibrated exactly at the same (ε, δ) (Balle and Wang
 2018). This module gives its error, so that every place that reports the records'
@@ -23,16 +23,61 @@ import math
 
 from synthamp._validation import check_integer, check_open_unit, check_positive
 from synthamp.accountant._pld import gaussian_sigma
-from synthamp.ridge import gram_error_bound
 
 __all__ = [
     "baseline_verdict",
     "gaussian_gram_error",
     "gaussian_gram_sigma",
+    "gram_error_bound",
     "gram_sensitivity",
     "records_error_floor",
     "release_utility",
 ]
+
+
+def gram_error_bound(
+    *, sigma: float, dim: int, out_dim: int, norm_bound: float, n_syn: int | None
+) -> float:
+    """Root-mean-square error bound of the debiased Gram matrix, from public quantities.
+
+    The estimate is :func:`synthamp.release.debiased_gram`.
+
+    With G = VᵀV and Ĝ = S − dσ²I,
+    E‖Ĝ − vᵀv‖_F² = E‖S − G‖_F² + E‖G − dσ²I − vᵀv‖_F², where
+
+    - the noise term is exactly 2(k + 1)σ²‖v‖_F² + d k(k + 1)σ⁴
+      (G − dσ²I − vᵀv = σ(vᵀN + Nᵀv) + σ²(NᵀN − dI); the cross term vanishes);
+    - the sampling term is E[(‖G‖_F² + (tr G)²)]/n (Wishart variances), at most
+      2E[(tr G)²]/n = 2[(‖v‖² + dkσ²)² + 2dkσ⁴ + 4σ²‖v‖²]/n.
+
+    Replacing ‖v‖_F by its bound C gives a bound that does not depend on the
+    private data.
+
+    Parameters
+    ----------
+    sigma, norm_bound : float
+        σ and C.
+    dim, out_dim : int
+        d and k.
+    n_syn : int or None
+        Number of synthetic records (None: the n → ∞ limit).
+
+    Returns
+    -------
+    float
+        An upper bound on sqrt(E‖Ĝ − vᵀv‖_F²).
+    """
+    sigma = check_positive("sigma", sigma)
+    norm_bound = check_positive("norm_bound", norm_bound)
+    d = check_integer("dim", dim, 1)
+    k = check_integer("out_dim", out_dim, 1)
+    c2, s2 = norm_bound**2, sigma**2
+    noise = 2 * (k + 1) * s2 * c2 + d * k * (k + 1) * s2**2
+    sampling = 0.0
+    if n_syn is not None:
+        n = check_integer("n_syn", n_syn, 1)
+        sampling = 2 * ((c2 + d * k * s2) ** 2 + 2 * d * k * s2**2 + 4 * s2 * c2) / n
+    return math.sqrt(noise + sampling)
 
 
 def gram_sensitivity(norm_bound: float, sensitivity: float, out_dim: int = 1) -> float:
@@ -80,7 +125,7 @@ def gaussian_gram_error(
     """Root-mean-square error (Frobenius) of the Gaussian mechanism on vᵀv: σ_G·√(k(k+1)/2).
 
     Exact, for every v (the module docstring). Compare with
-    :func:`synthamp.ridge.gram_error_bound` (the records' error at ‖v‖ = C) and
+    :func:`gram_error_bound` (the records' error at ‖v‖ = C) and
     :func:`records_error_floor` (their error at any v).
     """
     k = check_integer("out_dim", out_dim, 1)
@@ -100,7 +145,7 @@ def records_error_floor(sigma: float, dim: int, out_dim: int = 1) -> float:
 
     Even with unlimited records, the estimate of vᵀv from VᵀV = (v + σN)ᵀ(v + σN)
     debiased by dσ²I has E‖Ĝ − vᵀv‖_F² = 2(k + 1)σ²‖v‖² + dk(k + 1)σ⁴ ≥ dk(k + 1)σ⁴
-    (the noise term of :func:`synthamp.ridge.gram_error_bound`, at v = 0); finitely
+    (the noise term of :func:`gram_error_bound`, at v = 0); finitely
     many records only add sampling error.
     """
     sigma = check_positive("sigma", sigma)
@@ -158,7 +203,7 @@ def release_utility(
     Returns
     -------
     dict
-        ``gram_error``: :func:`synthamp.ridge.gram_error_bound` at ‖v‖ = C with
+        ``gram_error``: :func:`gram_error_bound` at ‖v‖ = C with
         ``n_syn`` records (None: the n → ∞ limit), an upper bound for every v;
         ``gram_error_floor``: :func:`records_error_floor`, a lower bound for every
         v and n; ``gram_error_baseline``: :func:`gaussian_gram_error` at the

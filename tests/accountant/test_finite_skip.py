@@ -17,7 +17,7 @@ from synthamp.accountant import (
     compute_epsilon,
 )
 from synthamp.accountant._calibration import finite_epsilon_lower_bound
-from synthamp.release_accounting import account_release
+from synthamp.release import account_release
 
 DELTA = 1e-5
 # (d, C, Δ, n_syn): amplification negligible (c² ≫ d) to large (d = 50, c ≈ 2.4)

@@ -506,7 +506,7 @@ def test_adjacent_datasets_are_adjacent_and_push_norms_apart():
     (x, y), (x2, y2) = adjacent_datasets(6, 10, 2.0)
     assert np.array_equal(x, x2)
     assert np.sum(np.any(y != y2, axis=1)) == 1  # one record replaced
-    from synthamp.generator import ridge_fit
+    from synthamp.release import ridge_fit
 
     for ridge in (0.5, 1.0, 2.0):
         v, w = ridge_fit(x, y, ridge), ridge_fit(x2, y2, ridge)
@@ -531,7 +531,7 @@ def test_end_to_end_audit_of_the_generator():
 @pytest.mark.slow
 def test_generator_records_follow_the_audited_law():
     """‖ZV‖²/(σ_z²σ²) from PrivateLinearGenerator.fit/sample follows Y·X (THEORY.md §3)."""
-    from synthamp.generator import PrivateLinearGenerator
+    from synthamp.release import PrivateLinearGenerator
 
     (x, y), _ = adjacent_datasets(5, 4, 1.0)
     law = _ProductLaw(5, 0.5 / 0.2, 30)

@@ -4,7 +4,7 @@ For k = 1, a finite n_syn, exact accounting and the default accountant, the
 unlimited release's exact privacy profile (PLD) bounds every n_syn (THEORY.md §3:
 the first n_syn records are a function of the unlimited stream), so the smaller
 of its number and the finite release's RDP number is a valid guarantee, as
-``release`` already takes (``synthamp.release_accounting``). Every expected
+``release`` already takes (``synthamp.release._accounting``). Every expected
 number here is computed independently through :mod:`synthamp.accountant`.
 
 The two sides: d = 20, C = 2, Δ = 0.1, σ = 0.5 and 10⁵ records (c² = 16 against
@@ -20,7 +20,6 @@ import math
 
 import pytest
 
-from synthamp import release_accounting
 from synthamp.accountant import (
     GaussianRelease,
     SyntheticDataRelease,
@@ -33,6 +32,7 @@ from synthamp.accountant._gaussian import gaussian_epsilon
 from synthamp.accountant._pld import calibrate_sigma_pld
 from synthamp.cli import main
 from synthamp.cli.account import account_result, calibrate_result
+from synthamp.release import _accounting as release_accounting
 
 C, DELTA_SENS, SIGMA = 2.0, 0.1, 0.5
 #: The unlimited profile wins (README-like: few features, c² ≈ d, many records).

@@ -42,7 +42,7 @@ def test_rdp_on_request_and_for_k_above_one(capsys):
 def test_another_accounting_keeps_its_rdp_number_as_release_does(capsys, method):
     """--accounting global|post-processing asks for that bound: the default accountant is
     then rdp (the library's rule, as ``release`` applies it), not the exact profile."""
-    from synthamp.release_accounting import account_release
+    from synthamp.release import account_release
 
     result = run_json(capsys, [*ACCOUNT, "--sigma", "0.7458", "--accounting", method, "--json"])
     release = SyntheticDataRelease(100, 1, 2.0, 0.5, 0.7458)
@@ -109,7 +109,7 @@ def test_bad_input_exits_2_with_one_line(capsys, extra, flag):
 def test_generator_report_gives_both_numbers_and_names_the_accountant():
     import numpy as np
 
-    from synthamp.generator import PrivateLinearGenerator
+    from synthamp.release import PrivateLinearGenerator
 
     rng = np.random.default_rng(0)
     x = rng.normal(size=(300, 8))

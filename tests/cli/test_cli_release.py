@@ -20,10 +20,10 @@ import pandas as pd
 import pytest
 
 from release_cases import FEATURES, TARGETS, private_frame, release_args, run, snapshot
-from synthamp import generator
 from synthamp.cli import main
 from synthamp.cli import release as release_cli
-from synthamp.generator import clip_rows, ridge_fit
+from synthamp.release import _generator as generator
+from synthamp.release import clip_rows, ridge_fit
 from synthamp.report import PrivacyReport
 
 #: Every field issue 5 asks the report to hold.

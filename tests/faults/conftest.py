@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from synthamp import generator, tabular
+from synthamp.release import _generator as generator
+from synthamp.release import _tabular as tabular
 
 
 @pytest.fixture

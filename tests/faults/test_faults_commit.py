@@ -17,7 +17,10 @@ import time
 from pathlib import Path
 
 from release_cases import one_error_line, release_args, run
-from synthamp import _io, _journal, generator, tabular
+from synthamp.release import _generator as generator
+from synthamp.release import _io as _io
+from synthamp.release import _journal as _journal
+from synthamp.release import _tabular as tabular
 
 SRC = str(Path(tabular.__file__).parents[1])
 
@@ -98,7 +101,7 @@ KILLED_COMMIT = textwrap.dedent(
     """
     import os, sys
     from pathlib import Path
-    from synthamp import _io
+    from synthamp.release import _io as _io
     paths = [Path(p) for p in sys.argv[2:]]
     stop_at = Path(sys.argv[1])
     real = os.replace
@@ -165,7 +168,7 @@ INTERRUPTED_COMMIT = textwrap.dedent(
     """
     import os, signal, sys
     from pathlib import Path
-    from synthamp import _io
+    from synthamp.release import _io as _io
     paths = [Path(p) for p in sys.argv[1:]]
     real = os.replace
     def interrupting(src, dst):

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from release_cases import private_frame, release_args
-from synthamp import tabular
+from synthamp.release import _tabular as tabular
 
 pytest.importorskip("distributed")
 

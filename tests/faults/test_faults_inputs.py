@@ -18,10 +18,9 @@ import pandas as pd
 import pytest
 
 from release_cases import FEATURES, TARGETS, one_error_line, private_frame, release_args, run
-from synthamp import tabular
 from synthamp._validation import InputError
-from synthamp.generator import PrivateLinearGenerator
-from synthamp.ridge import clip_rows, ridge_sensitivity, scale_clip_rows
+from synthamp.release import PrivateLinearGenerator, clip_rows, ridge_sensitivity, scale_clip_rows
+from synthamp.release import _tabular as tabular
 
 SRC = str(Path(tabular.__file__).parents[1])
 

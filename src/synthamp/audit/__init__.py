@@ -22,7 +22,7 @@ module's docstring:
   :func:`audit_release`, :func:`pair_epsilon`, :func:`sample_statistic`,
   :class:`AuditResult`, :class:`PairEpsilon`.
 * :mod:`._end_to_end`: the audit of the real pipeline
-  (:class:`~synthamp.generator.PrivateLinearGenerator`):
+  (:class:`~synthamp.release._generator.PrivateLinearGenerator`):
   :func:`audit_generator`, :func:`adjacent_datasets`, :class:`EndToEndAudit`.
 
 Randomness: seeded runs are reproducible; without a seed the trials draw from

@@ -40,7 +40,7 @@ from synthamp.audit._rates import (
 )
 from synthamp.audit._release import AuditPair, fixed_thresholds, threshold_epsilon
 from synthamp.divergence._laws import ProductLaw
-from synthamp.ridge import (
+from synthamp.release import (
     clip_rows,
     project_frobenius,
     ridge_fit,
@@ -53,7 +53,7 @@ __all__ = ["EndToEndAudit", "adjacent_datasets", "audit_generator"]
 
 @dataclass(frozen=True)
 class EndToEndAudit:
-    """Audit of the real pipeline, :class:`~synthamp.generator.PrivateLinearGenerator`.
+    """Audit of the real pipeline, :class:`~synthamp.release._generator.PrivateLinearGenerator`.
 
     Attributes
     ----------
@@ -105,7 +105,7 @@ def adjacent_datasets(
 
     D: m records x_i = e₁, y_i = B. D′: the same with the last label replaced
     by −B (replace-one adjacency). With the objective of
-    :mod:`synthamp.ridge`, v = B/(1 + λ)·e₁ and
+    :mod:`synthamp.release._ridge`, v = B/(1 + λ)·e₁ and
     w = (m − 2)B/(m(1 + λ))·e₁: aligned, ‖v‖ − ‖w‖ = 2B/(m(1 + λ)), and
     ‖v‖ = C = B/(2√λ) at λ = 1 (the norm bound is attained).
     """
@@ -139,7 +139,7 @@ def audit_generator(
     sampler: str = "gram",
     random_state: int | np.random.Generator | None = None,
 ) -> EndToEndAudit:
-    """End-to-end audit of :class:`~synthamp.generator.PrivateLinearGenerator`.
+    """End-to-end audit of :class:`~synthamp.release._generator.PrivateLinearGenerator`.
 
     Fits the generator ``trials`` times on each of the two adjacent datasets
     of :func:`adjacent_datasets` (fresh noise and seeds each time), draws
@@ -189,7 +189,7 @@ def audit_generator(
     EndToEndAudit
     """
     # scikit-learn (heavy, through the generator): loaded only when the pipeline is audited
-    from synthamp.generator import PrivateLinearGenerator
+    from synthamp.release import PrivateLinearGenerator
 
     dim = check_dim(dim)
     n_records = check_integer("n_records", n_records, 2)

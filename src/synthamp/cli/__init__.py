@@ -19,9 +19,9 @@ import warnings
 
 import click
 
-from synthamp._io import PUBLISHED
 from synthamp._validation import InputError, printable
 from synthamp._version import __version__
+from synthamp.release import PUBLISHED
 
 __all__ = ["cli", "main"]
 

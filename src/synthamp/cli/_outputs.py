@@ -26,9 +26,9 @@ def write_reports(privacy, paths, *, n_released: int, audit=None) -> None:
     """The privacy report as JSON, Markdown and a self-contained HTML page, into ``paths``.
 
     The paths are the transaction's temporary names (see
-    :class:`synthamp._io.OutputTransaction`).
+    :class:`synthamp.release._io.OutputTransaction`).
     """
-    from synthamp.report_html import render_html  # loads scipy: heavy, on use only
+    from synthamp.report import render_html  # loads scipy: heavy, on use only
 
     json_path, md_path, html_path = paths
     json_path.write_text(privacy.to_json(), encoding="utf-8")

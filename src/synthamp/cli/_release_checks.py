@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from synthamp import tabular
-from synthamp._io import check_not_inside
+from synthamp import release as tabular
 from synthamp._validation import InputError
+from synthamp.release import check_not_inside
 
 __all__ = [
     "check_paths",
@@ -65,7 +65,7 @@ def check_paths(data: str, out_path: Path, reports, *, partitioned: bool) -> Non
 def check_ridge_numbers(label_bound: float, ridge: float) -> None:
     """C and Δ (at the largest Δ, m = 2) are finite normal numbers: checked in log space."""
     # heavy: scipy (the ridge mathematics), only to release
-    from synthamp.ridge import ridge_norm_bound, ridge_sensitivity
+    from synthamp.release import ridge_norm_bound, ridge_sensitivity
 
     ridge_norm_bound(label_bound, ridge)
     ridge_sensitivity(label_bound, ridge, 2)
@@ -79,7 +79,7 @@ def clipping_notes(features: np.ndarray, scale, targets: np.ndarray, label_bound
     into any output. The features are scaled without overflow (row by row).
     """
     # heavy: scipy.linalg (the ridge mathematics), only to release
-    from synthamp.ridge import row_norms
+    from synthamp.release import row_norms
 
     largest = np.max(np.abs(features), axis=1) if features.size else np.zeros(len(features))
     largest = np.where(largest > 0, largest, 1.0)

@@ -13,10 +13,10 @@ from dataclasses import replace
 
 import click
 
-from synthamp._io import atomic_write_text, atomic_write_with, check_writable
 from synthamp._validation import InputError, check_integer, check_open_unit
 from synthamp.cli._common import echo_json
 from synthamp.cli.account import _choose_accountant, _run_capturing_warnings
+from synthamp.release import atomic_write_text, atomic_write_with, check_writable
 
 __all__ = ["audit", "audit_result"]
 

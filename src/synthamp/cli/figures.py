@@ -17,11 +17,10 @@ from pathlib import Path
 
 import click
 
-from synthamp import _io
-from synthamp._io import check_writable
 from synthamp._validation import InputError
 from synthamp._version import __version__
 from synthamp.cli._common import echo_json
+from synthamp.release import atomic_write_text, atomic_write_with, check_writable
 
 __all__ = ["figures", "write_figures"]
 
@@ -137,9 +136,9 @@ def write_figures(
         for spec in specs:
             table = spec.table(data[spec.data])
             png, csv = path / f"{spec.name}.png", path / f"{spec.name}.csv"
-            _io.atomic_write_with(csv, lambda tmp, table=table: table.to_csv(tmp, index=False))
+            atomic_write_with(csv, lambda tmp, table=table: table.to_csv(tmp, index=False))
             figure = spec.plot(table)
-            _io.atomic_write_with(
+            atomic_write_with(
                 png,
                 lambda tmp, figure=figure: figure.savefig(
                     tmp, format="png", dpi=DPI, metadata={"Software": None}
@@ -149,7 +148,7 @@ def write_figures(
             progress.advance(task)
     if only is None:
         index = path / "index.md"
-        _io.atomic_write_text(index, _index(F.FIGURES, quick))
+        atomic_write_text(index, _index(F.FIGURES, quick))
         written.append(index)
     return written
 

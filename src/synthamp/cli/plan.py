@@ -1,7 +1,7 @@
 """``synthamp plan``: before a release, from the table's shape only, which λ and width to use.
 
-A thin layer over :func:`synthamp.planning.plan_release` and
-:func:`synthamp.tabular.read_shape` (no value of the table is read).
+A thin layer over :func:`synthamp.release._planning.plan_release` and
+:func:`synthamp.release._tabular.read_shape` (no value of the table is read).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import dataclasses
 
 import click
 
-from synthamp import tabular
+from synthamp import release as tabular
 from synthamp._validation import InputError, printable
 from synthamp.cli._common import FLOAT_LIST, echo_json
 
@@ -91,7 +91,7 @@ def plan(
       synthamp plan --data private.csv --targets y --label-bound 1 \\
           --epsilon 1 --delta 1e-5 --ridge 0.1,1,10 --width 20,100000
     """
-    from synthamp.planning import plan_release  # loads scipy: heavy, on use only
+    from synthamp.release import plan_release  # loads scipy: heavy, on use only
 
     target_cols = tabular.parse_columns(targets, param="targets")
     feature_cols = tabular.parse_columns(features, param="features")

@@ -16,8 +16,7 @@ from pathlib import Path
 import click
 import numpy as np
 
-from synthamp import tabular
-from synthamp._io import OutputTransaction, check_directory_output, check_writable, parse_mode
+from synthamp import release as tabular
 from synthamp._validation import (
     MAX_N_SYN,
     InputError,
@@ -43,6 +42,7 @@ from synthamp.cli._release_checks import (
     report_paths,
 )
 from synthamp.cli._status import live_status, time_budget_option
+from synthamp.release import OutputTransaction, check_directory_output, check_writable, parse_mode
 
 __all__ = ["demo", "release"]
 
@@ -361,7 +361,7 @@ def release(
 
         # 4. Fit (the only step that touches the private data), then release.
         # heavy: scikit-learn and scipy (the estimator), only to release
-        from synthamp.generator import PrivateLinearGenerator
+        from synthamp.release import PrivateLinearGenerator
 
         for note in clipping_notes(x, feature_scale, y, label_bound):
             click.echo(note, err=True)
@@ -384,7 +384,7 @@ def release(
         privacy = generator.privacy_
         if distributed:
             # heavy: scipy (the ridge mathematics under the writers), only to release
-            from synthamp.distributed import DISTRIBUTED_NOTE
+            from synthamp.release import DISTRIBUTED_NOTE
 
             privacy = dataclasses.replace(privacy, notes=(*privacy.notes, DISTRIBUTED_NOTE))
         with transaction.writing("out"):
@@ -438,7 +438,7 @@ def _check_scale_options(partitions, n_syn: int, distributed: bool, scheduler) -
         if partitions is None:
             raise InputError("partitions", "is required with --backend dask")
         # heavy: scipy (the ridge mathematics under the writers), only to release
-        from synthamp.distributed import require_dask
+        from synthamp.release import require_dask
 
         require_dask()
     elif scheduler is not None:
@@ -466,7 +466,7 @@ def _write_records(
             target, _with_progress(chunks, n_syn, "synthetic records", show=show), columns, fmt=fmt
         )
     # heavy: scipy (the ridge mathematics under the writers), only to release
-    from synthamp.partitioned import generator_partitions, write_partitions
+    from synthamp.release import generator_partitions, write_partitions
 
     tasks = generator_partitions(generator, n_syn, partitions)
     if backend == "dask":
@@ -480,7 +480,7 @@ def _write_on_dask(tasks, target, columns, scheduler) -> int:
     from rich.console import Console
 
     # heavy: scipy (the ridge mathematics under the writers), only to release
-    from synthamp.distributed import local_cluster, write_partitions_dask
+    from synthamp.release import local_cluster, write_partitions_dask
 
     where = f"the dask cluster at {scheduler}" if scheduler else "a local dask cluster"
     with Console(stderr=True).status(f"writing {len(tasks)} partitions on {where}"):
@@ -654,7 +654,7 @@ def demo(
     from rich.console import Console
 
     # heavy: scikit-learn and scipy (the estimator), only to release
-    from synthamp.generator import PrivateLinearGenerator
+    from synthamp.release import PrivateLinearGenerator
 
     console = Console(highlight=False, soft_wrap=True)
     status = Console(stderr=True, quiet=no_progress)
@@ -754,7 +754,7 @@ def _demo_utility(features, target, privacy, n_syn, seed) -> dict[str, float]:
     only, to report aggregate errors; v itself is never printed or written.
     """
     # heavy: scikit-learn and scipy (the estimator), only to release
-    from synthamp.generator import clip_rows, gram_estimate_errors, project_frobenius, ridge_fit
+    from synthamp.release import clip_rows, gram_estimate_errors, project_frobenius, ridge_fit
 
     reference = project_frobenius(
         ridge_fit(clip_rows(features, 1.0), clip_rows(target, privacy.label_bound), privacy.ridge),

@@ -2,7 +2,7 @@
 
 Written for a privacy officer who knows neither differential privacy nor the
 paper: each entry defines one term without using another undefined one.
-:func:`synthamp.report_html.render_html` links every use of a term to its
+:func:`synthamp.report._html.render_html` links every use of a term to its
 entry and lists the entries used at the end of the page.
 """
 

@@ -9,7 +9,7 @@ seed policy. It holds public quantities only: it is built from the declared
 bounds and the accountant's output, never from the private data or from the
 unperturbed model, the noise or the seeds.
 
-:class:`synthamp.generator.PrivateLinearGenerator` builds it (``privacy_``);
+:class:`synthamp.release._generator.PrivateLinearGenerator` builds it (``privacy_``);
 ``synthamp release`` and ``synthamp demo`` write it as JSON and Markdown.
 """
 
@@ -131,9 +131,9 @@ class PrivacyReport:
         against d) and the levers (THEORY.md §16; heuristic, for insight).
     gram_error : float or None
         Upper bound on the root-mean-square error (Frobenius) of the Gram matrix
-        vᵀv estimated from the records (:func:`synthamp.ridge.debiased_gram`), at
+        vᵀv estimated from the records (:func:`synthamp.release._ridge.debiased_gram`), at
         the largest model ‖v‖_F = C and ``n_syn`` records (None: the n → ∞ limit);
-        certified, from public quantities (:func:`synthamp.ridge.gram_error_bound`).
+        certified, from public quantities (:func:`synthamp.utility.gram_error_bound`).
     gram_error_floor : float or None
         Lower bound on that error for every v and every number of records
         (:func:`synthamp.utility.records_error_floor`).

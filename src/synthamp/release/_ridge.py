@@ -2,7 +2,7 @@
 
 The mathematics of the private linear generator, free of scikit-learn (as
 scikit-learn keeps ``ridge_regression()`` free of its ``Ridge`` estimator):
-plain functions on numpy arrays. :class:`synthamp.generator.PrivateLinearGenerator`
+plain functions on numpy arrays. :class:`synthamp.release._generator.PrivateLinearGenerator`
 is the estimator built on them.
 
 The λ convention
@@ -51,7 +51,6 @@ __all__ = [
     "OBJECTIVE",
     "clip_rows",
     "debiased_gram",
-    "gram_error_bound",
     "gram_estimate_errors",
     "project_frobenius",
     "ridge_fit",
@@ -339,49 +338,6 @@ def debiased_gram(synthetic: ArrayLike, *, sigma: float, dim: int, seed_scale: f
     gram = 0.5 * (gram + gram.T)
     gram[np.diag_indices(k)] -= dim * sigma**2
     return gram
-
-
-def gram_error_bound(
-    *, sigma: float, dim: int, out_dim: int, norm_bound: float, n_syn: int | None
-) -> float:
-    """Root-mean-square error bound of :func:`debiased_gram`, from public quantities.
-
-    With G = VᵀV and Ĝ = S − dσ²I,
-    E‖Ĝ − vᵀv‖_F² = E‖S − G‖_F² + E‖G − dσ²I − vᵀv‖_F², where
-
-    - the noise term is exactly 2(k + 1)σ²‖v‖_F² + d k(k + 1)σ⁴
-      (G − dσ²I − vᵀv = σ(vᵀN + Nᵀv) + σ²(NᵀN − dI); the cross term vanishes);
-    - the sampling term is E[(‖G‖_F² + (tr G)²)]/n (Wishart variances), at most
-      2E[(tr G)²]/n = 2[(‖v‖² + dkσ²)² + 2dkσ⁴ + 4σ²‖v‖²]/n.
-
-    Replacing ‖v‖_F by its bound C gives a bound that does not depend on the
-    private data.
-
-    Parameters
-    ----------
-    sigma, norm_bound : float
-        σ and C.
-    dim, out_dim : int
-        d and k.
-    n_syn : int or None
-        Number of synthetic records (None: the n → ∞ limit).
-
-    Returns
-    -------
-    float
-        An upper bound on sqrt(E‖Ĝ − vᵀv‖_F²).
-    """
-    sigma = check_positive("sigma", sigma)
-    norm_bound = check_positive("norm_bound", norm_bound)
-    d = check_integer("dim", dim, 1)
-    k = check_integer("out_dim", out_dim, 1)
-    c2, s2 = norm_bound**2, sigma**2
-    noise = 2 * (k + 1) * s2 * c2 + d * k * (k + 1) * s2**2
-    sampling = 0.0
-    if n_syn is not None:
-        n = check_integer("n_syn", n_syn, 1)
-        sampling = 2 * ((c2 + d * k * s2) ** 2 + 2 * d * k * s2**2 + 4 * s2 * c2) / n
-    return math.sqrt(noise + sampling)
 
 
 def gram_estimate_errors(

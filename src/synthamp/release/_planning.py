@@ -6,7 +6,7 @@ fixes everything the accountant needs for each ridge penalty λ: the norm bound
 C = B/(2√λ), the sensitivity Δ = B(1 + 2√λ)/(mλ^{3/2}) (THEORY.md §13), and so
 the noise σ of the amplification-aware accountant and of post-processing, the
 noise saved, and the proven bound on the expected error of the Gram matrix the
-synthetic records carry (:func:`synthamp.ridge.gram_error_bound`).
+synthetic records carry (:func:`synthamp.utility.gram_error_bound`).
 :func:`plan_release` tabulates them over λ (and over generator widths, for a
 generator wider than the table, e.g. random features) and marks the best row.
 
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
 from synthamp.accountant import calibrate_sigma
-from synthamp.ridge import gram_error_bound, ridge_norm_bound, ridge_sensitivity
-from synthamp.utility import release_utility
+from synthamp.release._ridge import ridge_norm_bound, ridge_sensitivity
+from synthamp.utility import gram_error_bound, release_utility
 
 __all__ = ["DEFAULT_RIDGES", "Plan", "PlanRow", "plan_release"]
 

@@ -1,6 +1,6 @@
 """What a release's guarantee rests on: σ calibrated or given, ε, and its post-processing twin.
 
-The accounting step of :class:`synthamp.generator.PrivateLinearGenerator` (and so of
+The accounting step of :class:`synthamp.release._generator.PrivateLinearGenerator` (and so of
 ``synthamp release``), on public numbers only (the declared bounds, d, k, m): the
 accountant's calibration or ε (:mod:`synthamp.accountant`), the tighter PLD number
 where the default rule asks for it (:mod:`synthamp.accountant._choice`), and, for a

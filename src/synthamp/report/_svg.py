@@ -2,7 +2,7 @@
 
 A page that must open anywhere, offline, and be read by a browser, not by
 Python, cannot link a stylesheet, a font or a plotting library. This module
-draws the few plots of the HTML privacy report (:mod:`synthamp.report_html`) as
+draws the few plots of the HTML privacy report (:mod:`synthamp.report._html`) as
 plain ``<svg>`` elements: axes with ticks on linear or decade-logarithmic
 scales, polylines, markers and a legend. All text is escaped.
 """

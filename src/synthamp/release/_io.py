@@ -24,7 +24,7 @@ after each kind of interruption: docs/release.md, "The commit protocol"):
   process that made it: ``.NAME.synthamp-tmp-PID-TOKEN``. A process killed
   outright (SIGKILL, power loss) cannot clean up; the next run writing the
   same destination removes such stale files (:func:`remove_stale_temporaries`)
-  and completes a commit it left half done (:mod:`synthamp._journal`), and
+  and completes a commit it left half done (:mod:`synthamp.release._journal`), and
   says so. An old version moved aside is never deleted while it is the only
   copy.
 
@@ -46,10 +46,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from synthamp import _journal
-from synthamp._journal import MANIFEST_NAME, remove_tree
 from synthamp._validation import InputError, printable
 from synthamp._version import __version__
+from synthamp.release import _journal as _journal
+from synthamp.release._journal import MANIFEST_NAME, remove_tree
 
 __all__ = [
     "MANIFEST_NAME",
@@ -321,7 +321,7 @@ class OutputTransaction:
 
     :meth:`add` locks the destination for this run (a concurrent run is
     refused), completes a commit a killed run left half done
-    (:mod:`synthamp._journal`), removes stale temporaries, and creates the
+    (:mod:`synthamp.release._journal`), removes stale temporaries, and creates the
     temporary output readable by the owner only (0600; a folder 0700).
     Leaving the block without :meth:`commit` (an exception, an interrupt)
     removes every temporary file and releases the locks.

@@ -1,15 +1,15 @@
 """Writing a release on a dask cluster (optional extra ``synthamp[dask]``).
 
-THEORY.md §17. The partitions of :mod:`synthamp.partitioned` become a
+THEORY.md §17. The partitions of :mod:`synthamp.release._partitioned` become a
 ``dask.dataframe`` through ``from_map`` (one task per partition) and are
 written with ``to_parquet``. Each task carries one
-:class:`~synthamp.partitioned.PartitionTask`: the k × k factor R of VᵀV, a
+:class:`~synthamp.release._partitioned.PartitionTask`: the k × k factor R of VᵀV, a
 number of rows and its own spawned seed child; never V, the noise N, the seeds
 Z or the private data. The values written do not depend on the number of
 workers (the seed children are fixed by the plan, before any scheduling).
 
 :func:`write_dataset` is the entry point for a fitted generator, with either
-writer: this process (:func:`synthamp.partitioned.write_partitions`) or dask.
+writer: this process (:func:`synthamp.release._partitioned.write_partitions`) or dask.
 
 Because the workers (and their logs, spill files and crash dumps) see R, and R
 reveals VᵀV, a distributed release is accounted as unlimited: the plateau
@@ -30,9 +30,9 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from synthamp._io import OutputTransaction, check_directory_output, parse_mode
 from synthamp._validation import InputError
-from synthamp.partitioned import (
+from synthamp.release._io import OutputTransaction, check_directory_output, parse_mode
+from synthamp.release._partitioned import (
     PartitionTask,
     default_columns,
     generator_partitions,
@@ -236,7 +236,7 @@ def write_partitions_dask(
     Parameters
     ----------
     tasks : sequence of PartitionTask
-        From :func:`synthamp.partitioned.plan_partitions`.
+        From :func:`synthamp.release._partitioned.plan_partitions`.
     directory : path-like
         An existing (empty) folder on a file system the workers share.
     columns : sequence of str
@@ -296,7 +296,7 @@ def write_dataset(
     columns : sequence of str, optional
         Column names (default y0 … y{k-1}).
     backend : {"local", "dask"}
-        Write in this process (:func:`synthamp.partitioned.write_partitions`) or
+        Write in this process (:func:`synthamp.release._partitioned.write_partitions`) or
         on dask (:func:`write_partitions_dask`).
     scheduler : optional
         For dask: a scheduler address, a ``distributed.Client``, or a dask

@@ -1,6 +1,6 @@
 """The commit protocol's two guards: a lock per destination and a journal per commit.
 
-:class:`synthamp._io.OutputTransaction` publishes every output of a run
+:class:`synthamp.release._io.OutputTransaction` publishes every output of a run
 (table, partitioned folder, reports) in one commit. Two things make that
 commit safe against other runs and against a process killed outright:
 

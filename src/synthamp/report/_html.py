@@ -1,8 +1,8 @@
 """The privacy report as one self-contained HTML page, written for a privacy officer.
 
-:func:`render_html` turns a :class:`synthamp.report.PrivacyReport` into a page
+:func:`render_html` turns a :class:`synthamp.report._privacy.PrivacyReport` into a page
 that opens offline in any browser: no script, no stylesheet, font or image
-fetched from anywhere (the plots are inline SVG, :mod:`synthamp._svg`). It
+fetched from anywhere (the plots are inline SVG, :mod:`synthamp.report._svg`). It
 opens with the guarantee in one plain sentence, then says what is released and
 what is not, plots ε against δ for every available accountant next to the
 post-processing line (releasing the model itself), the Rényi (RDP) curve, the
@@ -29,8 +29,6 @@ from typing import Any
 
 import numpy as np
 
-from synthamp._glossary import GLOSSARY
-from synthamp._svg import Series, line_plot
 from synthamp._validation import InputError
 from synthamp.accountant import (
     DEFAULT_ORDERS,
@@ -40,8 +38,10 @@ from synthamp.accountant import (
     rdp_curve,
     rdp_to_epsilon,
 )
-from synthamp.report import PrivacyReport
-from synthamp.ridge import gram_error_bound
+from synthamp.report._glossary import GLOSSARY
+from synthamp.report._privacy import PrivacyReport
+from synthamp.report._svg import Series, line_plot
+from synthamp.utility import gram_error_bound
 
 __all__ = [
     "GLOSSARY",

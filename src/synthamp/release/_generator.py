@@ -9,13 +9,13 @@ The mechanism of Pierquin et al. (2026), §2 (THEORY.md §1, §13):
        v = argmin_W (1/m) Σ_i ‖Wᵀx_i − y_i‖² + λ‖W‖_F²,   W ∈ R^{d×k}
 
    (the **λ convention** of synthamp: penalty λ‖W‖², not (λ/2)‖W‖²; see
-   :mod:`synthamp.ridge`, which holds the mathematics of steps 1–2).
+   :mod:`synthamp.release._ridge`, which holds the mathematics of steps 1–2).
 
-2. **Bounds.** ‖v‖_F ≤ C = B/(2√λ) (:func:`~synthamp.ridge.ridge_norm_bound`);
+2. **Bounds.** ‖v‖_F ≤ C = B/(2√λ) (:func:`~synthamp.release._ridge.ridge_norm_bound`);
    a smaller, user-chosen C is enforced by projecting v onto the Frobenius
    ball of radius C. Under replace-one adjacency (same m, one record replaced;
    m is public), ‖v − w‖_F ≤ Δ = B(1 + 2√λ)/(m λ^{3/2})
-   (:func:`~synthamp.ridge.ridge_sensitivity`); the projection keeps Δ.
+   (:func:`~synthamp.release._ridge.ridge_sensitivity`); the projection keeps Δ.
 
 3. **Output perturbation.** V = v + σN, N with iid N(0, 1) entries; σ is
    given, or calibrated by :func:`synthamp.accountant.calibrate_sigma` to a
@@ -70,20 +70,15 @@ from synthamp._validation import (
 from synthamp._version import __version__
 from synthamp.accountant._choice import ACCOUNTANTS
 from synthamp.amplification import amplification_outlook
-from synthamp.release_accounting import ReleaseAccounting as _Accounting
-from synthamp.release_accounting import account_release as _account
-from synthamp.report import ADJACENCY, PrivacyReport
-
-# The ridge mathematics lives in synthamp.ridge; its names stay importable from here.
-from synthamp.ridge import (
+from synthamp.release._accounting import ReleaseAccounting as _Accounting
+from synthamp.release._accounting import account_release as _account
+from synthamp.release._ridge import (
     OBJECTIVE,
     _draw_with_factor,
     _gram_factor,
     _perturb,
     clip_rows,
     debiased_gram,
-    gram_error_bound,
-    gram_estimate_errors,
     project_frobenius,
     ridge_fit,
     ridge_norm_bound,
@@ -91,23 +86,10 @@ from synthamp.ridge import (
     row_norms,
     scale_clip_rows,
 )
+from synthamp.report._privacy import ADJACENCY, PrivacyReport
 from synthamp.utility import release_utility
 
-__all__ = [
-    "ACCOUNTING_METHODS",
-    "DEFAULT_DELTA",
-    "OBJECTIVE",
-    "SAMPLERS",
-    "PrivateLinearGenerator",
-    "clip_rows",
-    "debiased_gram",
-    "gram_error_bound",
-    "gram_estimate_errors",
-    "project_frobenius",
-    "ridge_fit",
-    "ridge_norm_bound",
-    "ridge_sensitivity",
-]
+__all__ = ["ACCOUNTING_METHODS", "DEFAULT_DELTA", "SAMPLERS", "PrivateLinearGenerator"]
 
 #: Accounting methods understood by :mod:`synthamp.accountant`.
 ACCOUNTING_METHODS = accountant.METHODS

@@ -13,10 +13,10 @@ Two writers consume the same tasks and write the same values:
 
 - :func:`write_partitions`, in this process, streaming each partition in
   chunks (memory independent of the number of records);
-- :func:`synthamp.distributed.write_partitions_dask`, on a dask cluster.
+- :func:`synthamp.release._distributed.write_partitions_dask`, on a dask cluster.
 
-:func:`synthamp.distributed.write_dataset` is the transactional entry point
-for a fitted :class:`~synthamp.generator.PrivateLinearGenerator` (either
+:func:`synthamp.release._distributed.write_dataset` is the transactional entry point
+for a fitted :class:`~synthamp.release._generator.PrivateLinearGenerator` (either
 writer): the dataset folder is written under a temporary name and renamed
 into place at the end.
 """
@@ -31,8 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from synthamp._validation import InputError, check_integer
-from synthamp.ridge import _draw_with_factor
-from synthamp.tabular import write_rows
+from synthamp.release._ridge import _draw_with_factor
+from synthamp.release._tabular import write_rows
 
 __all__ = [
     "PartitionTask",

@@ -1,0 +1,64 @@
+"""The privacy report of a release, for the data holder and the privacy officer.
+
+:class:`PrivacyReport` holds the public numbers of one release (the guarantee,
+the noise, the utility beside the baseline) and renders them as JSON and
+Markdown; :func:`render_html` renders the same report as one self-contained
+HTML page with inline SVG plots and a plain-language glossary. The report
+renders what it is given (docs/theory.md §13–§16).
+
+``import synthamp.report`` is light: the names below are loaded on first use.
+
+.. currentmodule:: synthamp.report
+
+.. autosummary::
+   :toctree: generated/
+
+   PrivacyReport      -- the report of one release (JSON, Markdown)
+   render_html        -- the report as one self-contained HTML page
+
+Constants: ``SCHEMA_VERSION`` (the version of every JSON synthamp writes),
+``ADJACENCY`` (the neighbouring relation every guarantee refers to), ``GLOSSARY``
+(the plain-language glossary of the HTML page).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from synthamp._lazy import lazy_attributes
+
+if TYPE_CHECKING:  # loaded on first use, see __getattr__
+    from synthamp.report._glossary import GLOSSARY
+    from synthamp.report._html import (
+        PROFILE_ACCOUNTANTS,
+        EpsilonDeltaCurve,
+        epsilon_delta_curves,
+        render_html,
+    )
+    from synthamp.report._privacy import ADJACENCY, REPORT_SCHEMA, SCHEMA_VERSION, PrivacyReport
+
+_SOURCES: dict[str, str] = {
+    "GLOSSARY": "synthamp.report._glossary",
+    **dict.fromkeys(
+        ["PROFILE_ACCOUNTANTS", "EpsilonDeltaCurve", "epsilon_delta_curves", "render_html"],
+        "synthamp.report._html",
+    ),
+    **dict.fromkeys(
+        ["ADJACENCY", "REPORT_SCHEMA", "SCHEMA_VERSION", "PrivacyReport"],
+        "synthamp.report._privacy",
+    ),
+}
+
+__all__ = [
+    "ADJACENCY",
+    "GLOSSARY",
+    "PROFILE_ACCOUNTANTS",
+    "REPORT_SCHEMA",
+    "SCHEMA_VERSION",
+    "EpsilonDeltaCurve",
+    "PrivacyReport",
+    "epsilon_delta_curves",
+    "render_html",
+]
+
+__getattr__, __dir__ = lazy_attributes(__name__, _SOURCES, public=__all__)
