@@ -20,7 +20,7 @@ import synthamp  # noqa: E402
 
 project = "synthamp"
 author = "synthamp developers"
-copyright = "2026, synthamp developers"  # noqa: A001
+copyright = "2026, synthamp developers"
 release = version = synthamp.__version__
 
 extensions = [
@@ -52,7 +52,9 @@ html_theme = "alabaster"
 html_title = f"synthamp {release}"
 html_static_path: list[str] = []
 
-_FIGURE = re.compile(r"^- \[(?P<png>[^\]]+\.png)\]\([^)]*\) \(\[csv\]\((?P<csv>[^)]*)\)\): (?P<text>.*)$")
+_FIGURE = re.compile(
+    r"^- \[(?P<png>[^\]]+\.png)\]\([^)]*\) \(\[csv\]\((?P<csv>[^)]*)\)\): (?P<text>.*)$"
+)
 
 
 def _gallery(app, docname, source):
