@@ -127,7 +127,7 @@ def bench_calibration(rows: list[list[str]]) -> None:
 
 
 #: The README release (benchmarks/bench_release.py): ridge λ = 1, B = 1, m = 5000 gives
-#: C = B/(2√λ) = 0.5 and Δ = B(1 + 2√λ)/(mλ^{3/2}) = 6e-4 (THEORY.md §13), d = 20, n_syn = 10⁵.
+#: C = B/(2√λ) = 0.5 and Δ = B(1 + 2√λ)/(mλ^{3/2}) = 6e-4 (docs/theory.md §13), d = 20, n_syn = 10⁵.
 README = {"dim": 20, "norm_bound": 0.5, "sensitivity": 6e-4, "n_syn": 100_000}
 #: Issue 12's slow case: d = 10, n_syn = 100.
 SLOW = {"dim": 10, "norm_bound": 2.0, "sensitivity": 0.5, "n_syn": 100}

@@ -1,6 +1,6 @@
 """Benchmark: writing an unlimited release as a partitioned Parquet dataset.
 
-Issue 14 (THEORY.md §17). Records per second for n records of dimension
+Issue 14 (docs/theory.md §17). Records per second for n records of dimension
 k = 5, written as P Parquet files:
 
 * **one process**: :func:`synthamp.release._partitioned.write_partitions`, partitions

@@ -87,7 +87,7 @@ def _ncx2_pdf(x, dim, amp):
 
 
 def naive_plateau(alphas, dim, a, b):
-    """log ∫ p^α q^{1−α} / (α − 1) by adaptive quad over ncx2.pdf (the traps of THEORY.md §4)."""
+    """log ∫ p^α q^{1−α} / (α − 1) by adaptive quad over ncx2.pdf (docs/theory.md §4 traps)."""
     out = []
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")

@@ -17,7 +17,7 @@ trapezoidal rule in t = r + log r, in double precision):
   and the 12-node rule on the same panels (an upper bound on the error of the
   24-node rule), and the quadrature is checked to reproduce ∫ q = ∫ p = 1;
 * the finite release by the Poisson mixture of the K-Bessel product densities
-  of THEORY.md §4 (upward recurrence of K_μ in the order), integrated in
+  of docs/theory.md §4 (upward recurrence of K_μ in the order), integrated in
   v = log s.
 """
 
@@ -627,7 +627,7 @@ class _FiniteModel:
 
     q_S(s) = Σ_j Pois(j; λ/2) g_{d+2j, n}(s) with
     g_{p,n}(s) = s^{(p+n)/4−1} K_{(p−n)/2}(√s) / (2^{(p+n)/2−1} Γ(p/2) Γ(n/2))
-    (THEORY.md §4). With x = √s and μ₀ = (d − n)/2 the sum is
+    (docs/theory.md §4). With x = √s and μ₀ = (d − n)/2 the sum is
     C(s) Σ_j e^{−λ/2} (λ/2)^j (x/2)^j K_{μ₀+j}(x) / (j! Γ(d/2 + j)), C(s) common
     to p and q. K_μ for μ ∈ μ₀ + ℕ comes from K_f, K_{f+1} (f = |μ₀| mod 1)
     by the upward recurrence K_{μ+1} = K_{μ−1} + (2μ/x) K_μ (stable for K)

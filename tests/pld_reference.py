@@ -1,7 +1,7 @@
 """Reference for composed releases: the worst pair's two directions composed apart.
 
 Independent of synthamp (nothing here imports it): the pair (P_a, P_b) =
-(χ²_d(a²), χ²_d(b²)) of the sufficient statistic x = ‖V‖²/σ² (THEORY.md §3)
+(χ²_d(a²), χ²_d(b²)) of the sufficient statistic x = ‖V‖²/σ² (docs/theory.md §3)
 is cut into bins at the thresholds where L = log p_a/p_b crosses the levels
 j·h (L increasing in x: MLR), each bin's mass comes from scipy's ncx2 cdf/sf
 and its privacy loss is rounded *up* to the top of the bin (a pessimistic PLD:
@@ -70,6 +70,6 @@ def pair_plds(dim: int, a: float, b: float, h: float, releases: int = 1):
 
 
 def edge_pair(norm_bound: float, sensitivity: float, sigma: float) -> tuple[float, float]:
-    """The forward endpoint (c, max(c − s, 0)) of the adjacent set (THEORY.md §12)."""
+    """The forward endpoint (c, max(c − s, 0)) of the adjacent set (docs/theory.md §12)."""
     c = norm_bound / sigma
     return c, max(c - sensitivity / sigma, 0.0)

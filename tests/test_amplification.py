@@ -1,4 +1,4 @@
-"""The amplification outlook (THEORY.md §16) against the exact accountant's noise saving."""
+"""The amplification outlook (docs/theory.md §16) against the exact accountant's noise saving."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def test_outlook_predicts_the_measured_noise_saving(dim, norm_bound):
 
 
 def test_message_says_why_and_the_levers():
-    # THEORY.md §16: m = 5000, λ = 1, B = 1, (ε, δ) = (1, 1e-5): c ≈ 200, d = 20.
+    # docs/theory.md §16: m = 5000, λ = 1, B = 1, (ε, δ) = (1, 1e-5): c ≈ 200, d = 20.
     outlook = amplification_outlook(20, 0.5, 0.5 / 206)
     assert outlook.negligible and "\n" not in outlook.message
     for part in ("negligible", "c = C/σ = 206", "d = 20", "wider generator", "ridge", "norm bound"):

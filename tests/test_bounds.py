@@ -2,7 +2,7 @@
 
 References: the exact engine (worst case by a dense scan over amplitudes, never
 the assumed maximiser alone), mpmath quadrature, closed forms, and the worked
-example of THEORY.md §7 (numbers of the specification, computed independently).
+example of docs/theory.md §7 (numbers of the specification, computed independently).
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def test_certified_bounds_dominate_exact_worst_case(dim, norm_bound, sensitivity
 
 @pytest.mark.parametrize(("dim", "out_dim"), [(10, 2), (50, 5), (1000, 3), (7, 7)])
 def test_theorem_5_4_dominates_rank_one_lower_bound(dim, out_dim):
-    """For k > 1 the k = 1 worst case with full d is attained (THEORY.md §8)."""
+    """For k > 1 the k = 1 worst case with full d is attained (docs/theory.md §8)."""
     exact = worst_case_plateau(ALPHAS, dim, 2.0, 0.5, grid=7)
     bound = B.global_bound(ALPHAS, dim, 2.0, 0.5, out_dim=out_dim)
     assert np.all(bound >= exact)
@@ -167,7 +167,7 @@ def test_global_bound_finite_and_asymptotic_for_huge_arguments():
 
 
 def test_worked_example_of_theory_section_7():
-    """σ = 1, α = 2, d = 50, C = 2, Δ = 0.5 (THEORY.md §7)."""
+    """σ = 1, α = 2, d = 50, C = 2, Δ = 0.5 (docs/theory.md §7)."""
     args = (2.0, 50, 2.0, 0.5)
     assert B.post_processing_rdp(2.0, 0.5)[0] == pytest.approx(0.25, rel=1e-15)
     # the specification's numbers use η_C = 2C²/(2C² + d − 3)
@@ -201,7 +201,7 @@ PRINTED_VS_DERIVED = [
     ("alpha", "dim", "c", "delta", "printed", "derived", "exact_j"), PRINTED_VS_DERIVED
 )
 def test_printed_theorem_5_2_differs_from_derived(alpha, dim, c, delta, printed, derived, exact_j):
-    """The printed formula has η for √η and half of the elementary J (THEORY.md §7).
+    """The printed formula has η for √η and half of the elementary J (docs/theory.md §7).
 
     Reference values computed by hand from the formulas (math module), not by
     synthamp. The printed value is smaller than what Proposition 3.2 gives, so

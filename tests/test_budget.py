@@ -1,6 +1,6 @@
 """The accountant's time budget: finite-release accounting falls back on the plateau, and says so.
 
-The plateau bounds the privacy loss of every n_syn (THEORY.md §3), so the
+The plateau bounds the privacy loss of every n_syn (docs/theory.md §3), so the
 fallback is sound; these tests check that it is used exactly when the budget
 is spent, that it is never below the finite value, that it is labelled
 (certified, never an exact lower bound) and that every output says so.

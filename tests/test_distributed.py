@@ -1,4 +1,4 @@
-"""Partitioned and distributed release (THEORY.md §17): what the workers get, and what they write.
+"""Partitioned and distributed release (docs/theory.md §17): what the workers get and write.
 
 The dask tests run the synchronous scheduler (quick) and a real
 ``distributed.LocalCluster`` of worker processes on this machine (slow: worker

@@ -31,7 +31,7 @@ def test_generator_is_reachable_lazily():
         synthamp.no_such_name  # noqa: B018
 
 
-# The kinds THEORY.md assigns: exact engine values, proven bounds, asymptotic heuristics.
+# The kinds docs/theory.md assigns: exact engine values, proven bounds, asymptotic heuristics.
 EXPECTED_KINDS = {
     "synthamp.divergence.renyi_plateau": Kind.EXACT,
     "synthamp.divergence.renyi_finite": Kind.EXACT,

@@ -1,8 +1,8 @@
 """Release planning: :func:`synthamp.release.plan_release`, ``read_shape``, ``synthamp plan``.
 
-C and Δ are checked against the closed forms of THEORY.md §13 written out
+C and Δ are checked against the closed forms of docs/theory.md §13 written out
 here, the Gram error against its formula for an unlimited release, the noise
-against the accountant's calibration of each row, and the THEORY.md §16
+against the accountant's calibration of each row, and the docs/theory.md §16
 example (5,000 × 20, λ = 1: amplification saves < 1% of the noise; a width of
 10⁵ saves much more). The shape reader is shown not to parse values: tables
 whose cells are not numbers, and a Parquet reader that refuses to read data,
@@ -119,7 +119,7 @@ def test_theory_section_16_example_amplification_does_not_pay_on_an_ordinary_tab
     )  # fmt: skip
     ordinary, wide = plan.rows
     assert ordinary.noise_saved < 0.01 and wide.noise_saved > 0.1
-    # 2c² at λ = 1 is far above 20 (THEORY.md §16: c ≈ 200).
+    # 2c² at λ = 1 is far above 20 (docs/theory.md §16: c ≈ 200).
     assert ordinary.width_for_amplification > 1e4
 
 

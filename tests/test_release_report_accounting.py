@@ -2,7 +2,7 @@
 
 For k = 1, a finite n_syn, exact accounting and the default accountant, the
 release weighs the finite release's RDP accounting against the unlimited
-release's exact profile (PLD, valid for every n_syn, THEORY.md §3) and uses the
+release's exact profile (PLD, valid for every n_syn, docs/theory.md §3) and uses the
 smaller (``release_accounting``). The report must then hold, at the release's σ:
 ``epsilon_rdp`` and ``optimal_order`` of the finite release (never the unlimited
 one's), ``epsilon_unlimited_pld`` of the unlimited release, ``guarantee`` naming

@@ -1,7 +1,7 @@
 """The release's report states the utility beside the baseline (synthamp.utility), everywhere.
 
 Each number is recomputed here from the report's public fields alone, in mpmath, from
-the formulas of THEORY.md §18 (not from synthamp's code), and the one verdict sentence
+the formulas of docs/theory.md §18 (not from synthamp's code), and the one verdict sentence
 is checked to be the same text in the JSON, the Markdown, the HTML page and the
 terminal summary of ``synthamp release``.
 """

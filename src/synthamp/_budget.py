@@ -1,6 +1,6 @@
 """Time budget and live status of long accounting steps (ambient, per context).
 
-Finite-release accounting (THEORY.md §3, §12) can be slow at large n_syn or
+Finite-release accounting (docs/theory.md §3, §12) can be slow at large n_syn or
 large amplitudes; its sound fallback is the plateau, which bounds the privacy
 loss of every n_syn (the finite release is a post-processing of the Gram
 matrix, and D_α(ZV‖ZW) is non-decreasing in n_syn). The accountant therefore
@@ -51,7 +51,7 @@ DEFAULT_TIME_BUDGET = 10.0
 #: say so contain it, e.g. a privacy report's ``accounting_note``).
 PLATEAU_FALLBACK = (
     "the unlimited-release (plateau) bound is used instead, which covers every n_syn "
-    "(THEORY.md §3): sound, possibly a little above the finite value"
+    "(docs/theory.md §3): sound, possibly a little above the finite value"
 )
 
 _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar(

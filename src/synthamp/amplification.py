@@ -1,4 +1,4 @@
-"""When amplification cannot pay (THEORY.md §16): a one-line outlook for data holders.
+"""When amplification cannot pay (docs/theory.md §16): a one-line outlook for data holders.
 
 Hiding the model behind synthetic data amplifies privacy by the ratio
 η = D_α(VᵀV‖WᵀW)/D_α(V‖W), locally (Δ → 0) at most η ≈ 2c²/(2c² + m − 3)
@@ -12,7 +12,7 @@ saved by amplification is about
 **Rule.** Amplification is called negligible when this predicted saving is
 below :data:`NEGLIGIBLE_NOISE_SAVING` (1%), i.e. roughly when m < 0.04·c².
 It needs m ≳ 2c² to matter (η = 1/2 there: about 29% less noise). For ridge
-regression (THEORY.md §13) C/Δ = mλ/(2(1 + 2√λ)) with m records, so at a fixed
+regression (docs/theory.md §13) C/Δ = mλ/(2(1 + 2√λ)) with m records, so at a fixed
 ε the ratio c grows with the number of records and with λ: the levers are a
 wider generator (more, e.g. random, features), a smaller ridge penalty, or a
 smaller norm bound C.
@@ -70,7 +70,7 @@ class AmplificationOutlook:
 def amplification_outlook(
     dim: int, norm_bound: float, sigma: float, out_dim: int = 1
 ) -> AmplificationOutlook:
-    """Say whether amplification can pay at (d, C, σ, k) (THEORY.md §16; heuristic).
+    """Say whether amplification can pay at (d, C, σ, k) (docs/theory.md §16; heuristic).
 
     Parameters
     ----------
@@ -89,7 +89,7 @@ def amplification_outlook(
 
     Examples
     --------
-    THEORY.md §16: m = 5000 records, λ = 1, B = 1, (ε, δ) = (1, 1e-5) give
+    docs/theory.md §16: m = 5000 records, λ = 1, B = 1, (ε, δ) = (1, 1e-5) give
     c ≈ 200; with d = 20 features amplification cannot pay.
 
     >>> outlook = amplification_outlook(20, norm_bound=0.5, sigma=0.5 / 206)

@@ -1,7 +1,7 @@
 """Closed-form results of Pierquin, Bellet, Tommasi and Boussard (2026).
 
 Every function here restates one result of the paper (as corrected by the
-project's specification, ``THEORY.md``) in natural units: norms, the norm bound
+project's specification, ``docs/theory.md``) in natural units: norms, the norm bound
 ``norm_bound`` (C), the sensitivity ``sensitivity`` (Δ) and the noise ``sigma``
 (σ). Internally everything is scaled, c = C/σ and s = Δ/σ. Rényi orders
 ``alpha`` may be a number or a sequence; results are 1-d arrays over ``alpha``.
@@ -238,7 +238,7 @@ def post_processing_rdp(
 
     D_α(V‖W) for V = v + σN, W = w + σN with ‖v − w‖_F <= Δ. By post-processing
     it bounds D_α(ZV‖ZW) for every n_syn and the plateau D_α(VᵀV‖WᵀW)
-    (paper §2; THEORY.md §2).
+    (paper §2; docs/theory.md §2).
 
     Parameters
     ----------
@@ -264,7 +264,7 @@ def local_rdp(alpha: ArrayLike, fisher: float, step: float) -> NDArray[np.float6
     """Local expansion (α/2)·I·h² of D_α(P_{θ+h}‖P_θ) (Proposition 3.1).
 
     D_α(P_{θ+h}‖P_θ) = (α/2) I(θ) h² + o(h²) as h → 0: an asymptotic statement,
-    hence heuristic (THEORY.md §6). ``fisher`` and ``step`` are in the units of
+    hence heuristic (docs/theory.md §6). ``fisher`` and ``step`` are in the units of
     the family's parameter θ; for the noncentral χ² family in natural units use
     I(d, θ/σ)/σ² and the step Δ, or I(d, θ/σ) and Δ/σ.
 
@@ -327,7 +327,7 @@ def fisher_criterion_bound(
         D_α(P_upper‖P_lower) <= 1/(α−1) · log(1 + α √fisher_sup · ∫ e^{(α−1)U(z)} dz),
 
     the integral running over the segment between ``lower`` and ``upper``
-    (THEORY.md §7). The extracted paper text lost the square root; the proof
+    (docs/theory.md §7). The extracted paper text lost the square root; the proof
     (Cauchy–Schwarz on ∂_z ∫ p_z^α p_lower^{1−α}) gives it. The proof bounds
     the absolute value of that derivative, so either order of ``lower`` and
     ``upper`` is allowed.
@@ -408,7 +408,7 @@ def fisher_lower_bound(dim: int, theta: ArrayLike) -> float | NDArray[np.float64
     """Lower bound 2θ²/(2θ² + d) on the Fisher information I(d, θ) (Proposition 5.1).
 
     I(d, θ) is the Fisher information of χ²_d(θ²) in the amplitude θ (scaled
-    units; THEORY.md §5). It bounds Fisher information, not privacy; the label
+    units; docs/theory.md §5). It bounds Fisher information, not privacy; the label
     records that it is a proven bound.
 
     Parameters
@@ -508,7 +508,7 @@ def amplification_ratio_local_upper(
     """Local (Δ → 0) upper bound on the amplification ratio η (Theorems 5.1, 5.3).
 
     η = D_α(VᵀV‖WᵀW)/D_α(V‖W) ≲ 2c²/(2c² + m − 3), c = C/σ, m = ⌊d/k⌋ (m = d
-    for k = 1). Asymptotic in Δ, hence heuristic (THEORY.md §6, §8).
+    for k = 1). Asymptotic in Δ, hence heuristic (docs/theory.md §6, §8).
 
     Parameters
     ----------
@@ -552,7 +552,7 @@ def amplification_ratio_local_bounds(
         2b²/(2b² + d)  ≲  η  ≲  2c²/(2c² + m − 3),   b = ‖w‖/σ, c = C/σ, m = ⌊d/k⌋.
 
     The lower bound uses the full d also for k > 1: by the rank-one reduction
-    (THEORY.md §8) the k = 1 divergence with width d is attained for k > 1.
+    (docs/theory.md §8) the k = 1 divergence with width d is attained for k > 1.
     Asymptotic in Δ, hence heuristic.
 
     Parameters
@@ -666,7 +666,7 @@ def global_bound(
 
     This is Proposition 3.2 along the amplitude path (k = 1) or the straight
     path of Theorem 5.3 (k > 1) with the post-processing envelope
-    D_{2α−1} <= (2α − 1)t²/2 (THEORY.md §7, §8). It holds for both orders of the
+    D_{2α−1} <= (2α − 1)t²/2 (docs/theory.md §7, §8). It holds for both orders of the
     pair, on the plateau and hence for every finite n_syn (D_α(ZV‖ZW) is
     non-decreasing in n_syn). Computed in log space: the value may be large
     but is finite for every valid input.
@@ -753,7 +753,7 @@ def global_bound_as_printed(
     Compared with what Proposition 3.2 gives (:func:`global_bound` with
     ``integral="elementary"``, ``fisher_bound="simple"``), the printed form
     has η instead of √η and half of the elementary J, so it is smaller and does
-    not follow from the proposition (THEORY.md §7). It is labelled heuristic so
+    not follow from the proposition (docs/theory.md §7). It is labelled heuristic so
     that it never feeds a guarantee. η = 1 for m <= 3.
 
     Parameters
@@ -831,7 +831,7 @@ def no_norm_bound_divergence(
 
     The plateau along the sequence of the paper's Proposition 4.3, computed by
     the exact engine. As t → ∞ it tends to the post-processing value αΔ²/(2σ²):
-    without a norm bound, unlimited synthetic data amplify nothing (THEORY.md §9).
+    without a norm bound, unlimited synthetic data amplify nothing (docs/theory.md §9).
 
     Parameters
     ----------
@@ -896,7 +896,7 @@ def prior_work_rdp(
 
     A reconstruction of the prior asymptotic result (d → ∞, d ≫ k·n), obtained
     from a Gaussian approximation controlled only in total variation, not a
-    certified Rényi bound (THEORY.md §11). For figures and comparison only.
+    certified Rényi bound (docs/theory.md §11). For figures and comparison only.
 
     Parameters
     ----------

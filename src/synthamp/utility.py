@@ -1,12 +1,12 @@
 """What the released records are worth against a baseline: Gaussian noise on the Gram matrix.
 
-The synthetic records ZV carry the data only through VᵀV (THEORY.md §3, Proposition
+The synthetic records ZV carry the data only through VᵀV (docs/theory.md §3, Proposition
 4.1): what a user can estimate from them is the Gram matrix vᵀv, debiased
 (:func:`synthamp.release._ridge.debiased_gram`). The simplest private release of that same
 statistic is the Gaussian mechanism on vᵀv itself ("Analyze Gauss", Dwork, Talwar,
 Thakurta and Zhang 2014), calibrated exactly at the same (ε, δ) (Balle and Wang
 2018). This module gives its error, so that every place that reports the records'
-utility can say which of the two serves the user better (THEORY.md §18).
+utility can say which of the two serves the user better (docs/theory.md §18).
 
 Sensitivity (replace-one, ‖v‖_F, ‖w‖_F ≤ C, ‖v − w‖_F ≤ Δ):
 vᵀv − wᵀw = vᵀ(v − w) + (v − w)ᵀw, so ‖vᵀv − wᵀw‖_F ≤ (‖v‖ + ‖w‖)Δ ≤ 2CΔ; and for

@@ -218,7 +218,7 @@ PLATEAU_GRID = [
     (1, 2.0, 0.5, 11),
     (2, 0.5, 0.2, 11),
     (5, 3.0, 1.0, 11),
-    (50, 2.0, 0.5, 11),  # THEORY.md §7 example: exact worst case 0.0280 at α = 2
+    (50, 2.0, 0.5, 11),  # docs/theory.md §7 example: exact worst case 0.0280 at α = 2
     (50, 1.0, 2.5, 6),  # s > c: the whole square is feasible; corners (c, 0), (0, c)
     (1000, 20.0, 0.2, 11),
     (10**5, 40.0, 3.0, 11),
@@ -232,7 +232,7 @@ def test_worst_case_plateau_against_dense_scan(dim, c, s, grid):
 
 
 def test_worst_case_theory_example():
-    # THEORY.md §7: σ = 1, α = 2, d = 50, C = 2, Δ = 0.5: exact worst case 0.0280.
+    # docs/theory.md §7: σ = 1, α = 2, d = 50, C = 2, Δ = 0.5: exact worst case 0.0280.
     wc = worst_case_rdp(2.0, 50, 2.0, 0.5, full_output=True)
     assert wc.value[0] == pytest.approx(0.0280, abs=5e-5)
     assert (wc.norm_v[0], wc.norm_w[0]) == (2.0, 1.5)

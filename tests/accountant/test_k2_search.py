@@ -35,7 +35,7 @@ def _psd_root(a: np.ndarray) -> np.ndarray:
 
 
 def _bures_wasserstein(a: np.ndarray, b: np.ndarray) -> float:
-    """min_U ‖v − Uw‖_F for Grams a = vᵀv, b = wᵀw (THEORY.md §15), by eigendecompositions,
+    """min_U ‖v − Uw‖_F for Grams a = vᵀv, b = wᵀw (docs/theory.md §15), by eigendecompositions,
     and by the trace norm of a^{1/2} b^{1/2} (the nuclear-norm form) as a cross-check."""
     root_a, root_b = _psd_root(a), _psd_root(b)
     cross = np.trace(_psd_root(root_a @ b @ root_a))

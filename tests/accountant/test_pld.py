@@ -1,4 +1,4 @@
-"""The PLD accountant and the exports (synthamp.accountant: _pld, _export; THEORY.md §14).
+"""The PLD accountant and the exports (synthamp.accountant: _pld, _export; docs/theory.md §14).
 
 Independent references: dp_accounting's own Gaussian PLD (connect-the-dots,
 FFT composition) and prv_accountant (a different discretisation of the
@@ -28,7 +28,7 @@ from synthamp.accountant._profile import profile_epsilon
 
 dpl = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
 
-RELEASE = SyntheticDataRelease(100, 1, 2.0, 0.5, 0.7458)  # THEORY.md §14's example
+RELEASE = SyntheticDataRelease(100, 1, 2.0, 0.5, 0.7458)  # docs/theory.md §14's example
 
 
 # --------------------------------------------------------------------------- Gaussian pieces

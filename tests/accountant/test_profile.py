@@ -1,4 +1,4 @@
-"""The exact privacy profile δ(ε) (synthamp.accountant._profile; THEORY.md §14).
+"""The exact privacy profile δ(ε) (synthamp.accountant._profile; docs/theory.md §14).
 
 References are independent of the library: mpmath at 30+ digits by two routes
 (the threshold form with tails from the Poisson mixture of regularised gamma
@@ -148,7 +148,7 @@ def test_profile_is_the_symmetrised_endpoint_and_epsilon_inverts_it():
     rev, _ = pair_privacy_profile(eps, 100, b, c)
     np.testing.assert_allclose(profile.delta, np.maximum(fwd, rev), rtol=1e-8)
     result = profile_epsilon(release, 1e-5)
-    # THEORY.md §14, an independent computation: ε = 0.8940 (RDP route 0.9999)
+    # docs/theory.md §14, an independent computation: ε = 0.8940 (RDP route 0.9999)
     assert result.epsilon == pytest.approx(0.8940, abs=1e-4)
     assert 0 <= result.epsilon - result.epsilon_lower < 1e-7
     at, _ = pair_privacy_profile([result.epsilon], 100, c, b)

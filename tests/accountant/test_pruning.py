@@ -135,7 +135,7 @@ def test_joint_search_bounds_order_dependent_maximisers(monkeypatch, hint):
 
 
 def test_search_is_not_fooled_by_a_convex_stretch(monkeypatch):
-    """Points that are not concave give no bound: the search goes on (THEORY.md §12 guard)."""
+    """Points that are not concave give no bound: the search goes on (docs/theory.md §12 guard)."""
     alpha = np.array([2.0, 8.0])
 
     def bump(alpha, dim, a, b):

@@ -530,7 +530,7 @@ def test_end_to_end_audit_of_the_generator():
 
 @pytest.mark.slow
 def test_generator_records_follow_the_audited_law():
-    """‖ZV‖²/(σ_z²σ²) from PrivateLinearGenerator.fit/sample follows Y·X (THEORY.md §3)."""
+    """‖ZV‖²/(σ_z²σ²) from PrivateLinearGenerator.fit/sample follows Y·X (docs/theory.md §3)."""
     from synthamp.release import PrivateLinearGenerator
 
     (x, y), _ = adjacent_datasets(5, 4, 1.0)

@@ -1,7 +1,7 @@
 """``account`` and ``calibrate --n-syn``: the unlimited release's exact profile weighed too.
 
 For k = 1, a finite n_syn, exact accounting and the default accountant, the
-unlimited release's exact privacy profile (PLD) bounds every n_syn (THEORY.md §3:
+unlimited release's exact privacy profile (PLD) bounds every n_syn (docs/theory.md §3:
 the first n_syn records are a function of the unlimited stream), so the smaller
 of its number and the finite release's RDP number is a valid guarantee, as
 ``release`` already takes (``synthamp.release._accounting``). Every expected

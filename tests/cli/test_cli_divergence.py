@@ -111,7 +111,7 @@ def test_fisher_json(capsys):
     assert (data["dim"], data["theta"]) == (10, 2.0)
     value, error = fisher_information(10, 2.0, full_output=True)
     assert (data["fisher"], data["error"]) == (value, error)
-    # THEORY.md §5: 2θ²/(2θ²+d) and min{1, 2θ²/(A + √(A² + 4θ²))}, A = θ² + (d − 3)/2
+    # docs/theory.md §5: 2θ²/(2θ²+d) and min{1, 2θ²/(A + √(A² + 4θ²))}, A = θ² + (d − 3)/2
     theta, dim = 2.0, 10
     a_coef = theta**2 + (dim - 3) / 2
     assert data["lower_bound"] == pytest.approx(2 * theta**2 / (2 * theta**2 + dim), rel=1e-15)

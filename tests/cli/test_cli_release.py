@@ -2,7 +2,7 @@
 
 Every bad input of issue 5 is a test: exit code 2, one line on stderr, and no
 output file created or modified (bytes and mtime compared). The report's
-numbers are checked against the closed forms of THEORY.md §13 and against
+numbers are checked against the closed forms of docs/theory.md §13 and against
 :mod:`synthamp.accountant` called directly. Happy paths use ``--sigma`` or
 post-processing accounting, which need no exact engine; the full demo with
 exact accounting is marked slow.

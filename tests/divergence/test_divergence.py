@@ -379,7 +379,7 @@ def test_log_likelihood_ratio_against_mpmath(dim, a, b):
     The error is measured against the scale of the two ways to compute ℓ:
     ε(|G_ν(a√x)| + |G_ν(b√x)| + |a² − b²|/2) for the difference of
     log-Bessel terms and ε|a − b|(√x + a + b) for the path integral of the
-    score (THEORY.md §4 trap 4).
+    score (docs/theory.md §4 trap 4).
     """
     xs = np.array(_bulk_points(dim, b) + _bulk_points(dim, a))
     values = log_likelihood_ratio(xs, dim, a, b)

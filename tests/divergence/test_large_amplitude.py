@@ -202,7 +202,7 @@ def _check_finite(dim, a, gap, n_syn):
 @pytest.mark.slow
 @pytest.mark.parametrize(("dim", "a", "b"), [(20, 206.0169, 205.7696), (2, 1000.0, 999.9)])
 def test_finite_between_its_bounds_at_large_amplitudes(dim, a, b):
-    """0 <= finite(n) <= finite(n') <= plateau for n < n' (THEORY.md §3), interval by interval."""
+    """0 <= finite(n) <= finite(n') <= plateau for n < n' (docs/theory.md §3)."""
     orders = [2.0, 16.0]
     plateau = renyi_plateau(orders, dim, a, b, full_output=True)
     ceiling = np.asarray(plateau.value) + np.asarray(plateau.error)

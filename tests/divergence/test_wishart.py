@@ -4,7 +4,7 @@
   written here from the definitions: Jack polynomials of parameter 2 in two
   variables) for moderate arguments, and mpmath quadrature of the §8 integral in
   θ for large ones;
-* the divergence: the exact k = 1 engine on rank-one aligned pairs (THEORY.md §8
+* the divergence: the exact k = 1 engine on rank-one aligned pairs (docs/theory.md §8
   reduction), a second coordinate system (the coordinates of R² swapped, or
   rotated: a different Bartlett lattice for the same laws), grid refinement,
   and the identities ∫q = 1, E_q[L] = 1.
@@ -216,7 +216,7 @@ def _aligned(a, b, u):
     ],
 )
 def test_rank_one_aligned_is_the_k1_value(dim, a, b, u):
-    """THEORY.md §8: the aligned rank-one pair has the exact k = 1 value with the full d."""
+    """docs/theory.md §8: the aligned rank-one pair has the exact k = 1 value with the full d."""
     gram_v, gram_w = _aligned(a, b, u)
     ref = renyi_plateau(ORDERS, dim, a, b, full_output=True)
     got = renyi_plateau_gram(ORDERS, dim, gram_v, gram_w, full_output=True)
@@ -541,7 +541,7 @@ def test_d2_isotropic_pair_error_covers_the_error():
     ],
 )
 def test_d2_rank_one_aligned_is_the_k1_value(a, b, u):
-    """THEORY.md §8 at d = 2 (tr Ω up to 10⁴): the exact k = 1 value, to 1e-10."""
+    """docs/theory.md §8 at d = 2 (tr Ω up to 10⁴): the exact k = 1 value, to 1e-10."""
     gram_v, gram_w = _aligned(a, b, u)
     ref = renyi_plateau(ORDERS, 2, a, b, full_output=True)
     got = renyi_plateau_gram(ORDERS, 2, gram_v, gram_w, full_output=True)

@@ -241,7 +241,7 @@ def test_global_bound_beats_post_processing_only_in_high_dimension(csv):
 
 
 def test_printed_theorem_is_below_what_proposition_3_2_gives(csv):
-    # THEORY.md §7: the printed form (η, half of J) is smaller than the derived one with
+    # docs/theory.md §7: the printed form (η, half of J) is smaller than the derived one with
     # the same constants, hence heuristic
     frame = csv("fig6_global")
     printed = _series(frame, "global_as_printed", ["sensitivity", "d"])
@@ -259,7 +259,7 @@ def test_finite_release_worst_case_below_unlimited_and_increasing_in_n_syn(csv):
 
 
 def test_prior_work_baseline_is_far_above_the_exact_finite_release(csv):
-    # The prior-work baseline (THEORY.md §11, heuristic) scales like n_syn/d; the exact
+    # The prior-work baseline (docs/theory.md §11, heuristic) scales like n_syn/d; the exact
     # worst case of n_syn records like n_syn/d² for n_syn << d (measured 4.5·n_syn/d² here).
     frame = csv("fig1_summary")
     prior = frame[frame["curve"] == "prior_work"].set_index(["d", "n_syn"])["value"]

@@ -1,4 +1,4 @@
-"""Privacy accounting of a synthetic data release (THEORY.md §12).
+"""Privacy accounting of a synthetic data release (docs/theory.md §12).
 
 A data holder fits v ∈ R^{d×k} with ‖v‖_F <= C and sensitivity Δ, releases
 only the synthetic data ZV (V = v + σN, hidden seeds Z) and wants an (ε, δ)
@@ -11,7 +11,7 @@ Release descriptions (``_releases``)
 .. autosummary::
    :toctree: generated/
 
-   SyntheticDataRelease -- the mechanism of THEORY.md §1 (immutable, like a ``DpEvent``)
+   SyntheticDataRelease -- the mechanism of docs/theory.md §1 (immutable, like a ``DpEvent``)
    GaussianRelease      -- a Gaussian mechanism on the same data, e.g. releasing V itself
    RdpCurve             -- an RDP curve ε(α) and its kind; ``curve + curve``, ``T * curve``
    rdp_to_epsilon       -- RDP curve -> (ε, δ)
@@ -69,7 +69,7 @@ The curve of a release (model v ∈ R^{d×k}, n_syn records, T releases):
 * k > 1, ``method="exact"``: no exact engine exists, so the curve is the best
   certified bound, min(Theorem 5.4, post-processing), and the exact k = 1 worst
   case with the same d is reported as a lower bound (``rdp_lower``;
-  THEORY.md §8): the truth lies between the two; for k = 2 and an unlimited
+  docs/theory.md §8): the truth lies between the two; for k = 2 and an unlimited
   release, ``search=N`` adds ``rdp_search``, the exact value of the best
   adjacent pair of a search (a lower bound too, at least ``rdp_lower``);
 * ``method="global"``: Theorem 5.2 (k = 1) / 5.4 (k > 1) alone;
@@ -79,8 +79,8 @@ T releases of independently perturbed models on the same data compose: the
 curve is multiplied by T. Heuristic bounds (the local expansion of Theorems
 5.1/5.3) appear only as labelled extras and never feed ε or σ.
 
-Tight (ε, δ) (``_profile``, ``_pld``, ``_export``; THEORY.md §14)
-------------------------------------------------------------------
+Tight (ε, δ) (``_profile``, ``_pld``, ``_export``; docs/theory.md §14)
+----------------------------------------------------------------------
 
 .. autosummary::
    :toctree: generated/

@@ -1,4 +1,4 @@
-"""Calibration: the smallest noise σ whose release meets a target (ε, δ) (THEORY.md §12).
+"""Calibration: the smallest noise σ whose release meets a target (ε, δ) (docs/theory.md §12).
 
 Kept apart from the accounting it inverts, as ``dp_accounting`` keeps
 ``mechanism_calibration.py`` apart from its accountants: the accountant maps
@@ -241,7 +241,7 @@ class _FiniteAccountant:
     :func:`compute_epsilon` computes it) at the orders that can give the
     minimum (the pruning lemma of ``_pruning``: those with ε_α(lower) at most
     the plateau's ε), the plateau and post-processing curves (upper bounds for
-    every n_syn, THEORY.md §3) standing at the others; its ε is the one the
+    every n_syn, docs/theory.md §3) standing at the others; its ε is the one the
     accountant computes at every order. The pair of ``lower`` sits at the
     maximiser found by the last ``upper`` (scaled units), first at the
     Gaussian model's t = (d(d + n))^{1/4}; that position is only where to look
@@ -450,7 +450,7 @@ def _calibrate_finite(
     """Exact k = 1 calibration of a finite release: the plateau first, then refined in budget.
 
     The plateau's σ is sound for every n_syn (the finite release is a
-    post-processing of VᵀV, THEORY.md §3); the finite ε(σ) is no larger, so the
+    post-processing of VᵀV, docs/theory.md §3); the finite ε(σ) is no larger, so the
     finite σ is no larger either, and its search starts from the plateau's
     (:func:`_calibrate_finite_pruned`). If the time budget runs out first, the
     plateau's σ stands (kind certified: an upper bound for this release) and
@@ -497,7 +497,7 @@ def calibrate_sigma(
     accountant: str = "rdp",
     discretization: float = 1e-4,
 ):
-    """Smallest noise σ whose release meets the target (ε, δ) (THEORY.md §12).
+    """Smallest noise σ whose release meets the target (ε, δ) (docs/theory.md §12).
 
     Brackets σ by doublings/halvings from the post-processing calibration, then
     bisects on log σ until the bracket is narrower than ``rtol``. ε(σ) is
@@ -528,7 +528,7 @@ def calibrate_sigma(
         checked between engine calls, so it may be overrun by one.
     accountant : {"rdp", "pld"}, default "rdp"
         pld: calibrate on the exact privacy profile composed by PLD
-        (:func:`synthamp.accountant.calibrate_sigma_pld`, THEORY.md §14).
+        (:func:`synthamp.accountant.calibrate_sigma_pld`, docs/theory.md §14).
     discretization : float, default 1e-4
         The PLD's interval h.
 
@@ -536,7 +536,7 @@ def calibrate_sigma(
     -------
     Calibration (rdp) or PldCalibration (pld)
     """
-    if accountant == "pld":  # THEORY.md §14: the exact privacy profile, PLD composition
+    if accountant == "pld":  # docs/theory.md §14: the exact privacy profile, PLD composition
         return calibrate_sigma_pld(
             epsilon, delta, dim=dim, out_dim=out_dim, norm_bound=norm_bound,
             sensitivity=sensitivity, n_syn=n_syn, releases=releases,

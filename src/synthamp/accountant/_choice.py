@@ -1,4 +1,4 @@
-"""Which accountant a release's guarantee uses, and the numbers of both (THEORY.md §12, §14).
+"""Which accountant a release's guarantee uses, and the numbers of both (docs/theory.md §12, §14).
 
 The RDP accountant (``_curves``, ``_calibration``) and the PLD accountant
 (``_pld``, on the exact privacy profile ``_profile``) both give valid upper
@@ -7,7 +7,7 @@ release and exact accounting; rdp otherwise (k > 1 has no exact profile; a
 finite n_syn's exact PLD is slow). The release pipeline reports both numbers
 and names the one the guarantee uses. For k = 1 and a finite n_syn the default
 also weighs the unlimited release's exact profile, which bounds every n_syn
-(THEORY.md §3), and takes whichever needs less noise
+(docs/theory.md §3), and takes whichever needs less noise
 (:func:`weighs_unlimited_profile`, :func:`finite_or_unlimited`).
 """
 
@@ -63,7 +63,7 @@ def weighs_unlimited_profile(
 
     For k = 1, a finite ``n_syn`` and exact accounting with no accountant
     requested: the first n_syn records are a function of the unlimited stream
-    (THEORY.md §3), so the unlimited release's exact privacy profile bounds
+    (docs/theory.md §3), so the unlimited release's exact privacy profile bounds
     every n_syn; it can need less noise than the finite release's RDP
     accounting, whose conversion to (ε, δ) loses more than the amplification of
     few records gains. An explicit ``accountant`` is kept as asked.
@@ -87,7 +87,7 @@ def finite_or_unlimited(
     ``finite`` and ``unlimited`` are the same quantity (``symbol``: σ of a
     calibration, or ε at a given σ and δ) by the accounting of exactly ``n_syn``
     records (``finite_accounting``, default its RDP accounting) and by the
-    unlimited release's exact profile (PLD, valid for every n_syn, THEORY.md §3);
+    unlimited release's exact profile (PLD, valid for every n_syn, docs/theory.md §3);
     the smaller is the guarantee (either is sound, so is their minimum). With
     ``fallback`` (the finite accounting stopped at its time budget) the note
     starts with it. Ties keep the finite accounting. With ``sigma`` (ε compared

@@ -1,4 +1,4 @@
-"""From a release description to its RDP curve and its (ε, δ) guarantee (THEORY.md §12).
+"""From a release description to its RDP curve and its (ε, δ) guarantee (docs/theory.md §12).
 
 :func:`rdp_curve` turns a :class:`SyntheticDataRelease` or
 :class:`GaussianRelease` into an :class:`RdpCurve`; :func:`compute_epsilon`
@@ -76,9 +76,9 @@ def rdp_curve(
     Δ_eff = min(Δ, 2C); the k = 1 worst case and Theorem 5.2, which depend on
     the norms only, use min(Δ, C). The exact k = 1 value is capped by the
     post-processing bound (if the cap binds, the curve's kind is certified).
-    T releases multiply the curve by T (THEORY.md §12). The global bounds hold
+    T releases multiply the curve by T (docs/theory.md §12). The global bounds hold
     for the plateau and so for every finite n_syn (Proposition 4.2). The lower
-    bound for k > 1 is the rank-one reduction of THEORY.md §8: the first column
+    bound for k > 1 is the rank-one reduction of docs/theory.md §8: the first column
     of ZV after rotating u to e₁ is a k = 1 release of width d.
 
     A :class:`GaussianRelease` has the exact curve T·αΔ²/(2σ²) whatever the method.
@@ -88,7 +88,7 @@ def rdp_curve(
     once ``time_budget`` seconds are spent; the curve is then the plateau's
     (the unlimited release), which bounds the privacy loss of every n_syn:
     the finite release is a post-processing of the Gram matrix VᵀV and
-    D_α(ZV‖ZW) is non-decreasing in n_syn (THEORY.md §3). Such a curve is
+    D_α(ZV‖ZW) is non-decreasing in n_syn (docs/theory.md §3). Such a curve is
     certified (an upper bound, never used as a lower one) and its
     ``fallback`` says so; for k > 1 the k = 1 lower bound is dropped instead.
 
@@ -359,7 +359,7 @@ def compute_epsilon(
     ``accountant="pld"`` returns instead the tight ε of the exact privacy
     profile composed by privacy loss distributions
     (:func:`synthamp.accountant.compute_epsilon_pld`, a ``PldEpsilon`` with
-    its discretisation error; THEORY.md §14); ``extra_curves`` must then hold
+    its discretisation error; docs/theory.md §14); ``extra_curves`` must then hold
     mechanisms, not RDP curves, and ``orders``/``method`` are not used.
 
     The RDP curve of ``release`` (:func:`rdp_curve`), plus the curves of

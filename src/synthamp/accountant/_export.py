@@ -2,7 +2,7 @@
 
 Users compose a synthetic data release with other mechanisms (DP-SGD,
 Gaussian queries) in the accountant they already use. Both exports carry
-the same dominating pair as synthamp's PLD accountant (THEORY.md §14;
+the same dominating pair as synthamp's PLD accountant (docs/theory.md §14;
 :mod:`synthamp.accountant._pld`):
 
 * :func:`to_dp_accounting_pld` builds a ``dp_accounting.pld.PrivacyLossDistribution``

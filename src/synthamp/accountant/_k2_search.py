@@ -1,4 +1,4 @@
-"""A searched lower bound on the worst-case k = 2 plateau RDP (THEORY.md §8, §15).
+"""A searched lower bound on the worst-case k = 2 plateau RDP (docs/theory.md §8, §15).
 
 For two-dimensional records the privacy loss of a pair depends on the Gram
 matrices Ω_v = vᵀv/σ², Ω_w = wᵀw/σ² only, and adjacency (‖v‖_F, ‖w‖_F ≤ C,
@@ -18,7 +18,7 @@ can only raise it; no search can certify the worst case.
 **Method** (:func:`search_lower_bound`):
 
 1. the aligned rank-one pairs: the exact k = 1 worst case with the full d
-   (:func:`synthamp.accountant.worst_case_rdp`, value − error; THEORY.md §8),
+   (:func:`synthamp.accountant.worst_case_rdp`, value − error; docs/theory.md §8),
    valid at every order;
 2. screening: structured pairs (rotated rank-one, equal-norm rotated at the
    Bures–Wasserstein limit, split rank-two) then random ones (fixed ``seed``),
@@ -37,7 +37,7 @@ keep the aligned value. The search runs under the ambient time budget
 (:mod:`synthamp._budget`): once it is spent, the search stops and returns
 what it has verified, still a lower bound, and its ``note`` says so.
 
-Observed (THEORY.md §15, docs/theory.md "k = 2"): for Δ/C ≤ 1/2 no searched
+Observed (docs/theory.md §15, docs/theory.md "k = 2"): for Δ/C ≤ 1/2 no searched
 pair beats the aligned one; from Δ/C ≈ 0.7–0.9 on (α = 2) the pair of equal
 norms C rotated in R² to Bures–Wasserstein distance Δ beats it, by up to 1.9×
 at Δ ≥ √2·C (orthogonal directions), which no k = 1 pair can reach.
@@ -347,7 +347,7 @@ def search_lower_bound(
 
     The exact value (value − error) of the best adjacent pair found, per order
     (module docstring): at least the aligned rank-one value (the exact k = 1
-    worst case with the full d, THEORY.md §8), at most the worst case. A
+    worst case with the full d, docs/theory.md §8), at most the worst case. A
     **lower** bound (certified), never an upper bound: it never feeds ε or σ.
     Runs under the ambient time budget (:func:`synthamp._budget.time_budget`);
     stopped early, it returns what it has verified and ``note`` says so.

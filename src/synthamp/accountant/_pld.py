@@ -1,4 +1,4 @@
-"""Privacy loss distributions: tight (ε, δ) under composition (THEORY.md §14).
+"""Privacy loss distributions: tight (ε, δ) under composition (docs/theory.md §14).
 
 Each direction of a mechanism, *remove* (P against Q) and *add* (Q against P),
 has a hockey-stick curve δ(ε), ε ∈ ℝ (:mod:`synthamp.accountant._pld_grid`:
@@ -282,7 +282,7 @@ def _connect_dots(deltas: NDArray, h: float) -> NDArray:
 
 @dataclass(frozen=True, eq=False)
 class PairPld:
-    """The two directions of a mechanism's PLD, composed apart (THEORY.md §14).
+    """The two directions of a mechanism's PLD, composed apart (docs/theory.md §14).
 
     dp_accounting's ``pmf_remove`` and ``pmf_add``: ``remove`` is the PLD of
     (P, Q), the record present in the first dataset, ``add`` that of (Q, P).

@@ -1,4 +1,4 @@
-"""The two directions of a mechanism's privacy profile on the PLD's loss grid (THEORY.md §14).
+"""The two directions of a mechanism's privacy profile on the PLD's loss grid (docs/theory.md §14).
 
 The PLD accountant (:mod:`synthamp.accountant._pld`) discretises hockey-stick
 curves δ(ε), ε ∈ ℝ, on the grid ε_i = i·h. This module gives, for each
@@ -18,7 +18,7 @@ Why the edge pair is the maximiser for every number T of releases
 The T releases of a synthetic data release see the same data, hence the same
 adjacent pair (v, w): the mechanism's T-fold loss is that of (P_a^⊗T, P_b^⊗T),
 and its ε is the supremum over adjacent pairs of the larger of the two
-directions of that product (THEORY.md §14). Two facts reduce that supremum
+directions of that product (docs/theory.md §14). Two facts reduce that supremum
 to a few pairs for every T at once.
 
 (1) *Blackwell order tensorises.* For pairs of laws, δ_{P,Q}(ε) <= δ_{P',Q'}(ε)
@@ -43,7 +43,7 @@ endpoint pair is the maximiser for every T, proved, with no search.
 
 (3) *Along the edge (guarded, as for T = 1).* No proof orders the pairs along
 the edge; every computation puts the maximum at the forward endpoint
-(c, c − g) (THEORY.md §12, §14). By (1) it suffices that the endpoint's
+(c, c − g) (docs/theory.md §12, §14). By (1) it suffices that the endpoint's
 directed curves dominate each other pair's at every ε ∈ ℝ, in one of the two
 orientations (remove on remove and add on add, or swapped): then the
 endpoint's T-fold value is the maximum for every T. This is checked, not
@@ -144,7 +144,7 @@ class DirectedGrid:
     orientable : bool
         True for a synthetic data release: which of its directions goes with
         an added or removed record depends on the data (every adjacent pair of
-        the constraint set is realised in either order, THEORY.md §12), so a
+        the constraint set is realised in either order, docs/theory.md §12), so a
         composition takes the worse of both orientations.
     fallback : bool
         Whether a guard fired (module docstring, (3)).

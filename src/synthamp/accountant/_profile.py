@@ -1,4 +1,4 @@
-"""The exact privacy profile δ(ε) of a release (THEORY.md §14).
+"""The exact privacy profile δ(ε) of a release (docs/theory.md §14).
 
 The hockey-stick divergence of a pair, δ_{P,Q}(ε) = sup_A P(A) − e^ε Q(A)
 = E_P[(1 − e^{ε − L})_+], L = log p/q, is the smallest δ for which the pair is
@@ -8,7 +8,7 @@ privacy profile of the release, the exact (ε, δ) curve that RDP only bounds.
 Threshold form (one pair)
 -------------------------
 The laws {P_a} of the sufficient statistic T (‖V‖²/σ² for an unlimited
-release, Y·X for n_syn records; THEORY.md §3) have a monotone likelihood
+release, Y·X for n_syn records; docs/theory.md §3) have a monotone likelihood
 ratio in T (docs/accountant.md, step 1). For a > b the Neyman–Pearson sets
 are therefore the upper tails {T > x}, and at the threshold x with L(x) = ε
 
@@ -532,7 +532,7 @@ def privacy_profile(
     rtol: float = DEFAULT_RTOL,
     tail: float = DEFAULT_TAIL,
 ) -> PrivacyProfile:
-    """The privacy profile δ(ε) of a single release (THEORY.md §14).
+    """The privacy profile δ(ε) of a single release (docs/theory.md §14).
 
     k = 1 (unlimited or n_syn records): the supremum over adjacent pairs of
     the hockey-stick divergence, by the threshold form on the sufficient
@@ -638,7 +638,7 @@ def profile_epsilon(
     tail: float = DEFAULT_TAIL,
     refinements: int = 3,
 ) -> ProfileEpsilon:
-    """ε(δ) of a single release from its exact privacy profile (THEORY.md §14).
+    """ε(δ) of a single release from its exact privacy profile (docs/theory.md §14).
 
     The smallest ε with δ*(ε) <= δ, δ* the upper bound of :func:`privacy_profile`.
     The profile is first resolved coarsely (``rtol`` in ε), the crossing is

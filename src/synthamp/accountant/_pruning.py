@@ -1,4 +1,4 @@
-"""Which Rényi orders can give ε: lower bounds on an RDP curve from a few orders (THEORY.md §12).
+"""Which Rényi orders can give ε: lower bounds on an RDP curve (docs/theory.md §12).
 
 The (ε, δ) guarantee of an RDP curve r(α) is ε = min over the orders of
 ε_α(r(α)), with ε_α the conversion of :func:`synthamp.accountant.rdp_to_epsilon`;
@@ -15,7 +15,7 @@ is not where the minimum of the true curve is attained, and
 ε = min over the remaining orders of max(0, ε_α(r(α))). The orders attaining τ
 always remain (L <= U). So the accountant may compute the exact finite worst
 case at the remaining orders only: its ε is the one it would compute at every
-order, and an upper bound U (the plateau, which bounds every n_syn, THEORY.md §3;
+order, and an upper bound U (the plateau, which bounds every n_syn, docs/theory.md §3;
 post-processing) stands at the others.
 
 Lemma (lower bounds from a few orders; proved)

@@ -1,4 +1,4 @@
-"""Release descriptions, RDP curves and their conversion to (ε, δ) (THEORY.md §1, §12).
+"""Release descriptions, RDP curves and their conversion to (ε, δ) (docs/theory.md §1, §12).
 
 The vocabulary of the accountant, in the style of ``dp_accounting``'s
 ``dp_event.py``:
@@ -129,7 +129,7 @@ def _frozen(arr: ArrayLike) -> NDArray[np.float64]:
 class SyntheticDataRelease:
     """Release of synthetic data ZV from a perturbed linear generator V = v + σN.
 
-    The description of the mechanism of THEORY.md §1, as a ``DpEvent`` is in
+    The description of the mechanism of docs/theory.md §1, as a ``DpEvent`` is in
     ``dp_accounting``: immutable and validated on construction. It documents
     its mathematics completely, and its fields never change meaning:
 
@@ -281,7 +281,7 @@ class RdpCurve:
         A proven **lower** bound on the worst-case RDP of the mechanism, when
         the curve is only an upper bound (k > 1: the exact value − error of the
         aligned rank-one pair, i.e. the k = 1 worst case with the same d;
-        THEORY.md §8). Never used for ε.
+        docs/theory.md §8). Never used for ε.
     rdp_search : array_like or None, default None
         A proven **lower** bound at least ``rdp_lower``: the exact value − error
         of the best adjacent pair found by a search (k = 2, unlimited release;
@@ -389,7 +389,7 @@ class RdpCurve:
 def rdp_to_epsilon(
     orders: ArrayLike, rdp: ArrayLike, delta: float, *, warn: bool = True
 ) -> tuple[float, float]:
-    """Convert an RDP curve to (ε, δ)-DP (THEORY.md §12).
+    """Convert an RDP curve to (ε, δ)-DP (docs/theory.md §12).
 
     ε = min_α [ε(α) + log1p(−1/α) − log(δα)/(α − 1)] (Canonne, Kamath and
     Steinke 2020, Prop. 12 of arXiv:2004.00010 v4; Balle et al. 2020), and
@@ -461,7 +461,7 @@ def _epsilon_terms(
     """The ε of each order (before the minimum and the clip at 0), for validated inputs.
 
     ε_α(r) = r + log(1 − 1/α) − log(δα)/(α − 1), and 0 when δ >= √(1 − e^{−r})
-    (Canonne–Kamath–Steinke 2020; THEORY.md §12). max(0, ε_α(r)) is
+    (Canonne–Kamath–Steinke 2020; docs/theory.md §12). max(0, ε_α(r)) is
     non-decreasing in r (0 up to the threshold, then the increasing formula).
     """
     with np.errstate(over="ignore", invalid="ignore"):

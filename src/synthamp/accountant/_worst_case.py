@@ -1,8 +1,8 @@
-"""The worst case of a k = 1 release over adjacent pairs (THEORY.md §12).
+"""The worst case of a k = 1 release over adjacent pairs (docs/theory.md §12).
 
 With a = ‖v‖/σ, b = ‖w‖/σ, c = C/σ, s = Δ/σ, the privacy loss of the pair
 (v, w) is D(a, b) = D_α(P_a‖P_b), with P_a = χ²_d(a²) (unlimited release) or
-the law of Y_a·X, X ~ χ²_{n_syn} (finite release; THEORY.md §3). The worst
+the law of Y_a·X, X ~ χ²_{n_syn} (finite release; docs/theory.md §3). The worst
 case is the supremum of D over S = {a, b ∈ [0, c], |a − b| <= s}; every point
 of S is realised by v = a·e, w = b·e. Note |a − b| <= min(s, c) on S.
 
@@ -45,7 +45,7 @@ Search along the edges (numerical, guarded)
 -------------------------------------------
 Along the edges we have no proof of monotonicity. For the unlimited release
 every computation so far puts the maximum at the forward endpoint
-(c, max(c − s, 0)) (THEORY.md §12); for finite releases it does not: at
+(c, max(c − s, 0)) (docs/theory.md §12); for finite releases it does not: at
 n_syn = 10⁵, d = 20, c ≈ 206 the maximum is inside the forward edge
 (t ≈ 35–40), and at d = 20, n_syn = 1000, c ≈ 12.7, s ≈ 0.25 the *reverse*
 endpoint beats the whole forward edge (0.510 against 0.483 at α = 18). The
@@ -485,12 +485,12 @@ def worst_case_rdp(
     *,
     full_output: bool = False,
 ) -> NDArray[np.float64] | WorstCase:
-    """Worst-case RDP of a k = 1 synthetic data release over adjacent pairs (THEORY.md §12).
+    """Worst-case RDP of a k = 1 synthetic data release over adjacent pairs (docs/theory.md §12).
 
         sup { D_α(P_a‖P_b) : a, b ∈ [0, C/σ], |a − b| <= Δ/σ },
 
     P_a = χ²_d(a²) for an unlimited release (the plateau of Proposition 4.2),
-    or the law of Y_a·X, X ~ χ²_{n_syn}, for n_syn records (THEORY.md §3).
+    or the law of Y_a·X, X ~ χ²_{n_syn}, for n_syn records (docs/theory.md §3).
 
     Method (proof and search in the module docstring): by the monotone
     likelihood ratio of {P_a} and Blackwell's theorem, the supremum lies on the
@@ -531,7 +531,7 @@ def worst_case_rdp(
 
     Examples
     --------
-    THEORY.md §7: d = 50, C = 2, Δ = 0.5, σ = 1, α = 2.
+    docs/theory.md §7: d = 50, C = 2, Δ = 0.5, σ = 1, α = 2.
 
     >>> wc = worst_case_rdp(2.0, dim=50, norm_bound=2.0, sensitivity=0.5, full_output=True)
     >>> round(float(wc.value[0]), 4), float(wc.norm_v[0]), float(wc.norm_w[0])

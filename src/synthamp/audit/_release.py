@@ -1,14 +1,14 @@
 """The release audit: attack the worst-case pair of a release through its statistic.
 
-The distinguishing game (THEORY.md §1, §3)
-------------------------------------------
+The distinguishing game (docs/theory.md §1, §3)
+-----------------------------------------------
 Two adjacent datasets give models v and w. For k = 1 the worst case of the
 accountant is the forward endpoint ‖v‖ = C, ‖w‖ = C − min(Δ, C), aligned
 (:func:`synthamp.accountant.worst_case_rdp`); that pair is feasible
 (‖v − w‖ = min(Δ, C) <= Δ), so every bound obtained by attacking it is a valid
 lower bound on the ε of the mechanism, whether or not it is the maximiser.
 Each trial draws one release from each dataset. The attack sees only the
-released data, through its sufficient statistic (THEORY.md §3), which is
+released data, through its sufficient statistic (docs/theory.md §3), which is
 sampled directly since its law is known exactly:
 
 * unlimited release: ‖V‖²/σ² ~ χ²_d(a²), a = ‖v‖/σ (the Gram matrix of an
@@ -20,7 +20,7 @@ sampled directly since its law is known exactly:
 
 For k > 1 the rank-one pair v = C·e₁u₁ᵀ, w = (C − Δ)e₁u₁ᵀ is attacked through
 the first column of ZV (after the public rotation u₁ → e₁), which is exactly a
-k = 1 release of width d (THEORY.md §8): the same statistic, a valid attack on
+k = 1 release of width d (docs/theory.md §8): the same statistic, a valid attack on
 the full release.
 
 The test. The families above have a monotone likelihood ratio in the

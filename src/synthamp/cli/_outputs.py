@@ -38,7 +38,7 @@ def write_reports(privacy, paths, *, n_released: int, audit=None) -> None:
 
 
 def run_audit(privacy, trials: int, seed: int | None, no_progress: bool):
-    """Audit the release described by the report (public numbers only; THEORY.md §12)."""
+    """Audit the release described by the report (public numbers only; docs/theory.md §12)."""
     from rich.console import Console  # rich: heavy, on use only
 
     from synthamp.accountant import SyntheticDataRelease  # loads scipy: heavy, on use only

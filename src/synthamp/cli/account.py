@@ -227,13 +227,13 @@ def _lower_bounds(curve) -> dict | None:
         "bound": "lower",
         "used_for_epsilon": False,
         "rdp_lower": "the exact value (- error) of the aligned rank-one pair: the k = 1 "
-        "worst case with the same d (THEORY.md §8)",
+        "worst case with the same d (docs/theory.md §8)",
         "rdp_search": curve.search_note,
     }
 
 
 def _amplification(release) -> str | None:
-    """The outlook line of THEORY.md §16: does amplification pay at this (d, C, σ, k)?"""
+    """The outlook line of docs/theory.md §16: does amplification pay at this (d, C, σ, k)?"""
     from synthamp.amplification import amplification_outlook  # loads scipy: heavy
 
     return amplification_outlook(
@@ -282,7 +282,7 @@ def account_result(
     ``epsilon_unlimited_pld`` and ``epsilon_unlimited_pld_lower`` and
     ``guarantee`` (k = 1, finite n_syn, exact accounting and the default
     accountant, else None: the unlimited release's PLD ε, valid for every n_syn
-    (THEORY.md §3), and per δ which number is ε, ``finite_rdp`` or
+    (docs/theory.md §3), and per δ which number is ε, ``finite_rdp`` or
     ``unlimited_pld``, the smaller; ``accountant`` is then that number's, one
     per δ only when a δ grid uses both),
     ``discretization``, ``optimal_order``, ``accounting``, ``kind``,
@@ -290,7 +290,7 @@ def account_result(
     the model, ε by the same accountant), ``sensitivity``,
     ``effective_sensitivity``, ``release``, ``heuristic`` (labelled extras,
     never a guarantee), ``fallback`` (set when finite-n_syn accounting stopped
-    at its time budget), ``amplification`` (THEORY.md §16), ``notes`` and
+    at its time budget), ``amplification`` (docs/theory.md §16), ``notes`` and
     ``warnings``. With a list of δ (``--delta-grid``), ``delta`` and every ε
     are lists, one entry per δ.
     """
@@ -441,10 +441,10 @@ def calibrate_result(
     calibration) and ``sigma_pld`` (by PLD, None when not run),
     ``sigma_unlimited_pld`` and ``guarantee`` (k = 1, finite n_syn, exact
     accounting and the default accountant, else None: the unlimited release's
-    σ by its exact profile, valid for every n_syn (THEORY.md §3), and which σ
+    σ by its exact profile, valid for every n_syn (docs/theory.md §3), and which σ
     is used, ``finite_rdp`` or ``unlimited_pld``, the smaller),
     ``discretization``, ``fallback`` (set when finite-n_syn refinement stopped
-    at its time budget), ``amplification`` (THEORY.md §16), ``notes`` and
+    at its time budget), ``amplification`` (docs/theory.md §16), ``notes`` and
     ``warnings``. ``sigma``, ``epsilon`` and the post-processing baseline are
     those of the chosen accountant (for pld, the Gaussian mechanism's exact
     profile), so that the noise reduction compares like with like.

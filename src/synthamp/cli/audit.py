@@ -132,7 +132,7 @@ def _upper_bounds(release, delta: float, accountant: str | None) -> dict:
 
     For k = 1 and a finite n_syn with the default accountant, as ``release`` and
     ``account`` do, also the unlimited release's exact ε (valid for every n_syn,
-    THEORY.md §3), and the smaller of it and the finite RDP ε is the upper bound
+    docs/theory.md §3), and the smaller of it and the finite RDP ε is the upper bound
     (``guarantee`` says which, ``note`` why)."""
     # the accountant loads scipy: heavy, on use only
     from synthamp.accountant import GaussianRelease, compute_epsilon, profile_epsilon

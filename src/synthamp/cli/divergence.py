@@ -3,10 +3,10 @@
 ``divergence`` prints the exact Rényi divergence of one adjacent pair (k = 1)
 for unlimited release (the plateau D_α(VᵀV‖WᵀW)) or for ``--n-syn`` records,
 or, with ``--out-dim 2``, of a pair of two-dimensional records given by their
-Gram matrices vᵀv, wᵀw (the plateau, THEORY.md §15), with the numerical error
+Gram matrices vᵀv, wᵀw (the plateau, docs/theory.md §15), with the numerical error
 of every value; ``fisher`` prints the Fisher
 information I(d, θ) of χ²_d(θ²) in θ between the closed-form bounds of
-Proposition 5.1 (THEORY.md §3–§5).
+Proposition 5.1 (docs/theory.md §3–§5).
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def fisher_result(dim: int, theta: float) -> dict[str, Any]:
     Keys: ``dim``, ``theta``, ``fisher`` (I(d, θ)), ``error`` (its estimated
     absolute numerical error), ``lower_bound`` 2θ²/(2θ² + d) and
     ``upper_bound`` min{1, 2θ²/(A + √(A² + 4θ²))}, A = θ² + (d − 3)/2
-    (Proposition 5.1; THEORY.md §5).
+    (Proposition 5.1; docs/theory.md §5).
     """
     # the bounds and the engine load scipy: heavy, on use only
     from synthamp.bounds import fisher_lower_bound, fisher_upper_bound

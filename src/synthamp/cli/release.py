@@ -278,7 +278,7 @@ def release(
     or none (on an error, Ctrl-C or SIGTERM).
 
     \b
-    At scale (THEORY.md §17; the workers receive only the k × k factor of VᵀV):
+    At scale (docs/theory.md §17; the workers receive only the k × k factor of VᵀV):
       synthamp release ... --unlimited --n-syn 1000000000 --partitions 100 --out synthetic/
       synthamp release ... --backend dask --scheduler tcp://host:8786 \\
           --n-syn 1000000000 --partitions 100 --out synthetic/

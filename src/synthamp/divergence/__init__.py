@@ -1,6 +1,6 @@
 """The exact Rényi-divergence engine: k = 1 at any n_syn, and k = 2 unlimited releases.
 
-For k = 1 the released synthetic data ZV are, by sufficiency (THEORY.md §3),
+For k = 1 the released synthetic data ZV are, by sufficiency (docs/theory.md §3),
 equivalent to
 
 * the **plateau** (unlimited release): ‖V‖²/σ² ~ χ²_d(a²), a = ‖v‖/σ, so
@@ -34,10 +34,10 @@ directly with validated input:
   log densities, log tails, sampling, quantiles;
 * :mod:`._kernel`: the shared quadrature (log-likelihood ratio without
   cancellation, tilted modes and grids, φ_α sums, error estimates; the
-  methods and the numerical traps of THEORY.md §4 are in its docstring);
+  methods and the numerical traps of docs/theory.md §4 are in its docstring);
 * :mod:`._plateau`: ``plateau_scaled`` and ``fisher_scaled``;
 * :mod:`._finite`: ``finite_scaled`` and ``llr_finite`` (the law of S = Y·X);
-* :mod:`._wishart`: ``plateau_gram_scaled``, the k = 2 plateau (THEORY.md §15).
+* :mod:`._wishart`: ``plateau_gram_scaled``, the k = 2 plateau (docs/theory.md §15).
 
 Domain: integer d in [1, 10^6], amplitudes a, b ≥ 0 with a, b ≤ 10^3, α in
 (1, 256] (larger orders work with more nodes), n_syn in [1, 10^9]. Accuracy
@@ -140,7 +140,7 @@ def renyi_plateau(
     """Rényi divergence of unlimited synthetic data release, k = 1 (exact).
 
     D_α(VᵀV ‖ WᵀW) = D_α(χ²_d(a²) ‖ χ²_d(b²)), a = ‖v‖/σ, b = ‖w‖/σ
-    (THEORY.md §3; Proposition 4.2 of Pierquin et al. 2026): the limit of
+    (docs/theory.md §3; Proposition 4.2 of Pierquin et al. 2026): the limit of
     D_α(ZV‖ZW) as n_syn → ∞ and an upper bound for every finite n_syn.
 
     Parameters
@@ -200,7 +200,7 @@ def renyi_finite(
     """Rényi divergence of a release of ``n_syn`` synthetic records, k = 1 (exact).
 
     D_α(ZV ‖ ZW) = D_α(Y_a X ‖ Y_b X), Y_a ~ χ²_d(a²), X ~ χ²_{n_syn}
-    independent (THEORY.md §3). Non-decreasing in ``n_syn`` and below
+    independent (docs/theory.md §3). Non-decreasing in ``n_syn`` and below
     :func:`renyi_plateau`.
 
     Parameters
@@ -250,7 +250,7 @@ def renyi_finite(
 def fisher_information(
     dim: int, theta: float, *, full_output: bool = False
 ) -> float | tuple[float, float]:
-    """Fisher information of χ²_d(θ²) in the amplitude θ (THEORY.md §5).
+    """Fisher information of χ²_d(θ²) in the amplitude θ (docs/theory.md §5).
 
     I(d, θ) = E[(∂_θ log p_{θ²}(X))²] with the score
     ∂_θ log p_{θ²}(x) = √x R_ν(θ√x) − θ (Proposition 5.1 of the paper). The
@@ -280,7 +280,7 @@ def fisher_information(
 def log_likelihood_ratio(x: ArrayLike, dim: int, amp_p: float, amp_q: float) -> NDArray[np.float64]:
     """log p(x)/q(x) for p = χ²_d(amp_p²), q = χ²_d(amp_q²) (scaled units).
 
-    Computed without forming either log-density (THEORY.md §4, trap 4; the
+    Computed without forming either log-density (docs/theory.md §4, trap 4; the
     method is in :mod:`synthamp.divergence._kernel`). Broadcasts over
     ``x`` ≥ 0.
     """
@@ -298,7 +298,7 @@ def ncx2_logpdf(x: ArrayLike, dim: int, amp: float) -> NDArray[np.float64]:
     """log density of the noncentral χ²_d(amp²) law, finite wherever it is > 0.
 
     Unlike :func:`scipy.stats.ncx2.logpdf` it does not underflow for large d
-    (THEORY.md §4). log p(x) = log f_d(x) − amp²/2 + G_ν(amp√x), f_d the
+    (docs/theory.md §4). log p(x) = log f_d(x) − amp²/2 + G_ν(amp√x), f_d the
     central χ²_d density (computed with :func:`scipy.special.xlogy` and
     :func:`scipy.special.gammaln`; relative error ~1e-16·d log d at large d).
     """
@@ -313,7 +313,7 @@ def log_likelihood_ratio_finite(
     """log p(s)/q(s) for S = Y·X, Y ~ χ²_d(amp²), X ~ χ²_{n_syn} (scaled units).
 
     The likelihood ratio of the finite-release sufficient statistic
-    ‖ZV‖²/(σ_z²σ²) (THEORY.md §3), computed as log E_q[L_Y(Y) | S = s] by
+    ‖ZV‖²/(σ_z²σ²) (docs/theory.md §3), computed as log E_q[L_Y(Y) | S = s] by
     quadrature over the hidden factor.
     """
     dim = check_dim(dim)
@@ -359,7 +359,7 @@ def renyi_plateau_gram(
 ):
     """Rényi divergence of unlimited release of k-dimensional records, k ∈ {1, 2} (exact).
 
-    D_α(W_k(d, σ²I, vᵀv) ‖ W_k(d, σ²I, wᵀw)) (THEORY.md §3, §15): the plateau
+    D_α(W_k(d, σ²I, vᵀv) ‖ W_k(d, σ²I, wᵀw)) (docs/theory.md §3, §15): the plateau
     of D_α(ZV‖ZW) as n_syn → ∞, for a given pair. For k = 1 this is
     :func:`renyi_plateau` with ‖v‖ = √gram_v.
 
@@ -388,7 +388,7 @@ def renyi_plateau_gram(
     Notes
     -----
     A pair's exact value is a lower bound on the worst case over adjacent pairs,
-    never an upper bound (THEORY.md §15).
+    never an upper bound (docs/theory.md §15).
     """
     alpha = check_alpha(alpha)
     dim = check_integer("dim", dim, 1, MAX_DIM_K2)

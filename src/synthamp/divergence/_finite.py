@@ -2,7 +2,7 @@
 
 With n_syn records, the sufficient statistic ‖ZV‖²/(σ_z²σ²) is S = Y·X with
 Y ~ χ²_d(a²) (the model's squared norm) and an independent X ~ χ²_{n_syn}
-(THEORY.md §3). Its likelihood ratio is a conditional expectation,
+(docs/theory.md §3). Its likelihood ratio is a conditional expectation,
 
     L_S(s) = E_q[L_Y(Y) | S = s],
 
@@ -683,7 +683,7 @@ def finite_scaled(
     if a == b:
         return np.zeros_like(alpha), np.zeros_like(alpha)
     value, error = _finite_by_budget(alpha, dim, n_syn, a, b)
-    # 0 ≤ D_α(ZV‖ZW) ≤ D_α(VᵀV‖WᵀW) (THEORY.md §3): intersect the computed
+    # 0 ≤ D_α(ZV‖ZW) ≤ D_α(VᵀV‖WᵀW) (docs/theory.md §3): intersect the computed
     # interval with [0, plateau + its error]. Where the finite-release
     # quadrature is unreliable or over budget (large α with few records,
     # where the tilted law sits far in the tails of both Y and X) this

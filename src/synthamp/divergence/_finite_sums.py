@@ -1,6 +1,6 @@
 """The inner integral of a finite release over the Y grid, by blocked matrix products.
 
-Part of :mod:`._finite` (THEORY.md §3–§4): at each outer node ρ = √(s/n_syn),
+Part of :mod:`._finite` (docs/theory.md §3–§4): at each outer node ρ = √(s/n_syn),
 q_S and ℓ_S = log E_q[L_Y | S = s] are sums over the Y grid with weights
 f_{log X}(2(log ρ − u_j))·q_T(t_j). ℓ_Y is shared by all nodes, so the sums
 are matrix products, over blocks of nodes × columns small enough to stay in

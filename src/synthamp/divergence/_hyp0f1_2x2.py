@@ -1,6 +1,6 @@
 """₀F₁(d/2; X) of a 2 × 2 argument X, in log space (the likelihood ratio of k = 2).
 
-By THEORY.md §8, for X with eigenvalues x₁ ≥ x₂ ≥ 0 (z_i = 2√x_i),
+By docs/theory.md §8, for X with eigenvalues x₁ ≥ x₂ ≥ 0 (z_i = 2√x_i),
 ₀F₁(d/2; X) = E_u[₀F₁((d−1)/2; x₁(1−u²)) ₀F₁((d−1)/2; x₂(1−u²))],
 u ∝ (1 − u²)^{(d−3)/2} on [−1, 1], computed from G_ν(z) = log ₀F₁(; ν+1; z²/4)
 (:mod:`synthamp.divergence._special`, ν = (d−3)/2): where the integrand is spread
@@ -188,7 +188,7 @@ _CLOSED_FORMS = {2: _log_hyp0f1_d2, 3: _log_hyp0f1_d3}
 def log_hyp0f1_2x2(dim: int, x1, x2) -> tuple[np.ndarray, np.ndarray]:
     """log ₀F₁(d/2; X) for a 2 × 2 argument X with eigenvalues x1, x2 ≥ 0, and its error.
 
-    By the one-dimensional integral of THEORY.md §8 (see the module docstring).
+    By the one-dimensional integral of docs/theory.md §8 (see the module docstring).
 
     Parameters
     ----------

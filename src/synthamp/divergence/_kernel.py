@@ -2,7 +2,7 @@
 
 Both divergences of :mod:`synthamp.divergence` are integrals against the law
 of a one-dimensional statistic; this module holds what they share, following
-the numerical traps of THEORY.md §4:
+the numerical traps of docs/theory.md §4:
 
 1. **Log-likelihood ratio without cancellation** (:func:`llr_sqrt`). With
    R = √X and G_ν(z) = log ₀F₁(; ν+1; z²/4) (:mod:`._special`),
@@ -134,7 +134,7 @@ def llr_hankel(r: np.ndarray, nu: float, a: float, b: float) -> tuple[np.ndarray
 
     a sum of moderate terms with no cancellation beyond r − (a + b)/2 (exact
     to an ulp of r). Error: a few ulp of each term (4ε budgeted), plus the
-    truncation of S, below 10^{−25}. This is THEORY.md §4, trap 4, at large
+    truncation of S, below 10^{−25}. This is docs/theory.md §4, trap 4, at large
     arguments, where the path integral would need R_ν at ~100 points per r.
     """
     gap = a - b

@@ -1,6 +1,6 @@
 """The laws of the sufficient statistic of a k = 1 release, written once.
 
-By sufficiency (THEORY.md §3) everything the exact engine and the audit need
+By sufficiency (docs/theory.md §3) everything the exact engine and the audit need
 is the law of one number:
 
 * :class:`NoncentralChiSquare`, χ²_d(a²): ‖V‖²/σ² of an unlimited release
@@ -15,7 +15,7 @@ One class per law, as in :mod:`scipy.stats` (``ncx2_gen``: ``_logpdf``,
 ``_sf``, ``_rvs``), but frozen (an instance is a law with its parameters) and
 written for the engine's needs: log densities in the coordinates the
 quadrature uses, up to an additive constant and without forming the terms of
-size d log d that cancel (THEORY.md §4, trap 2); log tails that keep their
+size d log d that cancel (docs/theory.md §4, trap 2); log tails that keep their
 relative accuracy far out; exact sampling; quantiles of the log tails.
 
 Every law of the audit (:class:`Law`) has a coordinate t in which its tails
@@ -211,7 +211,7 @@ class NoncentralChiSquare(Law):
         )
 
     def logpdf(self, x: ArrayLike) -> np.ndarray:
-        """log p(x), finite wherever p(x) > 0 (no underflow at large d, THEORY.md §4).
+        """log p(x), finite wherever p(x) > 0 (no underflow at large d, docs/theory.md §4).
 
         log p(x) = log f_d(x) − amp²/2 + G_ν(amp√x), with log f_d from
         :func:`scipy.special.xlogy` and :func:`scipy.special.gammaln` (relative
@@ -239,7 +239,7 @@ class NoncentralChiSquare(Law):
         log q_U(u) = d·v − (d/2)·expm1(2v) + G_ν(amp·e^u) + const, v = u − ½ log d:
         the central part is (d/2)(w − expm1 w) at w = 2v = log(T/d)
         (:meth:`ChiSquare.log_density_log_ratio`), written around its mode so that
-        no term of size d log d is formed (THEORY.md §4, trap 2). ``bessel`` =
+        no term of size d log d is formed (docs/theory.md §4, trap 2). ``bessel`` =
         G_ν(amp·e^u) when the caller has it already.
         """
         v = u - 0.5 * math.log(self.dim)

@@ -1,6 +1,6 @@
 """The plateau D_α(χ²_d(a²) ‖ χ²_d(b²)) and the Fisher information, k = 1.
 
-The unlimited release (THEORY.md §3): ‖V‖²/σ² ~ χ²_d(a²). Each order
+The unlimited release (docs/theory.md §3): ‖V‖²/σ² ~ χ²_d(a²). Each order
 integrates over windows around the bulk of q, of p and of its own tilted
 density q^{1−α}p^α (:func:`_plateau_grid`), so orders whose tilted laws lie far
 apart (large a, α) do not share one long grid; the sums and the error
@@ -283,7 +283,7 @@ def plateau_scaled(
 
 
 def fisher_scaled(dim: int, theta: float) -> tuple[float, float]:
-    """Fisher information of χ²_d(θ²) in θ and its error estimate (THEORY.md §5).
+    """Fisher information of χ²_d(θ²) in θ and its error estimate (docs/theory.md §5).
 
     The kernel of :func:`synthamp.divergence.fisher_information`, without
     validation (θ ≥ 0). The score √x R_ν(θ√x) − θ is evaluated pointwise

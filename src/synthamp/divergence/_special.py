@@ -1,6 +1,6 @@
 """Log-space special functions for the noncentral chi-square engine.
 
-The densities of THEORY.md §4 need the modified Bessel function I_ν of orders
+The densities of docs/theory.md §4 need the modified Bessel function I_ν of orders
 ν = d/2 − 1 up to 5·10^5 at arguments where it overflows or underflows double
 precision. Everything here is therefore written for two well-scaled functions:
 
@@ -8,7 +8,7 @@ precision. Everything here is therefore written for two well-scaled functions:
     G_ν(z) = log ₀F₁(; ν+1; z²/4) = log(Γ(ν+1) (2/z)^ν I_ν(z)).
     G_ν(0) = 0, G_ν(z) ≈ z²/(4(ν+1)) for small z and ≈ z − (ν+½) log z for
     large z. The log-likelihood ratio of two noncentral chi-square laws is
-    −(a² − b²)/2 + G_ν(a√x) − G_ν(b√x) (THEORY.md §4).
+    −(a² − b²)/2 + G_ν(a√x) − G_ν(b√x) (docs/theory.md §4).
 ``bessel_ratio(nu, z)``
     R_ν(z) = I_{ν+1}(z)/I_ν(z) = G_ν'(z), in [0, 1).
 

@@ -1,13 +1,13 @@
 """The exact plateau for two-dimensional synthetic records (k = 2): the scaled kernel.
 
-For k = 2 the plateau (unlimited release) is, by sufficiency (THEORY.md §3),
+For k = 2 the plateau (unlimited release) is, by sufficiency (docs/theory.md §3),
 D_α(W₂(d, I, Ω_v) ‖ W₂(d, I, Ω_w)) with Ω = vᵀv/σ² (2 × 2, positive
-semi-definite). The method is THEORY.md §15:
+semi-definite). The method is docs/theory.md §15:
 
 1. **Likelihood ratio.** The central Wishart factor cancels:
    ℓ(S) = log p/q = −(tr Ω_v − tr Ω_w)/2 + log ₀F₁(d/2; Ω_v S/4) − log ₀F₁(d/2; Ω_w S/4).
    ₀F₁ of a 2 × 2 argument depends on the eigenvalues x₁ ≥ x₂ ≥ 0 of Ω S/4 and
-   is the one-dimensional integral of THEORY.md §8, with closed forms at d = 2
+   is the one-dimensional integral of docs/theory.md §8, with closed forms at d = 2
    and 3 (:mod:`synthamp.divergence._hyp0f1_2x2`). For a rank-one Ω (det Ω = 0)
    ₀F₁ is the scalar G_{d/2−1}(2√x₁), x₁ = tr(ΩS)/4.
 2. **Bartlett coordinates.** S = TTᵀ, T = [[r₁, 0], [t, r₂]], u_i = r_i + log r_i:
@@ -21,7 +21,7 @@ semi-definite). The method is THEORY.md §15:
    d = 2 before). The frame is chosen from the Gaussian guesses, then again from
    the modes found, and the modes recomputed in it.
 3. **Trapezoidal rule on a lattice** in (u₁, t, u₂), u_i = r_i + log r_i (like
-   log r near 0 and r at the bulk, THEORY.md §4), with per-axis steps of 0.6
+   log r near 0 and r at the bulk, docs/theory.md §4), with per-axis steps of 0.6
    local standard deviations (scaled by the smallest eigenvalue of the
    correlation matrices, and ≤ 0.5 in u, 0.4 at d = 2: where the lattice
    reaches r ~ 1 the integrand is analytic only in a narrower strip, which the
@@ -164,7 +164,7 @@ def _log_gram_factor(dim: int, gram: _Gram, s11, s12, s22, det_s):
 
 
 def _log_chi_radial(dof: float, r: np.ndarray, log_r: np.ndarray) -> np.ndarray:
-    """log density of u = r + log r where r² ~ χ²_dof (the coordinate of THEORY.md §4:
+    """log density of u = r + log r where r² ~ χ²_dof (the coordinate of docs/theory.md §4:
     like log r near 0, like r at the bulk; dr/du = r/(1 + r))."""
     return (
         math.log(2.0)

@@ -323,7 +323,7 @@ def global_bound_data(*, quick: bool = False, progress: Progress | None = None) 
     * ``global_elementary`` (certified): the same with the paper's elementary
       J <= (e^{κs²} − 1)/(κs) and printed Fisher bound 2C²/(2C² + d − 3);
     * ``global_as_printed`` (heuristic): the expression printed in the paper,
-      which does not follow from Proposition 3.2 (THEORY.md §7).
+      which does not follow from Proposition 3.2 (docs/theory.md §7).
 
     Parameters
     ----------

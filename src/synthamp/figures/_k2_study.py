@@ -1,4 +1,4 @@
-"""The k = 2 study: is the aligned rank-one pair the worst case? (THEORY.md §15, issue 16).
+"""The k = 2 study: is the aligned rank-one pair the worst case? (docs/theory.md §15, issue 16).
 
 The pair space, its projection and the structured and random starting pairs
 are those of the accountant's searched lower bound
@@ -9,7 +9,7 @@ recomputed at full accuracy with its error estimate. The value found is the
 exact divergence of a found adjacent pair: a **lower bound** on the worst case
 over adjacent pairs, never an upper bound. The aligned rank-one value is the
 exact k = 1 worst case with the full d (:func:`synthamp.worst_case_rdp`;
-THEORY.md §8); Theorem 5.4 is :func:`synthamp.bounds.global_bound` with
+docs/theory.md §8); Theorem 5.4 is :func:`synthamp.bounds.global_bound` with
 ``out_dim=2``.
 """
 

@@ -146,7 +146,7 @@ FIGURES: tuple[FigureSpec, ...] = (
     ),
     FigureSpec(
         "fig_k2_study",
-        "New (k = 2, THEORY.md §15; expensive, about 20 minutes): the best adjacent k = 2 "
+        "New (k = 2, docs/theory.md §15; expensive, about 20 minutes): the best adjacent k = 2 "
         "pair found by a search (100 starts + Nelder–Mead per setting, exact values at full "
         "accuracy: lower bounds on the worst case) relative to the aligned rank-one pair, and "
         "Theorem 5.4 relative to it; d = 4, 10, 30, 100, Δ = 0.25, 0.5, 1, α = 2, 8, 32, C = 2.",

@@ -5,7 +5,7 @@ The accounting step of :class:`synthamp.release._generator.PrivateLinearGenerato
 accountant's calibration or ε (:mod:`synthamp.accountant`), the tighter PLD number
 where the default rule asks for it (:mod:`synthamp.accountant._choice`), and, for a
 finite k = 1 release, the unlimited release's exact profile when it needs less
-noise (it bounds every n_syn, THEORY.md §3).
+noise (it bounds every n_syn, docs/theory.md §3).
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def _skip_hopeless_finite(
     σ_u (ε is non-increasing in σ), so the rule (the smaller σ) takes σ_u
     whatever the finite attempt gives: it is not started. The finite release's
     RDP number reported is then the plateau's at σ_u (an upper bound on it,
-    THEORY.md §3), said so. None: the bound does not decide, calibrate both.
+    docs/theory.md §3), said so. None: the bound does not decide, calibrate both.
     """
     unlimited = calibrate_sigma_pld(epsilon, delta, **common)
     finite_release = SyntheticDataRelease(**common, sigma=unlimited.sigma, n_syn=n_syn)
@@ -179,7 +179,7 @@ def _smaller_of_finite_and_unlimited(
 ) -> ReleaseAccounting:
     """The finite-release accounting, or the unlimited one where it needs less noise.
 
-    The unlimited release (n_syn → ∞) bounds every finite one (THEORY.md §3: fewer
+    The unlimited release (n_syn → ∞) bounds every finite one (docs/theory.md §3: fewer
     records are a post-processing of more), so its exact privacy profile (PLD) is a
     valid guarantee for ``n_syn`` records too; it can be tighter than the finite
     release's RDP accounting, whose conversion to (ε, δ) loses more than the

@@ -1,6 +1,6 @@
 """Writing a release on a dask cluster (optional extra ``synthamp[dask]``).
 
-THEORY.md §17. The partitions of :mod:`synthamp.release._partitioned` become a
+docs/theory.md §17. The partitions of :mod:`synthamp.release._partitioned` become a
 ``dask.dataframe`` through ``from_map`` (one task per partition) and are
 written with ``to_parquet``. Each task carries one
 :class:`~synthamp.release._partitioned.PartitionTask`: the k × k factor R of VᵀV, a
@@ -58,7 +58,7 @@ DISTRIBUTED_NOTE = (
     "The records were written by dask workers, which receive the k × k factor R of VᵀV "
     "(never V, the noise, the seeds or the data). R reveals VᵀV, whose disclosure only the "
     "unlimited (n_syn → ∞) guarantee covers, so this release is accounted as unlimited "
-    "(THEORY.md §17)."
+    "(docs/theory.md §17)."
 )
 
 #: Dask schedulers that run without a cluster.
@@ -285,7 +285,7 @@ def write_dataset(
     generator : PrivateLinearGenerator
         Fitted, with ``sampler="gram"``. With ``backend="dask"`` it must have been
         fitted for an unlimited release (``n_syn=None``): the workers receive R,
-        which reveals VᵀV, covered only by the unlimited guarantee (THEORY.md §17).
+        which reveals VᵀV, covered only by the unlimited guarantee (docs/theory.md §17).
     path : path-like
         Destination folder (replaced only with ``force``, and only if synthamp
         wrote it).

@@ -1,6 +1,6 @@
 """The private linear generator: ridge regression, output perturbation, hidden seeds.
 
-The mechanism of Pierquin et al. (2026), §2 (THEORY.md §1, §13):
+The mechanism of Pierquin et al. (2026), §2 (docs/theory.md §1, §13):
 
 1. **Fit.** On m private records (x_i, y_i), x_i ∈ R^d scaled by a declared,
    data-independent ``feature_scale`` and clipped to ‖x_i‖ ≤ 1, y_i ∈ R^k
@@ -27,7 +27,7 @@ The mechanism of Pierquin et al. (2026), §2 (THEORY.md §1, §13):
 
 Sampling through the Gram factor
 --------------------------------
-Given V, the rows of ZV are iid N(0, σ_z² VᵀV) (Proposition 4.1; THEORY.md
+Given V, the rows of ZV are iid N(0, σ_z² VᵀV) (Proposition 4.1; docs/theory.md
 §3): the law of the released data depends on V only through the k × k Gram
 matrix VᵀV. The default sampler therefore keeps only an upper-triangular R
 with RᵀR = VᵀV and draws each record as σ_z·gR with g ~ N(0, I_k). The
@@ -128,7 +128,7 @@ class PrivateLinearGenerator(BaseEstimator):
 
     Fits v = argmin_W (1/m) Σ_i ‖Wᵀx_i − y_i‖² + λ‖W‖_F² on clipped data,
     perturbs it, V = v + σN, and releases synthetic records ZV with hidden
-    seeds Z ~ N(0, σ_z²) (Pierquin et al. 2026, §2; THEORY.md §1, §13). See the
+    seeds Z ~ N(0, σ_z²) (Pierquin et al. 2026, §2; docs/theory.md §1, §13). See the
     module docstring for the λ convention and the Gram-factor sampler.
 
     Parameters
@@ -168,7 +168,7 @@ class PrivateLinearGenerator(BaseEstimator):
         Accounting method of :mod:`synthamp.accountant` (for k > 1 the
         accountant uses certified bounds).
     accountant : {"pld", "rdp"} or None, default None
-        pld: the exact privacy profile (THEORY.md §14), tighter; rdp: the RDP
+        pld: the exact privacy profile (docs/theory.md §14), tighter; rdp: the RDP
         curve of ``accounting`` converted. None: pld for k = 1, unlimited
         n_syn and exact accounting, rdp otherwise. The report gives both ε.
     sampler : {"gram", "seeds"}, default "gram"

@@ -1,6 +1,6 @@
 """Release as a partitioned Parquet dataset: one independent stream per partition.
 
-THEORY.md §17. Given V, the released records are iid N(0, σ_z² VᵀV), so a
+docs/theory.md §17. Given V, the released records are iid N(0, σ_z² VᵀV), so a
 record is g·R with g ~ N(0, I_k) and RᵀR = σ_z² VᵀV. A partition of the
 release is therefore fully described by a :class:`PartitionTask`: the k × k
 factor R, a number of rows, and one child of a :class:`numpy.random.SeedSequence`
@@ -60,7 +60,7 @@ class PartitionTask:
         Records in this partition.
     factor : ndarray of shape (k, k)
         R with RᵀR = σ_z² VᵀV. Its disclosure is the disclosure of VᵀV, covered
-        by the unlimited-release guarantee (THEORY.md §17).
+        by the unlimited-release guarantee (docs/theory.md §17).
     seed : numpy.random.SeedSequence
         This partition's child of the release's seed sequence.
     """

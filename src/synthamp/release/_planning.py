@@ -3,14 +3,14 @@
 A data holder knows the shape of the table (m records, d features, k targets),
 the label bound B and the target (ε, δ) before any private value is read. That
 fixes everything the accountant needs for each ridge penalty λ: the norm bound
-C = B/(2√λ), the sensitivity Δ = B(1 + 2√λ)/(mλ^{3/2}) (THEORY.md §13), and so
+C = B/(2√λ), the sensitivity Δ = B(1 + 2√λ)/(mλ^{3/2}) (docs/theory.md §13), and so
 the noise σ of the amplification-aware accountant and of post-processing, the
 noise saved, and the proven bound on the expected error of the Gram matrix the
 synthetic records carry (:func:`synthamp.utility.gram_error_bound`).
 :func:`plan_release` tabulates them over λ (and over generator widths, for a
 generator wider than the table, e.g. random features) and marks the best row.
 
-THEORY.md §16: amplification needs a width d ≳ 2c² with c = C/σ; on an ordinary
+docs/theory.md §16: amplification needs a width d ≳ 2c² with c = C/σ; on an ordinary
 table (5,000 × 20, λ = 1) it saves almost nothing. The plan says so before
 the release, with the width from which the local ratio 2c²/(2c² + d) (a
 heuristic, Theorem 5.1) drops below one half.
@@ -43,7 +43,7 @@ class PlanRow:
     width : int
         d, the generator's width (the table's feature count unless widened).
     norm_bound, sensitivity : float
-        C and Δ (certified, THEORY.md §13).
+        C and Δ (certified, docs/theory.md §13).
     sigma : float
         Noise calibrated by the amplification-aware accountant (``method``).
     sigma_post_processing : float

@@ -1,4 +1,4 @@
-"""Ridge regression, its privacy bounds and the utility of its synthetic data (THEORY.md §13).
+"""Ridge regression, its privacy bounds and the utility of its synthetic data (docs/theory.md §13).
 
 The mathematics of the private linear generator, free of scikit-learn (as
 scikit-learn keeps ``ridge_regression()`` free of its ``Ridge`` estimator):
@@ -74,7 +74,7 @@ OBJECTIVE = (
 
 
 # ---------------------------------------------------------------------------
-# Ridge regression and its sensitivity (THEORY.md §13)
+# Ridge regression and its sensitivity (docs/theory.md §13)
 # ---------------------------------------------------------------------------
 
 
@@ -85,7 +85,7 @@ def ridge_norm_bound(label_bound: float, ridge: float) -> float:
     For the objective (1/m) Σ ‖Wᵀx_i − y_i‖² + λ‖W‖_F² with ‖x_i‖ ≤ 1 and
     ‖y_i‖ ≤ B, the minimiser is W* = (XᵀX/m + λI)⁻¹(Xᵀ/√m)(Y/√m); the operator
     norm of the first factor is at most max_s s/(s² + λ) = 1/(2√λ) and
-    ‖Y/√m‖_F ≤ B (THEORY.md §13).
+    ‖Y/√m‖_F ≤ B (docs/theory.md §13).
 
     Parameters
     ----------
@@ -119,7 +119,7 @@ def ridge_sensitivity(label_bound: float, ridge: float, n_records: int) -> float
     B/(2√λ) with L = 2(C + B), and the objective is 2λ-strongly convex, so
     replacing one of the m records moves the minimiser by at most
     L/(mλ) = B(1 + 2√λ)/(mλ^{3/2}) in Frobenius norm (Chaudhuri, Monteleoni &
-    Sarwate 2011; THEORY.md §13). With the penalty written (λ/2)‖W‖², Δ would
+    Sarwate 2011; docs/theory.md §13). With the penalty written (λ/2)‖W‖², Δ would
     be this formula at λ/2: the convention matters.
 
     Parameters
@@ -308,7 +308,7 @@ def debiased_gram(synthetic: ArrayLike, *, sigma: float, dim: int, seed_scale: f
     N(0, σ_z² VᵀV)), and E[VᵀV] = vᵀv + dσ²I. So S − dσ²I is unbiased for vᵀv
     for every n: the finite n only adds variance (see :func:`gram_error_bound`).
     Everything the synthetic data say about the private model is in this k × k
-    matrix (THEORY.md §3).
+    matrix (docs/theory.md §3).
 
     Parameters
     ----------

@@ -103,7 +103,7 @@ def _release(report: PrivacyReport):
 
 
 def _rdp_profile(report: PrivacyReport, deltas: np.ndarray) -> EpsilonDeltaCurve:
-    """ε(δ) through the RDP curve and its conversion (THEORY.md §12)."""
+    """ε(δ) through the RDP curve and its conversion (docs/theory.md §12)."""
     release = _release(report)
     method, budget = report.accounting_method, CURVE_TIME_BUDGET
     curve = rdp_curve(release, DEFAULT_ORDERS, method, lower=False, time_budget=budget)
@@ -123,7 +123,7 @@ def _rdp_profile(report: PrivacyReport, deltas: np.ndarray) -> EpsilonDeltaCurve
 
 
 def _pld_profile(report: PrivacyReport, deltas: np.ndarray) -> EpsilonDeltaCurve:
-    """ε(δ) from the exact privacy profile (THEORY.md §14); post-processing: Gaussian, exact.
+    """ε(δ) from the exact privacy profile (docs/theory.md §14); post-processing: Gaussian, exact.
 
     k = 1: the worst-case profile of the report's release; for a finite n_syn
     the plateau profile (valid for every n_syn, slightly pessimistic, fast).

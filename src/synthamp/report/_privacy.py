@@ -48,7 +48,7 @@ class PrivacyReport:
 
     All numbers are in natural units (σ, Δ and C in the units of the model
     parameters after the declared scaling). ``n_syn = None`` means the guarantee
-    holds for an unlimited number of synthetic records (THEORY.md §3, the
+    holds for an unlimited number of synthetic records (docs/theory.md §3, the
     plateau D_α(VᵀV‖WᵀW)).
 
     Attributes
@@ -62,7 +62,7 @@ class PrivacyReport:
         Standard deviation σ of the output perturbation V = v + σN.
     sensitivity : float
         Δ, the replace-one sensitivity of the unperturbed model in Frobenius
-        norm (THEORY.md §13).
+        norm (docs/theory.md §13).
     norm_bound : float
         C, the bound on the Frobenius norm of the unperturbed model.
     dim, out_dim : int
@@ -103,7 +103,7 @@ class PrivacyReport:
         fully covered configuration).
     accountant : str
         The accountant whose ε is the guarantee: ``"pld"`` (the exact privacy
-        profile, THEORY.md §14) or ``"rdp"`` (the RDP curve, converted).
+        profile, docs/theory.md §14) or ``"rdp"`` (the RDP curve, converted).
     epsilon_rdp, epsilon_pld : float or None
         ε at this σ and δ of the release described (its ``n_syn``) by each
         accountant (None: not computed); the guarantee is the one named by
@@ -111,7 +111,7 @@ class PrivacyReport:
     epsilon_unlimited_pld : float or None
         For k = 1, a finite ``n_syn``, exact accounting and the default
         accountant: ε at this σ and δ of the unlimited release's exact privacy
-        profile (PLD), which bounds every n_syn (THEORY.md §3). None otherwise.
+        profile (PLD), which bounds every n_syn (docs/theory.md §3). None otherwise.
     guarantee : str or None
         Where ``epsilon_unlimited_pld`` is set: which number is the guarantee,
         ``"finite_rdp"`` (``epsilon_rdp``) or ``"unlimited_pld"``
@@ -128,7 +128,7 @@ class PrivacyReport:
         It does not qualify the guarantee.
     amplification : str
         One line on whether amplification pays at this setting, why (c = C/σ
-        against d) and the levers (THEORY.md §16; heuristic, for insight).
+        against d) and the levers (docs/theory.md §16; heuristic, for insight).
     gram_error : float or None
         Upper bound on the root-mean-square error (Frobenius) of the Gram matrix
         vᵀv estimated from the records (:func:`synthamp.release._ridge.debiased_gram`), at
@@ -276,14 +276,18 @@ class PrivacyReport:
             self.guarantee or "", self.accountant
         )
         rows = (
-            ("pld", self.epsilon_pld, f"exact privacy profile{records}, THEORY.md §14"),
+            ("pld", self.epsilon_pld, f"exact privacy profile{records}, docs/theory.md §14"),
             (
                 "pld, unlimited release",
                 self.epsilon_unlimited_pld,
                 "exact privacy profile of the unlimited release, valid for any n_syn "
-                "(THEORY.md §3, §14)",
+                "(docs/theory.md §3, §14)",
             ),
-            ("rdp", self.epsilon_rdp, f"RDP curve{records} converted at α{order}, THEORY.md §12"),
+            (
+                "rdp",
+                self.epsilon_rdp,
+                f"RDP curve{records} converted at α{order}, docs/theory.md §12",
+            ),
         )
         return tuple(
             (name, value, f"{note}; the guarantee" if name == used else note)
