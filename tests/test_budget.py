@@ -159,7 +159,7 @@ def test_release_says_the_budget_was_spent_and_whether_amplification_pays(
     monkeypatch.chdir(tmp_path)
     # the budget's own message: the cheap bound that skips a hopeless finite attempt
     # (c² = 82 against d = 6 here: it would skip it) is switched off
-    monkeypatch.setattr("synthamp.release._accounting.finite_epsilon_lower_bound", lambda *a: 0.0)
+    monkeypatch.setattr("synthamp.accountant._guarantee.finite_epsilon_lower_bound", lambda *a: 0.0)
     rng = np.random.default_rng(0)
     x = rng.normal(size=(200, 6)) / 4
     frame = pd.DataFrame(x, columns=[f"x{i}" for i in range(6)])

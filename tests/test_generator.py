@@ -54,6 +54,9 @@ def fake_accounting(monkeypatch):
             kind="exact",
             sigma_post_processing=2 * sigma,
             epsilon_post_processing=3.0,
+            delta=kwargs["delta"],
+            accountant="rdp",
+            reason="a fixed test result",
         )
 
     monkeypatch.setattr(generator, "_account", fake)
@@ -431,7 +434,7 @@ def test_finite_release_takes_the_unlimited_profile_when_it_needs_less_noise():
     assert unlimited.sigma < finite_rdp.sigma
     assert chosen.sigma == unlimited.sigma and chosen.accountant == "pld"
     assert chosen.epsilon <= 1.0 and chosen.kind == "exact"
-    assert "unlimited-release guarantee" in chosen.fallback and "10,000 records" in chosen.fallback
+    assert "unlimited-release guarantee" in chosen.note and "10,000 records" in chosen.note
 
 
 @pytest.mark.slow
@@ -440,4 +443,4 @@ def test_finite_release_keeps_its_own_accounting_when_amplification_pays():
     chosen = _default_accounting(100, 1000)
     unlimited = _default_accounting(None, 1000)
     assert chosen.sigma < unlimited.sigma and chosen.accountant == "rdp"
-    assert chosen.guarantee == "finite_rdp" and "is at least as tight here" in chosen.fallback
+    assert chosen.guarantee == "finite_rdp" and "is at least as tight here" in chosen.note

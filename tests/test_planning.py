@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from synthamp import InputError
-from synthamp.release import plan_release, read_shape
+from synthamp.release import account_release, plan_release, read_shape
 
 
 def _write(path, m=300, d=6, k=1, seed=0):
@@ -78,7 +78,7 @@ def test_read_shape_reads_no_parquet_data(tmp_path, monkeypatch):
 
 
 def test_plan_rows_match_closed_forms_and_the_accountant():
-    from synthamp.accountant import calibrate_sigma
+    from synthamp.accountant import calibrate, calibrate_sigma
 
     m, d, b, eps, delta = 2000, 30, 2.0, 1.0, 1e-6
     plan = plan_release(
@@ -97,10 +97,16 @@ def test_plan_rows_match_closed_forms_and_the_accountant():
         assert row.sensitivity == pytest.approx(
             b * (1 + 2 * math.sqrt(lam)) / (m * lam**1.5), rel=1e-14
         )
-        cal = calibrate_sigma(
-            eps, delta, dim=row.width, norm_bound=row.norm_bound, sensitivity=row.sensitivity
-        )
+        # the guarantee rule (PLD for k = 1 unlimited), as release applies it: one σ for both
+        shape = dict(dim=row.width, norm_bound=row.norm_bound, sensitivity=row.sensitivity)
+        cal = calibrate(eps, delta, **shape)
         assert row.sigma == cal.sigma and row.sigma_post_processing == cal.sigma_post_processing
+        released = account_release(
+            epsilon=eps, delta=delta, sigma=None, out_dim=1, n_syn=None, method="exact",
+            choice=None, **shape,
+        )  # fmt: skip
+        assert (row.sigma, row.epsilon) == (released.sigma, released.epsilon)
+        assert cal.accountant == "pld" and row.sigma < calibrate_sigma(eps, delta, **shape).sigma
         assert row.epsilon <= eps
         assert row.noise_saved == pytest.approx(max(0.0, 1 - row.sigma / row.sigma_post_processing))
         c2, s2 = row.norm_bound**2, row.sigma**2

@@ -74,7 +74,7 @@ def _check_consistent(fields: dict, dim: int, n_syn: int, norm_bound=C, sensitiv
     other = "epsilon_rdp" if used == "unlimited_pld" else "epsilon_unlimited_pld"
     expected = (f"{fields['epsilon']:.6g}", f"{fields[other]:.6g}")
     assert _note_epsilons(fields["note"]) == expected
-    what = "that bound's RDP accounting" if skipped else f"exactly {n_syn:,} records"
+    what = "the plateau's RDP bound" if skipped else f"exactly {n_syn:,} records"
     assert what in fields["note"]
     return used
 
@@ -82,13 +82,13 @@ def _check_consistent(fields: dict, dim: int, n_syn: int, norm_bound=C, sensitiv
 def _fields(accounting) -> dict:
     names = ("sigma", "epsilon", "epsilon_rdp", "optimal_order", "epsilon_unlimited_pld",
              "guarantee", "accountant", "epsilon_pld")  # fmt: skip
-    return {**{n: getattr(accounting, n) for n in names}, "note": accounting.fallback}
+    return {**{n: getattr(accounting, n) for n in names}, "note": accounting.note}
 
 
 def test_unlimited_profile_wins_and_epsilon_rdp_stays_the_finite_releases():
     accounting = _accounting(20, 100_000, sigma=SIGMA)
     assert _check_consistent(_fields(accounting), 20, 100_000) == "unlimited_pld"
-    assert accounting.kind == "exact" and "at σ" not in accounting.fallback
+    assert accounting.kind == "exact" and "at σ" not in accounting.note
 
 
 @pytest.mark.filterwarnings("ignore::synthamp.accountant.OrderGridWarning")  # α = 256 here
@@ -112,8 +112,8 @@ def test_a_calibration_takes_the_smaller_sigma_and_reports_both_epsilon_at_it():
     fields = _fields(accounting)
     assert _check_consistent(fields, 20, 100_000) == "unlimited_pld"
     assert accounting.epsilon <= 1.0 < accounting.epsilon_rdp  # the finite RDP misses at this σ
-    assert f"at σ = {accounting.sigma:.6g})" in accounting.fallback
-    assert "not started" in accounting.fallback  # the finite σ was provably above σ_u
+    assert f"at σ = {accounting.sigma:.6g})" in accounting.note
+    assert "not started" in accounting.note  # the finite σ was provably above σ_u
 
 
 def test_the_release_command_report_markdown_and_output_agree_with_account(

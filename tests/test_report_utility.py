@@ -176,7 +176,7 @@ def test_the_verdict_is_the_same_text_in_every_rendering(tmp_path, capsys, k):
     terminal = capsys.readouterr().out
     report = json.loads((tmp_path / "syn.privacy.json").read_text())
     verdict = report["utility_verdict"]
-    assert verdict.startswith("baseline: ") and report["schema_version"] == 2
+    assert verdict.startswith("baseline: ") and report["schema_version"] == 3
     # terminal: the sentence on a line of its own
     assert verdict in terminal.splitlines()
     # Markdown: the Utility paragraph, and the three numbers in its table

@@ -295,8 +295,10 @@ def quick_accounting(monkeypatch):
     def fake(**kwargs):
         sigma = kwargs["sigma"] if kwargs["sigma"] is not None else 0.9
         return generator._Accounting(
-            sigma, kwargs["epsilon"] or 1.0, 12.0, kwargs["method"], "exact", 1.5, 1.7
-        )
+            sigma=sigma, epsilon=kwargs["epsilon"] or 1.0, delta=kwargs["delta"], kind="exact",
+            accountant="rdp", reason="a fixed test result", method=kwargs["method"],
+            optimal_order=12.0, sigma_post_processing=1.5, epsilon_post_processing=1.7,
+        )  # fmt: skip
 
     monkeypatch.setattr(generator, "_account", fake)
 

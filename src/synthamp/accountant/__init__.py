@@ -98,6 +98,13 @@ Tight (ε, δ) (``_profile``, ``_pld``, ``_export``; docs/theory.md §14)
    gaussian_delta       -- the Gaussian mechanism's exact profile δ(ε) (Balle and Wang 2018)
    gaussian_epsilon     -- its ε(δ)
 
+The guarantee of a release (``_guarantee``): :func:`account` (ε at a given σ) and
+:func:`calibrate` (σ for a target ε) apply the one rule that decides which bound is the
+guarantee (PLD or RDP; for k = 1 and finite n_syn the smaller of the finite release's
+RDP bound and the unlimited release's exact profile) and return a :class:`Guarantee`
+that says what it is and why. Every output of synthamp that states a guarantee renders
+one: use these, not the single accountants below, to state a release's guarantee.
+
 ``compute_epsilon(..., accountant="pld")`` and ``calibrate_sigma(...,
 accountant="pld")`` call the PLD accountant.
 
@@ -116,6 +123,7 @@ from synthamp.accountant._calibration import CALIBRATION_WINDOW, Calibration, ca
 from synthamp.accountant._curves import EpsilonResult, compute_epsilon, rdp_curve
 from synthamp.accountant._export import MissingExtraError, to_dp_accounting_pld, to_prv
 from synthamp.accountant._gaussian import gaussian_delta, gaussian_epsilon
+from synthamp.accountant._guarantee import Guarantee, account, calibrate
 from synthamp.accountant._k2_search import PairSearch, search_lower_bound
 from synthamp.accountant._pld import (
     DEFAULT_DISCRETIZATION,
@@ -167,6 +175,7 @@ __all__ = [
     "Calibration",
     "EpsilonResult",
     "GaussianRelease",
+    "Guarantee",
     "Method",
     "MissingExtraError",
     "OrderGridWarning",
@@ -182,6 +191,8 @@ __all__ = [
     "SubsampledGaussianRelease",
     "SyntheticDataRelease",
     "WorstCase",
+    "account",
+    "calibrate",
     "calibrate_sigma",
     "calibrate_sigma_pld",
     "compute_epsilon",

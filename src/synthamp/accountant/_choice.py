@@ -13,19 +13,11 @@ also weighs the unlimited release's exact profile, which bounds every n_syn
 
 from __future__ import annotations
 
-from synthamp.accountant._curves import compute_epsilon
-from synthamp.accountant._gaussian import gaussian_epsilon
-from synthamp.accountant._pld import calibrate_sigma_pld, gaussian_sigma
-from synthamp.accountant._profile import profile_epsilon
-from synthamp.accountant._releases import SyntheticDataRelease
-
 __all__ = [
     "ACCOUNTANTS",
     "accountant_reason",
     "choose_accountant",
     "finite_or_unlimited",
-    "gaussian_baseline",
-    "tight_accounting",
     "weighs_unlimited_profile",
 ]
 
@@ -117,54 +109,3 @@ def finite_or_unlimited(
     if fallback:
         note = f"{fallback.rstrip('.')}. {note}"
     return use_unlimited, note
-
-
-def gaussian_baseline(epsilon: float, delta: float, sensitivity: float, sigma: float) -> dict:
-    """The post-processing baseline of a PLD guarantee, by the same (exact) accountant:
-    the σ the Gaussian mechanism (releasing V) needs for ``epsilon`` (``sigma`` itself
-    at ε = 0: nothing to compare with) and its ε at ``sigma``."""
-    return {
-        "sigma_post_processing": gaussian_sigma(epsilon, delta, sensitivity)
-        if epsilon > 0
-        else sigma,
-        "epsilon_post_processing": gaussian_epsilon(delta, sensitivity, sigma),
-    }
-
-
-def tight_accounting(
-    *, rdp: dict, choice: str | None, epsilon, delta: float, common: dict, n_syn, method: str
-) -> dict:
-    """The RDP accounting ``rdp`` (sigma, epsilon, optimal_order), completed by the PLD's.
-
-    Returns the fields that change: with pld the guarantee is the PLD's (a
-    calibration by PLD when ``epsilon`` is the target), its post-processing
-    baseline the Gaussian mechanism's exact profile, and the RDP ε at the same
-    σ is kept; with rdp the PLD ε is added for comparison when it is cheap
-    (k = 1 unlimited). Post-processing (releasing V) keeps its own accounting.
-    """
-    chosen = choose_accountant(choice, common["out_dim"], n_syn, method)
-    if method == "post-processing":
-        return {"epsilon_rdp": rdp["epsilon"]}
-    sigma = rdp["sigma"]
-    if chosen == "pld" and epsilon is not None:
-        sigma = calibrate_sigma_pld(epsilon, delta, **common, n_syn=n_syn).sigma
-    release = SyntheticDataRelease(**common, sigma=sigma, n_syn=n_syn)
-    eps_pld = None
-    if chosen == "pld" or (common["out_dim"] == 1 and n_syn is None):
-        eps_pld = float(profile_epsilon(release, delta).epsilon)
-    eps_rdp, order = rdp["epsilon"], rdp["optimal_order"]
-    if sigma != rdp["sigma"]:
-        at_sigma = compute_epsilon(release, delta, method=method)
-        eps_rdp, order = float(at_sigma.epsilon), float(at_sigma.optimal_order)
-    if chosen == "rdp":
-        return {"epsilon_rdp": eps_rdp, "epsilon_pld": eps_pld}
-    return {
-        "sigma": sigma,
-        "epsilon": eps_pld,
-        **gaussian_baseline(eps_pld, delta, release.effective_sensitivity, sigma),
-        "optimal_order": order,  # of the RDP number reported alongside
-        "kind": "exact" if common["out_dim"] == 1 else "certified",
-        "accountant": "pld",
-        "epsilon_rdp": eps_rdp,
-        "epsilon_pld": eps_pld,
-    }

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import replace
 from typing import Any
 
 import click
@@ -89,67 +88,11 @@ def _common_options(fn):
     return fn
 
 
-def _choose_accountant(
-    accountant: str | None, out_dim: int, n_syn: int | None, method: str = "exact"
-) -> tuple[str, str]:
-    """The accountant of the guarantee and why (the library's default rule of ``--accountant``)."""
-    # the accountant loads scipy: heavy, on use only
-    from synthamp.accountant._choice import accountant_reason, choose_accountant
-
-    return (
-        choose_accountant(accountant, out_dim, n_syn, method),
-        accountant_reason(accountant, out_dim, n_syn, method),
-    )
-
-
-def _pld_epsilons(release, deltas, discretization: float) -> tuple[list, list, bool]:
-    """ε and its lower bound by the PLD accountant, one per δ (one PLD for all), and
-    whether a guard of the worst pair fired.
-
-    The lower bound is the worst pair's (remove and add composed apart): a
-    lower bound on the release's ε itself.
-    """
-    # the PLD accountant loads scipy: heavy, on use only
-    from synthamp.accountant._pld import compute_epsilon_pld, privacy_loss_distribution
-    from synthamp.accountant._profile import profile_epsilon
-
-    h = check_positive("discretization", discretization)
-    if release.releases == 1 and (release.out_dim == 1 or len(deltas) == 1):
-        results = [profile_epsilon(release, d) for d in deltas]
-        fired = any(r.fallback for r in results)
-        return [r.epsilon for r in results], [r.epsilon_lower for r in results], fired
-    if len(deltas) == 1:
-        r = compute_epsilon_pld(release, deltas[0], discretization=h)
-        return [r.epsilon], [r.epsilon_lower], r.fallback
-    pld = privacy_loss_distribution(release, discretization=h)
-    return [pld.epsilon(d) for d in deltas], [pld.epsilon_lower(d) for d in deltas], pld.fallback
-
-
 #: The note of a PLD ε whose worst-pair guard fired (synthamp.accountant._pld_grid).
 PLD_FALLBACK_NOTE = (
     "A guard of the worst adjacent pair fired: the PLD epsilon composes the pointwise maximum "
     "over the pairs scanned along the edge (the guarded search's claim, as for one release)."
 )
-
-
-def _beyond_exact_profile(release) -> bool:
-    """Whether a k = 1 release's C/σ is past the exact profile's range (its PLD is certified)."""
-    from synthamp.accountant._profile import beyond_exact_profile  # scipy: heavy
-
-    return beyond_exact_profile(release)
-
-
-def _unlimited_kind(release) -> str:
-    """Kind of the unlimited release's PLD ε: exact, or certified past the exact range."""
-    return "certified" if _beyond_exact_profile(release) else "exact"
-
-
-def _gaussian_epsilons(release, deltas, discretization: float) -> list[float]:
-    """ε of releasing the model by PLD, one per δ: T Gaussian mechanisms, exact profile."""
-    from synthamp.accountant import GaussianRelease, compute_epsilon_pld  # scipy: heavy
-
-    gaussian = GaussianRelease(release.effective_sensitivity, release.sigma, release.releases)
-    return [compute_epsilon_pld(gaussian, d, discretization=discretization).epsilon for d in deltas]
 
 
 def _rdp_label(n_syn: int | None, result: dict) -> str:
@@ -163,31 +106,6 @@ def _rdp_label(n_syn: int | None, result: dict) -> str:
             "ran out of time; an upper bound on its value, not the value"
         )
     return f"{n_syn:,} records, method {result['accounting']}"
-
-
-def _finite_accounting(n_syn: int, fallback: str | None) -> str:
-    """What the finite-n_syn RDP number is, for the note of :func:`finite_or_unlimited`."""
-    if fallback:
-        return f"the plateau's RDP bound (the accounting of {n_syn:,} records ran out of time)"
-    return f"the rdp accounting of exactly {n_syn:,} records"
-
-
-def _calibrate_pld(epsilon: float, delta: float, common: dict, n_syn: int | None):
-    """The PLD calibration of the release (``n_syn`` None: the unlimited one)."""
-    from synthamp.accountant._pld import calibrate_sigma_pld  # loads scipy: heavy
-
-    return calibrate_sigma_pld(epsilon, delta, **common, n_syn=n_syn)
-
-
-def _gaussian_calibration(epsilon: float, delta: float, common: dict) -> tuple[float, float]:
-    """σ and ε of releasing the model, exact: T Gaussian mechanisms are one of sensitivity Δ√T."""
-    from synthamp.accountant import gaussian_epsilon  # loads scipy: heavy
-    from synthamp.accountant._pld import gaussian_sigma
-
-    effective = min(common["sensitivity"], 2.0 * common["norm_bound"])
-    composed = effective * math.sqrt(common["releases"])
-    sigma = gaussian_sigma(epsilon, delta, composed)
-    return sigma, gaussian_epsilon(delta, composed, sigma)
 
 
 def _notes(release, method: str) -> list[str]:
@@ -295,8 +213,8 @@ def account_result(
     are lists, one entry per δ.
     """
     # the accountant loads scipy: heavy, on use only
-    from synthamp.accountant import SyntheticDataRelease, compute_epsilon
-    from synthamp.accountant._choice import finite_or_unlimited, weighs_unlimited_profile
+    from synthamp.accountant import SyntheticDataRelease
+    from synthamp.accountant._guarantee import account
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
     grid = isinstance(delta, list | tuple)
@@ -307,95 +225,59 @@ def account_result(
     release = SyntheticDataRelease(
         dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn, releases=releases
     )
-    chosen, reason = _choose_accountant(accountant, out_dim, n_syn, method)
-    results, caught = [], []
+    guarantees, caught = [], []
     for i, d in enumerate(deltas):
-        result, warned = _run_capturing_warnings(
-            compute_epsilon,
-            release,
-            d,
-            orders=orders,
-            method=method,
-            time_budget=time_budget,
-            search=search if i == 0 else 0,  # one curve serves every δ
-        )
-        results.append(result)
+        guarantee, warned = _run_capturing_warnings(
+            account, release, d, accountant=accountant, orders=orders, method=method,
+            discretization=discretization, time_budget=time_budget,
+            search=search if i == 0 else 0,  # one search serves every δ
+        )  # fmt: skip
+        guarantees.append(guarantee)
         caught += [w for w in warned if w not in caught]
-    result = results[0]
-    eps_rdp = [r.epsilon for r in results]
-    eps_pld, eps_pld_lower, pld_fallback = (None, None, False)
-    if chosen == "pld" or (out_dim == 1 and n_syn is None):
-        eps_pld, eps_pld_lower, fired = _pld_epsilons(release, deltas, discretization)
-        pld_fallback = pld_fallback or fired
-    epsilon = eps_pld if chosen == "pld" else eps_rdp
-    post_epsilon = [r.epsilon_post_processing for r in results]
-    if chosen == "pld":  # the baseline by the same accountant: the Gaussian mechanism, exact
-        post_epsilon = _gaussian_epsilons(release, deltas, discretization)
-    kind = str(result.kind) if chosen == "rdp" or out_dim == 1 else "certified"
-    if chosen == "pld" and _beyond_exact_profile(release):
-        kind = "certified"
-    eps_unlimited, eps_unlimited_lower, guarantee = (None, None, None)
-    if weighs_unlimited_profile(accountant, out_dim, n_syn, method):
-        # the unlimited release (T-fold, one PLD) bounds every n_syn: the smaller ε is sound
-        unlimited = replace(release, n_syn=None)
-        eps_unlimited, eps_unlimited_lower, fired = _pld_epsilons(unlimited, deltas, discretization)
-        pld_fallback = pld_fallback or fired
-        finite_accounting = _finite_accounting(n_syn, result.fallback)
-        picks = [
-            finite_or_unlimited(
-                r, u, symbol="ε", n_syn=n_syn, finite_accounting=finite_accounting,
-                show_values=not grid,
-            )
-            for r, u in zip(eps_rdp, eps_unlimited, strict=True)
-        ]  # fmt: skip
-        used = [use for use, _ in picks]
-        guarantee = ["unlimited_pld" if use else "finite_rdp" for use in used]
-        epsilon = [u if use else r for use, u, r in zip(used, eps_unlimited, eps_rdp, strict=True)]
-        if any(used):
-            gaussian = _gaussian_epsilons(release, deltas, discretization)
-            post_epsilon = [
-                g if use else p for use, g, p in zip(used, gaussian, post_epsilon, strict=True)
-            ]
-        chosen = ["pld" if use else "rdp" for use in used]
-        reason = picks[0][1]
-        if len(set(used)) > 1:  # a δ grid on both sides of the crossing: say it per δ
-            notes = zip(deltas, picks, strict=True)
-            reason = "; ".join(f"at delta = {d:g}: {note}" for d, (_, note) in notes)
-        else:
-            chosen = chosen[0]
-        kind = str(result.kind) if not all(used) else _unlimited_kind(release)
+    result = guarantees[0].rdp
     curve, post = result.curve, result.curve_post_processing
     heuristic = {
         name: {"kind": str(h.kind), "method": h.method, "rdp": h.rdp}
         for name, h in result.heuristics.items()
     }
 
-    def one(values):
-        return values if grid or values is None else values[0]
+    def one(name):
+        values = [getattr(g, name) for g in guarantees]
+        if all(v is None for v in values):
+            return None
+        return values if grid else values[0]
 
+    chosen = [g.accountant for g in guarantees]
+    chosen = chosen[0] if len(set(chosen)) == 1 else chosen
+    reasons = [g.reason for g in guarantees]
+    reason = reasons[0]
+    if len(set(reasons)) > 1:  # a δ grid: say it per δ
+        reason = "; ".join(f"at delta = {d:g}: {r}" for d, r in zip(deltas, reasons, strict=True))
+    kinds = {g.kind for g in guarantees}
+    fired = any(g.pld_guard_fired for g in guarantees)
     return {
         "alpha": curve.orders,
         "rdp": curve.rdp,
         "rdp_lower": curve.rdp_lower,
         "rdp_search": curve.rdp_search,
         "lower_bounds": _lower_bounds(curve),
-        "epsilon": one(epsilon),
-        "delta": one(deltas),
+        "epsilon": one("epsilon"),
+        "delta": deltas if grid else deltas[0],
         "accountant": chosen,
         "accountant_reason": reason,
-        "epsilon_rdp": one(eps_rdp),
-        "epsilon_pld": one(eps_pld),
-        "epsilon_pld_lower": one(eps_pld_lower),
-        "epsilon_unlimited_pld": one(eps_unlimited),
-        "epsilon_unlimited_pld_lower": one(eps_unlimited_lower),
-        "guarantee": one(guarantee),
+        "epsilon_rdp": one("epsilon_rdp"),
+        "epsilon_pld": one("epsilon_pld"),
+        "epsilon_pld_lower": one("epsilon_pld_lower"),
+        "epsilon_unlimited_pld": one("epsilon_unlimited_pld"),
+        "epsilon_unlimited_pld_lower": one("epsilon_unlimited_pld_lower"),
+        "guarantee": one("guarantee"),
         "discretization": discretization,
-        "optimal_order": one([r.optimal_order for r in results]),
+        "optimal_order": one("optimal_order"),
         "accounting": result.method,
-        "kind": kind,
+        "kind": "certified" if "certified" in kinds else kinds.pop(),
         "post_processing": {
             "rdp": post.rdp,
-            "epsilon": one(post_epsilon),
+            "epsilon": one("epsilon_post_processing"),
             "accountant": chosen,
         },
         "sensitivity": release.sensitivity,
@@ -411,7 +293,7 @@ def account_result(
         "heuristic": heuristic,
         "fallback": result.fallback,
         "amplification": _amplification(release),
-        "notes": _notes(release, method) + ([PLD_FALLBACK_NOTE] if pld_fallback else []),
+        "notes": _notes(release, method) + ([PLD_FALLBACK_NOTE] if fired else []),
         "warnings": caught,
     }
 
@@ -450,76 +332,41 @@ def calibrate_result(
     profile), so that the noise reduction compares like with like.
     """
     # the accountant loads scipy: heavy, on use only
-    from synthamp.accountant import SyntheticDataRelease, calibrate_sigma
-    from synthamp.accountant._choice import finite_or_unlimited, weighs_unlimited_profile
+    from synthamp.accountant import SyntheticDataRelease
+    from synthamp.accountant._guarantee import calibrate
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
-    cal, caught = _run_capturing_warnings(
-        calibrate_sigma,
-        epsilon,
-        delta,
-        dim=dim,
-        out_dim=out_dim,
-        norm_bound=norm_bound,
-        sensitivity=sensitivity,
-        n_syn=n_syn,
-        releases=releases,
-        method=method,
-        orders=orders,
-        time_budget=time_budget,
-    )
     discretization = check_positive("discretization", discretization)
-    chosen, reason = _choose_accountant(accountant, out_dim, n_syn, method)
-    sigma, eps, kind, sigma_pld = cal.sigma, cal.epsilon, str(cal.kind), None
-    sigma_post, eps_post = cal.sigma_post_processing, cal.epsilon_post_processing
-    common = dict(
-        dim=dim, out_dim=out_dim, norm_bound=norm_bound, sensitivity=sensitivity,
-        releases=releases, discretization=discretization,
+    guarantee, caught = _run_capturing_warnings(
+        calibrate, epsilon, delta, dim=dim, out_dim=out_dim, norm_bound=norm_bound,
+        sensitivity=sensitivity, n_syn=n_syn, releases=releases, method=method,
+        accountant=accountant, orders=orders, discretization=discretization,
+        time_budget=time_budget,
     )  # fmt: skip
-    sigma_unlimited, guarantee = None, None
-    if chosen == "pld":
-        pld = _calibrate_pld(epsilon, delta, common, n_syn)
-        sigma, eps, sigma_pld = pld.sigma, pld.epsilon, pld.sigma
-        if str(pld.kind) == "certified":
-            kind = "certified"
-    elif weighs_unlimited_profile(accountant, out_dim, n_syn, method):
-        # the unlimited release's σ by its exact profile (T-fold, one PLD) bounds every n_syn
-        pld = _calibrate_pld(epsilon, delta, common, None)
-        sigma_unlimited = pld.sigma
-        use, reason = finite_or_unlimited(
-            cal.sigma, sigma_unlimited, symbol="σ", n_syn=n_syn,
-            finite_accounting=_finite_accounting(n_syn, cal.fallback),
-        )  # fmt: skip
-        guarantee = "unlimited_pld" if use else "finite_rdp"
-        if use:
-            chosen, sigma, eps, kind = "pld", pld.sigma, pld.epsilon, str(pld.kind)
-    if chosen == "pld":
-        # the baseline by the same (tight) accountant: the Gaussian mechanism's exact profile
-        sigma_post, eps_post = _gaussian_calibration(epsilon, delta, common)
     release = SyntheticDataRelease(
-        dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn, releases=releases
+        dim, out_dim, norm_bound, sensitivity, guarantee.sigma, n_syn=n_syn, releases=releases
     )
     return {
-        "sigma": sigma,
-        "epsilon": eps,
-        "accountant": chosen,
-        "accountant_reason": reason,
-        "sigma_rdp": cal.sigma,
-        "sigma_pld": sigma_pld,
-        "sigma_unlimited_pld": sigma_unlimited,
-        "guarantee": guarantee,
+        "sigma": guarantee.sigma,
+        "epsilon": guarantee.epsilon,
+        "accountant": guarantee.accountant,
+        "accountant_reason": guarantee.reason,
+        "sigma_rdp": guarantee.sigma_rdp,
+        "sigma_pld": guarantee.sigma_pld,
+        "sigma_unlimited_pld": guarantee.sigma_unlimited_pld,
+        "guarantee": guarantee.guarantee,
         "discretization": discretization,
-        "sigma_post_processing": sigma_post,
-        "noise_saved": max(0.0, 1.0 - sigma / sigma_post),
-        "accounting": cal.method,
-        "target_epsilon": cal.target_epsilon,
-        "delta": cal.delta,
-        "optimal_order": cal.optimal_order,
-        "kind": kind,
-        "epsilon_post_processing": eps_post,
+        "sigma_post_processing": guarantee.sigma_post_processing,
+        "noise_saved": guarantee.noise_saved,
+        "accounting": guarantee.method,
+        "target_epsilon": guarantee.target_epsilon,
+        "delta": guarantee.delta,
+        "optimal_order": guarantee.optimal_order,
+        "kind": guarantee.kind,
+        "epsilon_post_processing": guarantee.epsilon_post_processing,
         "sensitivity": release.sensitivity,
         "effective_sensitivity": release.effective_sensitivity,
-        "fallback": cal.fallback,
+        "fallback": guarantee.fallback,
         "amplification": _amplification(release),
         "notes": _notes(release, method),
         "warnings": caught,

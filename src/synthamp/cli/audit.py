@@ -9,13 +9,12 @@ against the accountant's ε for the same release.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import click
 
 from synthamp._validation import InputError, check_integer, check_open_unit
 from synthamp.cli._common import echo_json
-from synthamp.cli.account import _choose_accountant, _run_capturing_warnings
+from synthamp.cli.account import _run_capturing_warnings
 from synthamp.release import atomic_write_text, atomic_write_with, check_writable
 
 __all__ = ["audit", "audit_result"]
@@ -136,43 +135,29 @@ def _upper_bounds(release, delta: float, accountant: str | None) -> dict:
     (``guarantee`` says which, ``note`` why)."""
     # the accountant loads scipy: heavy, on use only
     from synthamp.accountant import GaussianRelease, compute_epsilon, profile_epsilon
-    from synthamp.accountant._choice import finite_or_unlimited, weighs_unlimited_profile
+    from synthamp.accountant._guarantee import account
 
     delta = check_open_unit("delta", delta)
-    rdp = compute_epsilon(release, delta)
-    if isinstance(release, GaussianRelease):
+    if isinstance(release, GaussianRelease):  # releasing V: the exact profile, or RDP
+        rdp, tight = compute_epsilon(release, delta), profile_epsilon(release, delta)
         chosen = accountant or "pld"
-    else:
-        chosen, _ = _choose_accountant(accountant, release.out_dim, release.n_syn)
-    tight = None
-    if (
-        chosen == "pld"
-        or isinstance(release, GaussianRelease)
-        or (release.out_dim == 1 and release.n_syn is None)
-    ):
-        tight = profile_epsilon(release, delta)
-    used = (tight.epsilon, str(tight.kind)) if chosen == "pld" else (rdp.epsilon, str(rdp.kind))
-    unlimited = guarantee = note = None
-    if not isinstance(release, GaussianRelease) and weighs_unlimited_profile(
-        accountant, release.out_dim, release.n_syn, "exact"
-    ):
-        profile = profile_epsilon(replace(release, n_syn=None), delta)
-        unlimited = float(profile.epsilon)
-        use, note = finite_or_unlimited(
-            float(rdp.epsilon), unlimited, symbol="ε", n_syn=release.n_syn
-        )
-        guarantee = "unlimited_pld" if use else "finite_rdp"
-        if use:
-            used, chosen = (profile.epsilon, str(profile.kind)), "pld"
+        used = tight if chosen == "pld" else rdp
+        return {
+            "epsilon_upper": float(used.epsilon), "upper_kind": str(used.kind),
+            "accountant": chosen, "epsilon_pld": float(tight.epsilon),
+            "epsilon_rdp": float(rdp.epsilon), "epsilon_unlimited_pld": None,
+            "guarantee": None, "note": None,
+        }  # fmt: skip
+    guarantee = account(release, delta, accountant=accountant)
     return {
-        "epsilon_upper": float(used[0]),
-        "upper_kind": used[1],
-        "accountant": chosen,
-        "epsilon_pld": None if tight is None else float(tight.epsilon),
-        "epsilon_rdp": float(rdp.epsilon),
-        "epsilon_unlimited_pld": unlimited,
-        "guarantee": guarantee,
-        "note": note,
+        "epsilon_upper": guarantee.epsilon,
+        "upper_kind": guarantee.kind,
+        "accountant": guarantee.accountant,
+        "epsilon_pld": guarantee.epsilon_pld,
+        "epsilon_rdp": guarantee.epsilon_rdp,
+        "epsilon_unlimited_pld": guarantee.epsilon_unlimited_pld,
+        "guarantee": guarantee.guarantee,
+        "note": guarantee.reason if guarantee.guarantee else None,
     }
 
 

@@ -504,7 +504,7 @@ class PrivateLinearGenerator(BaseEstimator):
             not_released=tuple(not_released),
             notes=tuple(notes),
             synthamp_version=__version__,
-            accounting_note=accounting.fallback or "",
+            accounting_note=accounting.note,
             amplification=""
             if accounting.method == "post-processing"
             else amplification_outlook(d, self.norm_bound_, accounting.sigma, k).message,

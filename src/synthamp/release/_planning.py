@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
-from synthamp.accountant import calibrate_sigma
+from synthamp.accountant import calibrate
 from synthamp.release._ridge import ridge_norm_bound, ridge_sensitivity
 from synthamp.utility import gram_error_bound, release_utility
 
@@ -191,7 +191,7 @@ def plan_release(
         for ridge in ridges:
             norm_bound = ridge_norm_bound(label_bound, ridge)
             sensitivity = ridge_sensitivity(label_bound, ridge, m)
-            cal = calibrate_sigma(
+            cal = calibrate(  # the guarantee rule, as release applies it
                 epsilon,
                 delta,
                 dim=width,

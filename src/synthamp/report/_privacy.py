@@ -29,8 +29,11 @@ __all__ = ["ADJACENCY", "REPORT_SCHEMA", "SCHEMA_VERSION", "PrivacyReport"]
 #: Version of every JSON synthamp writes: the report and the ``--json`` output of the
 #: commands (docs/json.md, docs/synthamp-output.schema.json); bump when a key changes meaning
 #: or the report gains keys (2: the report's utility beside the baseline, ``gram_error``,
-#: ``gram_error_floor``, ``gram_error_baseline``, ``utility_verdict``).
-SCHEMA_VERSION = 2
+#: ``gram_error_floor``, ``gram_error_baseline``, ``utility_verdict``; 3: one guarantee rule,
+#: ``accountant._guarantee``: ``epsilon_post_processing`` is everywhere releasing V at the
+#: release's own σ, and ``calibrate``'s ``sigma_rdp`` is null when the finite calibration
+#: was provably useless and not started).
+SCHEMA_VERSION = 3
 
 #: Version of the report's layout (the same number: one schema for everything).
 REPORT_SCHEMA = SCHEMA_VERSION

@@ -1,0 +1,425 @@
+"""The guarantee of a release: the one rule that decides which bound is the guarantee.
+
+Every output of synthamp that states a guarantee (the library's
+:class:`~synthamp.release.PrivateLinearGenerator`, ``plan``, ``release``,
+``demo``, ``account``, ``calibrate``, ``audit``, the JSON, Markdown and HTML
+reports) renders a :class:`Guarantee` made here, by :func:`account` (ε at a
+given σ) or :func:`calibrate` (σ for a target ε). The reports compute nothing:
+they render the fields.
+
+The rule (docs/theory.md §3, §12, §14):
+
+1. The accountant is the one requested, else PLD (the exact privacy profile
+   composed as a privacy-loss distribution, tighter than RDP) for k = 1, an
+   unlimited release and exact accounting, else RDP
+   (:func:`~synthamp.accountant._choice.choose_accountant`).
+2. For k = 1, a finite ``n_syn``, exact accounting and no accountant requested,
+   the unlimited release's exact profile is weighed as well: the first n_syn
+   records are a function of the unlimited stream (docs/theory.md §3), so its
+   guarantee holds for every n_syn, and the smaller ε (or σ) of the two is the
+   guarantee (:func:`~synthamp.accountant._choice.finite_or_unlimited`). Either
+   is sound, so is their minimum.
+3. Where a cheap proven lower bound shows that the finite release's RDP
+   accounting cannot need less noise than the unlimited profile, the finite
+   calibration is not started (:func:`_finite_cannot_win`).
+
+Only exact and certified numbers enter: ``kind`` is ``"exact"`` (numerical,
+with its error bound added) or ``"certified"`` (a proven bound: k > 1, or C/σ
+past the exact profile's range).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
+
+from synthamp._budget import DEFAULT_TIME_BUDGET, PLATEAU_FALLBACK
+from synthamp.accountant._calibration import calibrate_sigma, finite_epsilon_lower_bound
+from synthamp.accountant._choice import (
+    accountant_reason,
+    choose_accountant,
+    finite_or_unlimited,
+    weighs_unlimited_profile,
+)
+from synthamp.accountant._curves import compute_epsilon
+from synthamp.accountant._pld import (
+    DEFAULT_DISCRETIZATION,
+    calibrate_sigma_pld,
+    compute_epsilon_pld,
+    gaussian_sigma,
+)
+from synthamp.accountant._profile import beyond_exact_profile, profile_epsilon
+from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease
+
+__all__ = ["Guarantee", "account", "calibrate", "finite_accounting_name"]
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """An (ε, δ)-DP guarantee of a release and how the rule reached it.
+
+    Attributes
+    ----------
+    sigma : float
+        The noise scale σ of the release.
+    epsilon : float
+        The guarantee's ε at ``sigma`` and ``delta`` (an upper bound on the
+        release's ε: exact with its error added, or certified).
+    delta : float
+        The guarantee's δ.
+    kind : {"exact", "certified"}
+        What ``epsilon`` is.
+    accountant : {"pld", "rdp"}
+        The accountant whose number is ``epsilon``.
+    reason : str
+        Why this accountant and this bound, in one sentence (the rule's wording).
+    method : str
+        The RDP accounting method (``"exact"``, ``"global"``, ``"post-processing"``).
+    optimal_order : float or None
+        The Rényi order of the RDP number ``epsilon_rdp``.
+    sigma_post_processing, epsilon_post_processing : float
+        Releasing the model V itself by the same accountant: the σ it needs for
+        ``epsilon`` and its ε at ``sigma``.
+    epsilon_rdp : float or None
+        The RDP accountant's ε of the release at ``sigma`` (of exactly its
+        n_syn records, or of the plateau where ``fallback`` says so).
+    epsilon_pld, epsilon_pld_lower : float or None
+        The PLD accountant's ε of the release and a lower bound on the
+        release's true ε (the worst pair's optimistic PLD); None: not computed.
+    epsilon_unlimited_pld, epsilon_unlimited_pld_lower : float or None
+        Where the rule weighs it (k = 1, finite n_syn): the unlimited release's
+        exact-profile ε at ``sigma``, valid for every n_syn, and its lower bound.
+    guarantee : {"finite_rdp", "unlimited_pld"} or None
+        Where the unlimited profile is weighed: which of ``epsilon_rdp`` and
+        ``epsilon_unlimited_pld`` is ``epsilon``.
+    fallback : str or None
+        Set when the finite-release accounting stopped at its time budget or
+        was not started; one line that names the sound bound used instead.
+    target_epsilon : float or None
+        The calibration's target (None: ε at a given σ).
+    sigma_rdp, sigma_pld, sigma_unlimited_pld : float or None
+        A calibration's σ by each accounting it ran (None: not run).
+    pld_guard_fired : bool
+        A guard of the worst adjacent pair fired in a PLD computation: its ε
+        composes the pointwise maximum over the pairs scanned along the edge.
+    rdp : object
+        The RDP accountant's result (:class:`~synthamp.accountant.EpsilonResult`
+        or :class:`~synthamp.accountant.CalibrationResult`), for its curve.
+    """
+
+    sigma: float
+    epsilon: float
+    delta: float
+    kind: str
+    accountant: str
+    reason: str
+    method: str
+    optimal_order: float | None
+    sigma_post_processing: float
+    epsilon_post_processing: float
+    epsilon_rdp: float | None = None
+    epsilon_pld: float | None = None
+    epsilon_pld_lower: float | None = None
+    epsilon_unlimited_pld: float | None = None
+    epsilon_unlimited_pld_lower: float | None = None
+    guarantee: str | None = None
+    fallback: str | None = None
+    target_epsilon: float | None = None
+    sigma_rdp: float | None = None
+    sigma_pld: float | None = None
+    sigma_unlimited_pld: float | None = None
+    pld_guard_fired: bool = False
+    rdp: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def noise_saved(self) -> float:
+        """max(0, 1 − σ/σ_post-processing): the noise amplification saves (not utility)."""
+        return max(0.0, 1.0 - self.sigma / self.sigma_post_processing)
+
+    @property
+    def note(self) -> str:
+        """The fallback (if any) and, where the rule weighed two bounds, which it took."""
+        parts = [self.fallback.rstrip(".") + "." if self.fallback else ""]
+        if self.guarantee is not None:
+            parts.append(self.reason)
+        return " ".join(p for p in parts if p)
+
+
+def finite_accounting_name(n_syn: int, fallback: str | None) -> str:
+    """What the finite-n_syn RDP number is, in the words of :func:`finite_or_unlimited`."""
+    if fallback:
+        return f"the plateau's RDP bound (used in place of the accounting of {n_syn:,} records)"
+    return f"the rdp accounting of exactly {n_syn:,} records"
+
+
+def _pld_epsilon(
+    release: SyntheticDataRelease, delta: float, discretization: float
+) -> tuple[float, float | None, bool]:
+    """ε by PLD, a lower bound on the release's own ε (the worst pair's optimistic PLD), and
+    whether a guard of the worst pair fired (the ε is then the guarded search's claim).
+
+    One release: the exact privacy profile's root (docs/theory.md §14); T releases:
+    the worst pair's PLD composed T times, each direction apart.
+    """
+    if release.releases == 1:
+        result = profile_epsilon(release, delta)
+    else:
+        result = compute_epsilon_pld(release, delta, discretization=discretization)
+    return float(result.epsilon), result.epsilon_lower, bool(result.fallback)
+
+
+def _gaussian_epsilon(release: SyntheticDataRelease, delta: float, h: float) -> float:
+    """ε of releasing V at the release's σ by PLD: T Gaussian mechanisms, exact profile."""
+    gaussian = GaussianRelease(release.effective_sensitivity, release.sigma, release.releases)
+    return float(compute_epsilon_pld(gaussian, delta, discretization=h).epsilon)
+
+
+def _pld_kind(release: SyntheticDataRelease) -> str:
+    """A PLD ε's kind: exact for k = 1 within the exact profile's range, else certified."""
+    return "exact" if release.out_dim == 1 and not beyond_exact_profile(release) else "certified"
+
+
+class _Rdp(NamedTuple):
+    """The RDP accountant's numbers of a release at its σ (from a result or a calibration)."""
+
+    epsilon: float
+    optimal_order: float
+    kind: str
+    epsilon_post_processing: float
+    fallback: str | None
+    result: Any = None
+
+    @classmethod
+    def of(cls, result, fallback: str | None = None) -> _Rdp:
+        return cls(
+            float(result.epsilon), float(result.optimal_order), str(result.kind),
+            float(result.epsilon_post_processing), fallback or result.fallback, result,
+        )  # fmt: skip
+
+
+def account(
+    release: SyntheticDataRelease,
+    delta: float,
+    *,
+    accountant: str | None = None,
+    method: str = "exact",
+    orders=None,
+    discretization: float = DEFAULT_DISCRETIZATION,
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
+    search: int = 0,
+) -> Guarantee:
+    """The guarantee of ``release`` (its σ given) at ``delta``, by the rule.
+
+    Parameters
+    ----------
+    release : SyntheticDataRelease
+        The release described by its public parameters.
+    delta : float
+        δ in (0, 1).
+    accountant : {"pld", "rdp"} or None, default None
+        None: the rule of this module; a name: that accountant.
+    method : {"exact", "global", "post-processing"}, default "exact"
+        The RDP accounting method (:func:`~synthamp.accountant.rdp_curve`).
+    orders : array_like, optional
+        Rényi orders of the RDP accountant.
+    discretization : float
+        PLD grid step (nats).
+    time_budget : float or None
+        Seconds for a finite-n_syn RDP curve; past them the plateau bound
+        (sound for every n_syn) is used and ``fallback`` says so.
+    search : int, default 0
+        k = 2: starts of the search for a larger lower bound (never ε).
+
+    Returns
+    -------
+    Guarantee
+        With ``sigma_post_processing`` the σ releasing V needs for the achieved ε.
+    """
+    result = compute_epsilon(
+        release, delta, orders=orders, method=method, time_budget=time_budget, search=search
+    )
+    at = _account(release, delta, _Rdp.of(result), accountant, method, discretization)
+    return replace(at, sigma_post_processing=_post_sigma(release, at, at.epsilon))
+
+
+def _account(
+    release: SyntheticDataRelease,
+    delta: float,
+    rdp: _Rdp,
+    accountant: str | None,
+    method: str,
+    discretization: float,
+    unlimited_epsilon: float | None = None,
+    calibrated: bool = False,
+) -> Guarantee:
+    """The rule at a given σ, from the RDP numbers at that σ (``sigma_post_processing`` NaN).
+
+    ``calibrated``: σ is a calibration's (the note then says σ took the smaller of the two).
+    """
+    chosen = choose_accountant(accountant, release.out_dim, release.n_syn, method)
+    common = dict(
+        sigma=release.sigma, delta=delta, method=method, optimal_order=rdp.optimal_order,
+        epsilon_rdp=rdp.epsilon, fallback=rdp.fallback, rdp=rdp.result,
+        sigma_post_processing=math.nan,
+    )  # fmt: skip
+    eps_pld = eps_pld_lower = None
+    fired = False
+    if chosen == "pld" or (release.out_dim == 1 and release.n_syn is None):
+        eps_pld, eps_pld_lower, fired = _pld_epsilon(release, delta, discretization)
+    rdp_guarantee = dict(
+        epsilon=rdp.epsilon, kind=rdp.kind, accountant="rdp",
+        epsilon_post_processing=rdp.epsilon_post_processing,
+    )  # fmt: skip
+    if weighs_unlimited_profile(accountant, release.out_dim, release.n_syn, method):
+        unlimited = replace(release, n_syn=None)
+        eps_u_lower = None
+        if unlimited_epsilon is None:
+            unlimited_epsilon, eps_u_lower, fired_u = _pld_epsilon(unlimited, delta, discretization)
+            fired = fired or fired_u
+        use, reason = finite_or_unlimited(
+            rdp.epsilon, unlimited_epsilon, symbol="ε", n_syn=release.n_syn,
+            finite_accounting=finite_accounting_name(release.n_syn, rdp.fallback),
+            sigma=release.sigma if calibrated else None,
+        )  # fmt: skip
+        weighed = dict(
+            epsilon_unlimited_pld=unlimited_epsilon, epsilon_unlimited_pld_lower=eps_u_lower,
+            reason=reason, guarantee="unlimited_pld" if use else "finite_rdp",
+        )  # fmt: skip
+        if not use:
+            return Guarantee(**rdp_guarantee, **weighed, **common, pld_guard_fired=fired)
+        pld_guarantee = dict(
+            epsilon=unlimited_epsilon, kind=_pld_kind(unlimited), accountant="pld",
+            epsilon_post_processing=_gaussian_epsilon(release, delta, discretization),
+        )  # fmt: skip
+        return Guarantee(**pld_guarantee, **weighed, **common, pld_guard_fired=fired)
+    reason = accountant_reason(accountant, release.out_dim, release.n_syn, method)
+    pld = dict(epsilon_pld=eps_pld, epsilon_pld_lower=eps_pld_lower, reason=reason)
+    if chosen == "rdp":
+        return Guarantee(**rdp_guarantee, **pld, **common, pld_guard_fired=fired)
+    pld_guarantee = dict(
+        epsilon=eps_pld, kind=_pld_kind(release), accountant="pld",
+        epsilon_post_processing=_gaussian_epsilon(release, delta, discretization),
+    )  # fmt: skip
+    return Guarantee(**pld_guarantee, **pld, **common, pld_guard_fired=fired)
+
+
+def _post_sigma(release: SyntheticDataRelease, at: Guarantee, epsilon: float) -> float:
+    """σ releasing V needs for ``epsilon``, by the guarantee's accountant.
+
+    PLD: the Gaussian mechanism's exact profile (T mechanisms of sensitivity
+    Δ_eff are one of Δ_eff√T); RDP: its post-processing calibration. At ε = 0,
+    or for post-processing accounting itself, σ: nothing to compare with.
+    """
+    if at.method == "post-processing" or not epsilon > 0:
+        return release.sigma
+    if at.accountant == "pld":
+        composed = release.effective_sensitivity * math.sqrt(release.releases)
+        return float(gaussian_sigma(epsilon, at.delta, composed))
+    return float(
+        calibrate_sigma(
+            epsilon, at.delta, dim=release.dim, out_dim=release.out_dim,
+            norm_bound=release.norm_bound, sensitivity=release.sensitivity,
+            releases=release.releases, method="post-processing",
+        ).sigma
+    )  # fmt: skip
+
+
+def calibrate(
+    epsilon: float,
+    delta: float,
+    *,
+    dim: int,
+    out_dim: int = 1,
+    norm_bound: float,
+    sensitivity: float,
+    n_syn: int | None = None,
+    releases: int = 1,
+    method: str = "exact",
+    accountant: str | None = None,
+    orders=None,
+    discretization: float = DEFAULT_DISCRETIZATION,
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
+) -> Guarantee:
+    """The smallest σ whose guarantee (by the rule) is (``epsilon``, ``delta``)-DP.
+
+    Parameters as :func:`account` and :func:`~synthamp.accountant.calibrate_sigma`.
+    The σ is that of the accountant the rule picks; where it weighs the
+    unlimited release's exact profile (k = 1, finite n_syn), the smaller of
+    the two σ, and the finite RDP calibration is not started when a proven
+    lower bound shows it cannot be the smaller (:func:`_finite_cannot_win`).
+
+    Returns
+    -------
+    Guarantee
+        ``sigma``, the achieved ``epsilon`` (≤ the target), ``target_epsilon``,
+        the σ of each accounting run, and ``sigma_post_processing`` the σ
+        releasing V needs for the target, by the same accountant.
+    """
+    shape = dict(dim=dim, out_dim=out_dim, norm_bound=norm_bound, sensitivity=sensitivity)
+    pld_options = dict(releases=releases, discretization=discretization)
+    weigh = weighs_unlimited_profile(accountant, out_dim, n_syn, method)
+    unlimited = skipped = None
+    if weigh:
+        unlimited = calibrate_sigma_pld(epsilon, delta, **shape, **pld_options)
+        skipped = _finite_cannot_win(epsilon, delta, shape, n_syn, releases, unlimited)
+    if skipped is not None:
+        sigma = float(unlimited.sigma)
+        plateau = SyntheticDataRelease(**shape, sigma=sigma, releases=releases)
+        result = compute_epsilon(plateau, delta, orders=orders, method=method)
+        rdp, ran = _Rdp.of(result, fallback=skipped), {}
+    else:
+        cal = calibrate_sigma(
+            epsilon, delta, **shape, n_syn=n_syn, releases=releases, method=method,
+            orders=orders, time_budget=time_budget,
+        )  # fmt: skip
+        sigma, ran = float(cal.sigma), {"sigma_rdp": float(cal.sigma)}
+        rdp = _Rdp.of(cal)
+        if choose_accountant(accountant, out_dim, n_syn, method) == "pld":
+            pld = calibrate_sigma_pld(epsilon, delta, **shape, n_syn=n_syn, **pld_options)
+            sigma = ran["sigma_pld"] = float(pld.sigma)
+        elif weigh and unlimited.sigma < sigma:
+            sigma = float(unlimited.sigma)
+        if sigma != cal.sigma:  # the RDP numbers of the release at the σ taken
+            release = SyntheticDataRelease(**shape, sigma=sigma, n_syn=n_syn, releases=releases)
+            result = compute_epsilon(
+                release, delta, orders=orders, method=method, time_budget=time_budget
+            )
+            rdp = _Rdp.of(result, fallback=cal.fallback)
+    release = SyntheticDataRelease(**shape, sigma=sigma, n_syn=n_syn, releases=releases)
+    known = None
+    if unlimited is not None and sigma == unlimited.sigma:
+        known = float(unlimited.epsilon)  # the calibration's ε is the profile's at its σ
+    at = _account(release, delta, rdp, accountant, method, discretization, known, calibrated=True)
+    if unlimited is not None:
+        ran["sigma_unlimited_pld"] = float(unlimited.sigma)
+    at = replace(at, target_epsilon=float(epsilon), **ran)
+    if at.accountant == "rdp" and skipped is None and sigma == cal.sigma:
+        return replace(at, sigma_post_processing=float(cal.sigma_post_processing))
+    return replace(at, sigma_post_processing=_post_sigma(release, at, float(epsilon)))
+
+
+def _finite_cannot_win(
+    epsilon: float, delta: float, shape: dict, n_syn: int, releases: int, unlimited
+) -> str | None:
+    """The note of a finite calibration not started, or None: the bound does not decide.
+
+    A proven lower bound on the finite release's RDP ε at the unlimited
+    release's σ_u (:func:`~synthamp.accountant._calibration.finite_epsilon_lower_bound`,
+    one engine call) above the target means that the finite calibration's σ is
+    above σ_u (ε is non-increasing in σ), so the rule (the smaller σ) takes σ_u
+    whatever the finite attempt gives. The finite release's RDP number reported
+    is then the plateau's at σ_u (an upper bound on it, docs/theory.md §3).
+    """
+    if releases != 1:
+        return None
+    finite = SyntheticDataRelease(**shape, sigma=unlimited.sigma, n_syn=n_syn)
+    bound = finite_epsilon_lower_bound(finite, delta)
+    if not bound > epsilon:
+        return None
+    return (
+        f"finite-release accounting (n_syn = {n_syn:,}) not started: a proven lower bound on the "
+        f"rdp ε of exactly {n_syn:,} records at the unlimited release's σ = "
+        f"{unlimited.sigma:.6g} is {bound:.6g} > ε = {epsilon:g}, so it needs more noise; "
+        f"{PLATEAU_FALLBACK}"
+    )
