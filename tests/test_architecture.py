@@ -457,6 +457,17 @@ def test_nothing_below_imports_the_package_face():
     assert face == []
 
 
+def test_presentation_imports_no_accountant():
+    """The reports render what they are given: no module of ``report`` imports ``accountant``
+    (the curves of the HTML page come from the release, ``release._curves``)."""
+    edges = [
+        f"{e.importer} -> {e.target}"
+        for e in _internal(imports(SRC))
+        if room(e.importer) == "report" and room(e.target) in {"accountant", "divergence", "bounds"}
+    ]
+    assert edges == []
+
+
 def test_the_floors_are_those_of_docs_architecture():
     # the document draws the same floors, lowest first, in its "Floors" section
     text = (SRC.parent / "docs" / "architecture.md").read_text(encoding="utf-8")

@@ -122,7 +122,8 @@ def test_the_release_command_report_markdown_and_output_agree_with_account(
     """The test table (σ = 0.5, 1,000 records, one target): the unlimited PLD wins; the
     report's finite RDP ε is ``synthamp account --n-syn 1000 --accountant rdp`` at its σ."""
     from release_cases import private_frame, release_args
-    from synthamp.report import PrivacyReport, epsilon_delta_curves
+    from synthamp.release import report_curves
+    from synthamp.report import PrivacyReport
 
     monkeypatch.chdir(tmp_path)
     private_frame().to_csv("data.csv", index=False)
@@ -155,7 +156,8 @@ def test_the_release_command_report_markdown_and_output_agree_with_account(
     assert f"| ε (pld, unlimited release) | {report['epsilon']:.4g} |" in markdown
     # the HTML page's curves at the report's δ are these numbers, and its Rényi section
     # says the guarantee is the profile's and quotes the Rényi accountant's ε and order
-    rdp_curve, pld_curve = epsilon_delta_curves(privacy, [report["delta"]], ["rdp", "pld"])
+    curves = report_curves(privacy, deltas=[report["delta"]], accountants=["rdp", "pld"])
+    rdp_curve, pld_curve = curves.profiles
     assert rdp_curve.epsilon[0] == pytest.approx(report["epsilon_rdp"], rel=1e-9)
     assert pld_curve.epsilon[0] == pytest.approx(report["epsilon_unlimited_pld"], rel=1e-9)
     page = (tmp_path / "r.html").read_text()

@@ -27,7 +27,8 @@ import pandas as pd
 import pytest
 
 from synthamp.cli import main
-from synthamp.report import GLOSSARY, epsilon_delta_curves, render_html
+from synthamp.release import report_curves
+from synthamp.report import GLOSSARY, render_html
 
 # --------------------------------------------------------------------------- fixtures
 
@@ -130,9 +131,9 @@ def test_profile_at_the_reports_delta_is_the_reports_epsilon(released):
     from synthamp.report import PrivacyReport
 
     report = PrivacyReport.from_dict(released[1])
-    (rdp,) = epsilon_delta_curves(
+    (rdp,) = report_curves(
         report, deltas=[report.delta, 1e-8, 1e-3], accountants=[report.accountant]
-    )
+    ).profiles
     assert rdp.epsilon[0] == pytest.approx(report.epsilon, rel=1e-9)
     assert rdp.epsilon_post_processing[0] == pytest.approx(report.epsilon_post_processing, rel=1e-9)
     # ε decreases with δ, and the release is never accounted above post-processing.
@@ -284,7 +285,7 @@ def test_browser_renders_plots_and_numbers_and_fetches_nothing(released):
             assert curve["width"] > 200 and curve["length"] > 250, curve
     series = [c["series"] for c in figures["plot-epsilon-delta"]["curves"]]
     assert any("releasing the model" in s for s in series) and any("synthetic" in s for s in series)
-    assert len(series) == 2 * len(epsilon_delta_curves(PrivacyReport.from_dict(report)))
+    assert len(series) == 2 * len(report_curves(PrivacyReport.from_dict(report)).profiles)
     bars = figures["plot-noise"]["bars"]
     assert bars[0] / bars[1] == pytest.approx(
         report["sigma"] / report["sigma_post_processing"], rel=0.01

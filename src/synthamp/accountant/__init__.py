@@ -122,6 +122,13 @@ from synthamp._budget import DEFAULT_TIME_BUDGET
 from synthamp.accountant._calibration import CALIBRATION_WINDOW, Calibration, calibrate_sigma
 from synthamp.accountant._curves import EpsilonResult, compute_epsilon, rdp_curve
 from synthamp.accountant._export import MissingExtraError, to_dp_accounting_pld, to_prv
+from synthamp.accountant._epsilon_delta import (
+    DELTA_GRID,
+    PROFILE_ACCOUNTANTS,
+    EpsilonDeltaCurve,
+    ReleaseCurves,
+    release_curves,
+)
 from synthamp.accountant._gaussian import gaussian_delta, gaussian_epsilon
 from synthamp.accountant._guarantee import Guarantee, account, calibrate
 from synthamp.accountant._k2_search import PairSearch, search_lower_bound
@@ -168,17 +175,20 @@ __all__ = [
     "DEFAULT_DISCRETIZATION",
     "DEFAULT_ORDERS",
     "DEFAULT_TIME_BUDGET",
+    "DELTA_GRID",
     "FALLBACK_SCAN_POINTS",
     "METHODS",
     "SCAN_POINTS",
     "SEARCH_SCAN",
     "Calibration",
+    "EpsilonDeltaCurve",
     "EpsilonResult",
     "GaussianRelease",
     "Guarantee",
     "Method",
     "MissingExtraError",
     "OrderGridWarning",
+    "PROFILE_ACCOUNTANTS",
     "PairPld",
     "PairSearch",
     "PldCalibration",
@@ -188,6 +198,7 @@ __all__ = [
     "ProfileEpsilon",
     "RdpCurve",
     "Release",
+    "ReleaseCurves",
     "SubsampledGaussianRelease",
     "SyntheticDataRelease",
     "WorstCase",
@@ -206,6 +217,7 @@ __all__ = [
     "profile_epsilons",
     "rdp_curve",
     "rdp_to_epsilon",
+    "release_curves",
     "search_lower_bound",
     "to_dp_accounting_pld",
     "to_prv",

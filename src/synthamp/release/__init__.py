@@ -22,6 +22,7 @@ The generator and the plan
    PlanRow                -- one row of it
    account_release        -- the accounting a fit needs (σ, ε, the fallback)
    ReleaseAccounting      -- its result
+   report_curves          -- the ε(δ) and Rényi curves the HTML report draws
 
 Ridge regression with bounded data (docs/theory.md §13)
 -------------------------------------------------------
@@ -61,6 +62,7 @@ from synthamp._lazy import lazy_attributes
 
 if TYPE_CHECKING:  # loaded on first use, see __getattr__
     from synthamp.release._accounting import ReleaseAccounting, account_release
+    from synthamp.release._curves import report_curves
     from synthamp.release._distributed import (
         BACKENDS,
         DISTRIBUTED_NOTE,
@@ -115,6 +117,7 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
 
 _SOURCES: dict[str, str] = {
     **dict.fromkeys(["ReleaseAccounting", "account_release"], "synthamp.release._accounting"),
+    "report_curves": "synthamp.release._curves",
     **dict.fromkeys(
         [
             "BACKENDS",
@@ -196,6 +199,7 @@ __all__ = [
     "PrivateLinearGenerator",
     "ReleaseAccounting",
     "account_release",
+    "report_curves",
     "atomic_write_text",
     "atomic_write_with",
     "check_csv_names",

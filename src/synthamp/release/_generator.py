@@ -45,6 +45,8 @@ referenced afterwards). Seeds are drawn per chunk and dropped.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 import numbers
 import warnings
@@ -72,6 +74,7 @@ from synthamp.accountant._choice import ACCOUNTANTS
 from synthamp.amplification import amplification_outlook
 from synthamp.release._accounting import ReleaseAccounting as _Accounting
 from synthamp.release._accounting import account_release as _account
+from synthamp.release._curves import report_curves
 from synthamp.release._ridge import (
     OBJECTIVE,
     _draw_with_factor,
@@ -471,7 +474,7 @@ class PrivateLinearGenerator(BaseEstimator):
                 "The model V is released, so the guarantee uses post-processing accounting "
                 f"(the requested {self.accounting!r} accounting applies to synthetic data only)."
             )
-        return PrivacyReport(
+        report = PrivacyReport(
             epsilon=accounting.epsilon,
             delta=params["delta"],
             optimal_order=accounting.optimal_order,
@@ -518,6 +521,14 @@ class PrivateLinearGenerator(BaseEstimator):
                 sensitivity=self.sensitivity_,
                 n_syn=n_syn,
             ),
+        )
+        # the curves of the HTML page, from the RDP curve the guarantee used (computed on
+        # first use only; the page computes nothing)
+        curve = getattr(accounting.rdp, "curve", None)
+        budget = params["time_budget"]
+        return dataclasses.replace(
+            report,
+            curves=functools.partial(report_curves, report, curve=curve, time_budget=budget),
         )
 
     # -- the released model (opt-in) ----------------------------------------

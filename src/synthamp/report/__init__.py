@@ -29,20 +29,12 @@ from synthamp._lazy import lazy_attributes
 
 if TYPE_CHECKING:  # loaded on first use, see __getattr__
     from synthamp.report._glossary import GLOSSARY
-    from synthamp.report._html import (
-        PROFILE_ACCOUNTANTS,
-        EpsilonDeltaCurve,
-        epsilon_delta_curves,
-        render_html,
-    )
+    from synthamp.report._html import render_html
     from synthamp.report._privacy import ADJACENCY, REPORT_SCHEMA, SCHEMA_VERSION, PrivacyReport
 
 _SOURCES: dict[str, str] = {
     "GLOSSARY": "synthamp.report._glossary",
-    **dict.fromkeys(
-        ["PROFILE_ACCOUNTANTS", "EpsilonDeltaCurve", "epsilon_delta_curves", "render_html"],
-        "synthamp.report._html",
-    ),
+    "render_html": "synthamp.report._html",
     **dict.fromkeys(
         ["ADJACENCY", "REPORT_SCHEMA", "SCHEMA_VERSION", "PrivacyReport"],
         "synthamp.report._privacy",
@@ -52,12 +44,9 @@ _SOURCES: dict[str, str] = {
 __all__ = [
     "ADJACENCY",
     "GLOSSARY",
-    "PROFILE_ACCOUNTANTS",
     "REPORT_SCHEMA",
     "SCHEMA_VERSION",
-    "EpsilonDeltaCurve",
     "PrivacyReport",
-    "epsilon_delta_curves",
     "render_html",
 ]
 

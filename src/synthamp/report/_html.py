@@ -11,186 +11,28 @@ records carry), the randomness source, the audit when one was run, and ends
 with a glossary of every technical term the page uses (each use links to its
 entry; :func:`render_html` fails on an undefined term).
 
-The curves are recomputed from the report's public parameters (d, k, C, Δ, σ,
-n_syn and the accounting method) by the same accountant that made the
-guarantee; nothing here sees the private data or the model.
-
-Accountants are pluggable: :data:`PROFILE_ACCOUNTANTS` maps a name to a
-function giving ε(δ) of the release and of post-processing on a grid of δ.
+This module computes nothing: the curves it draws were computed by the release
+pipeline (:func:`synthamp.release.report_curves`, from the report's public
+parameters and the RDP curve its guarantee used) and travel with the report
+(``PrivacyReport.curves``) or are passed in; nothing here sees the private data,
+the model or an accountant.
 """
 
 from __future__ import annotations
 
 import html
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from synthamp._validation import InputError
-from synthamp.accountant import (
-    DEFAULT_ORDERS,
-    SyntheticDataRelease,
-    gaussian_epsilon,
-    profile_epsilons,
-    rdp_curve,
-    rdp_to_epsilon,
-)
 from synthamp.report._glossary import GLOSSARY
 from synthamp.report._privacy import PrivacyReport
 from synthamp.report._svg import Series, line_plot
 from synthamp.utility import gram_error_bound
 
-__all__ = [
-    "GLOSSARY",
-    "PROFILE_ACCOUNTANTS",
-    "EpsilonDeltaCurve",
-    "epsilon_delta_curves",
-    "render_html",
-]
-
-#: δ grid of the ε-against-δ plot.
-DELTA_GRID = np.logspace(-12, -1, 45)
-
-
-@dataclass(frozen=True)
-class EpsilonDeltaCurve:
-    """ε as a function of δ for one accountant: the release and releasing the model.
-
-    Attributes
-    ----------
-    accountant : str
-        Name in :data:`PROFILE_ACCOUNTANTS` (``"rdp"``, …).
-    label : str
-        Plain-language name of the accountant.
-    kind : str
-        Kind of the release's curve (``"exact"`` or ``"certified"``).
-    delta : ndarray
-        The δ grid.
-    epsilon : ndarray
-        ε(δ) of the synthetic release.
-    epsilon_post_processing : ndarray
-        ε(δ) of releasing the noisy model V itself, by the same accountant.
-    """
-
-    accountant: str
-    label: str
-    kind: str
-    delta: np.ndarray
-    epsilon: np.ndarray
-    epsilon_post_processing: np.ndarray
-
-
-#: Seconds for each finite-release curve this page recomputes (the guarantee itself was
-#: accounted before); past them the plateau bound, sound for every n_syn, is drawn instead
-#: and labelled certified (synthamp.accountant.rdp_curve).
-CURVE_TIME_BUDGET = 2.0
-
-
-def _release(report: PrivacyReport):
-    """The release whose RDP curve gave ``epsilon_rdp``: the report's, or the plateau where
-    the finite accounting ran out of time (its note says so)."""
-    return SyntheticDataRelease(
-        report.dim,
-        report.out_dim,
-        report.norm_bound,
-        report.sensitivity,
-        report.sigma,
-        n_syn=None if report.rdp_is_plateau_bound else report.n_syn,
-    )
-
-
-def _rdp_profile(report: PrivacyReport, deltas: np.ndarray) -> EpsilonDeltaCurve:
-    """ε(δ) through the RDP curve and its conversion (docs/theory.md §12)."""
-    release = _release(report)
-    method, budget = report.accounting_method, CURVE_TIME_BUDGET
-    curve = rdp_curve(release, DEFAULT_ORDERS, method, lower=False, time_budget=budget)
-    post = rdp_curve(release, DEFAULT_ORDERS, "post-processing")
-
-    def profile(rdp: np.ndarray) -> np.ndarray:
-        return np.array([rdp_to_epsilon(DEFAULT_ORDERS, rdp, d, warn=False)[0] for d in deltas])
-
-    return EpsilonDeltaCurve(
-        accountant="rdp",
-        label="Rényi accountant",
-        kind=str(curve.kind),
-        delta=deltas,
-        epsilon=profile(curve.rdp),
-        epsilon_post_processing=profile(post.rdp),
-    )
-
-
-def _pld_profile(report: PrivacyReport, deltas: np.ndarray) -> EpsilonDeltaCurve:
-    """ε(δ) from the exact privacy profile (docs/theory.md §14); post-processing: Gaussian, exact.
-
-    k = 1: the worst-case profile of the report's release; for a finite n_syn
-    the plateau profile (valid for every n_syn, slightly pessimistic, fast).
-    k > 1: the Gaussian profile with Δ_eff (certified), equal to post-processing.
-    """
-    release = _release(report)
-    post = np.array(
-        [gaussian_epsilon(d, release.effective_sensitivity, release.sigma) for d in deltas]
-    )
-    if release.out_dim > 1:
-        epsilon, kind = post, "certified"
-    else:
-        epsilon, _ = profile_epsilons(replace(release, n_syn=None), deltas)
-        kind = "exact"
-    label = "exact privacy profile (PLD accountant)"
-    if release.n_syn is not None and release.out_dim == 1:
-        label += ", unlimited-release profile (covers every n_syn)"
-    return EpsilonDeltaCurve(
-        accountant="pld",
-        label=label,
-        kind=kind,
-        delta=deltas,
-        epsilon=epsilon,
-        epsilon_post_processing=post,
-    )
-
-
-#: Accountants that give ε(δ): name → function(report, δ grid) → EpsilonDeltaCurve.
-#: Another accountant (e.g. a privacy-loss-distribution accountant) plugs in by
-#: adding an entry; each entry is drawn as one pair of lines.
-PROFILE_ACCOUNTANTS: dict[str, Callable[[PrivacyReport, np.ndarray], EpsilonDeltaCurve]] = {
-    "rdp": _rdp_profile,
-    "pld": _pld_profile,
-}
-
-
-def epsilon_delta_curves(
-    report: PrivacyReport,
-    deltas: Sequence[float] | None = None,
-    accountants: Sequence[str] | None = None,
-) -> list[EpsilonDeltaCurve]:
-    """ε against δ of the release and of post-processing, for each accountant.
-
-    Parameters
-    ----------
-    report : PrivacyReport
-        The release (only its public parameters are used).
-    deltas : sequence of float, optional
-        δ values in (0, 1); default :data:`DELTA_GRID` plus the report's δ.
-    accountants : sequence of str, optional
-        Names in :data:`PROFILE_ACCOUNTANTS`; default all.
-
-    Returns
-    -------
-    list of EpsilonDeltaCurve
-    """
-    if deltas is None:
-        deltas = np.unique(np.append(DELTA_GRID, report.delta))
-    grid = np.asarray(deltas, dtype=float)
-    if not (np.all(grid > 0) and np.all(grid < 1)):
-        raise InputError("deltas", "every δ must be in (0, 1)")
-    names = list(PROFILE_ACCOUNTANTS) if accountants is None else list(accountants)
-    for name in names:
-        if name not in PROFILE_ACCOUNTANTS:
-            raise InputError("accountants", f"unknown accountant {name!r}")
-    return [PROFILE_ACCOUNTANTS[name](report, grid) for name in names]
-
+__all__ = ["GLOSSARY", "render_html"]
 
 # --------------------------------------------------------------------------- glossary
 
@@ -265,6 +107,7 @@ def render_html(
     audit: Any | None = None,
     n_released: int | None = None,
     accountants: Sequence[str] | None = None,
+    curves: Any | None = None,
 ) -> str:
     """The privacy report as one self-contained HTML page.
 
@@ -280,8 +123,12 @@ def render_html(
         Number of synthetic records actually written (default: the number the
         guarantee covers; needed for the utility when that is unlimited).
     accountants : sequence of str, optional
-        Accountants drawn in the ε-against-δ plot (default: all of
-        :data:`PROFILE_ACCOUNTANTS`).
+        Accountants drawn in the ε-against-δ plot (default: every one the curves
+        hold, :data:`synthamp.accountant.PROFILE_ACCOUNTANTS`).
+    curves : synthamp.accountant.ReleaseCurves, optional
+        The curves to draw; default the report's own (``report.release_curves()``).
+        A report read back from JSON carries none: the page then says so, and
+        :func:`synthamp.release.report_curves` computes them.
 
     Returns
     -------
@@ -290,7 +137,11 @@ def render_html(
     """
     term = _Terms()
     esc = html.escape
-    curves = epsilon_delta_curves(report, accountants=accountants)
+    if curves is None:
+        curves = report.release_curves()
+    profiles = () if curves is None else curves.profiles
+    if accountants is not None:
+        profiles = tuple(c for c in profiles if c.accountant in set(accountants))
     n_records = n_released if n_released is not None else report.n_syn
     body: list[str] = []
 
@@ -331,11 +182,16 @@ def render_html(
     body += [f"<li>{esc(item)}</li>" for item in report.not_released]
     body.append("</ul></td></tr></table>")
 
-    # 3. ε against δ.
-    body.append(_epsilon_delta_section(report, curves, term))
-
-    # 4. The Rényi curve.
-    body.append(_rdp_section(report, term))
+    # 3. ε against δ, 4. the Rényi curve.
+    if curves is None:
+        body.append(
+            '<p id="no-curves">This report was read back without its curves (they are drawn '
+            "by the release that made it, not stored in the JSON); "
+            "<code>synthamp.release.report_curves(report)</code> computes them.</p>"
+        )
+    else:
+        body.append(_epsilon_delta_section(report, profiles, term))
+        body.append(_rdp_section(report, curves, term))
 
     # 5. Noise saved.
     body.append(_noise_section(report, term))
@@ -449,12 +305,8 @@ def _at(grid: np.ndarray, values: np.ndarray, x: float) -> float:
     return float(values[index])
 
 
-def _rdp_section(report: PrivacyReport, term: _Terms) -> str:
-    release = _release(report)
-    curve = rdp_curve(
-        release, DEFAULT_ORDERS, report.accounting_method, time_budget=CURVE_TIME_BUDGET
-    )
-    post = rdp_curve(release, DEFAULT_ORDERS, "post-processing")
+def _rdp_section(report: PrivacyReport, curves, term: _Terms) -> str:
+    curve, post = curves.rdp, curves.rdp_post_processing
     series = [
         Series(f"synthetic records ({curve.kind})", curve.orders, curve.rdp, _COLORS[0]),
         Series(

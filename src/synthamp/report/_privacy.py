@@ -190,6 +190,19 @@ class PrivacyReport:
     gram_error_floor: float | None = None
     gram_error_baseline: float | None = None
     utility_verdict: str = ""
+    curves: Any = dataclasses.field(default=None, compare=False, repr=False)
+
+    def release_curves(self) -> Any:
+        """The ε(δ) and Rényi curves the release computed for this report, or None.
+
+        ``curves`` holds a :class:`synthamp.accountant.ReleaseCurves` or a function
+        of no argument that computes it (once, on first use: a fit that never
+        renders HTML does not pay for them); None for a report read from JSON
+        (:func:`synthamp.release.report_curves` computes them). Not in the JSON.
+        """
+        if callable(self.curves):
+            object.__setattr__(self, "curves", self.curves())
+        return self.curves
 
     @property
     def noise_saved(self) -> float:
@@ -222,6 +235,8 @@ class PrivacyReport:
         """
         out: dict[str, Any] = {"document": "privacy-report", "schema_version": SCHEMA_VERSION}
         for field in dataclasses.fields(self):
+            if field.name == "curves":
+                continue
             value = getattr(self, field.name)
             out[field.name] = list(value) if isinstance(value, tuple) else value
         out["noise_saved"] = self.noise_saved
@@ -230,7 +245,7 @@ class PrivacyReport:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PrivacyReport:
         """Inverse of :meth:`to_dict` (unknown keys, e.g. ``noise_saved``, are ignored)."""
-        names = {field.name for field in dataclasses.fields(cls)}
+        names = {field.name for field in dataclasses.fields(cls)} - {"curves"}
         kwargs = {key: value for key, value in data.items() if key in names}
         for key in ("released", "not_released", "notes"):
             if key in kwargs:
