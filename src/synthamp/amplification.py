@@ -68,7 +68,11 @@ class AmplificationOutlook:
 
 
 def amplification_outlook(
-    dim: int, norm_bound: float, sigma: float, out_dim: int = 1
+    dim: int,
+    norm_bound: float,
+    sigma: float,
+    out_dim: int = 1,
+    noise_saved: float | None = None,
 ) -> AmplificationOutlook:
     """Say whether amplification can pay at (d, C, σ, k) (docs/theory.md §16; heuristic).
 
@@ -82,6 +86,11 @@ def amplification_outlook(
         Noise scale σ > 0 (the calibrated or given σ).
     out_dim : int, default 1
         Record dimension k.
+    noise_saved : float, optional
+        The noise the guarantee's accountant saves (1 − σ/σ_post-processing); when
+        given, the line states it beside the prediction, and for k > 1 why they
+        differ (the certified Theorem 5.4 bound is looser than the local rate), so
+        the outlook never contradicts the number saved.
 
     Returns
     -------
@@ -105,18 +114,32 @@ def amplification_outlook(
     negligible = saving < NEGLIGIBLE_NOISE_SAVING
     name = "d" if out_dim == 1 else "⌊d/k⌋"
     shown = f"{name} = {width}"
-    if negligible:
+    c2 = c * c
+    relation = "≫" if c2 >= 10 * width else (">" if c2 > width else "against")
+    if eta >= 1.0:  # the local rate gives no amplification at any σ (⌊d/k⌋ too small)
         message = (
-            f"amplification is negligible here (about {100 * saving:.2g}% less noise): "
-            f"c = C/σ = {c:.3g} gives c² = {c * c:.2g} ≫ {shown}; it needs {name} ≳ 2c² = "
-            f"{needed:.2g}: use a wider generator (more or random features), a smaller ridge "
-            "penalty λ (c grows with λ), or a smaller norm bound C"
+            f"amplification is not available here: with {shown} the local rate (Theorem 5.3) "
+            f"gives none for any σ; use a wider generator (more or random features)"
+        )
+    elif negligible:
+        message = (
+            f"amplification is negligible here (about {100 * saving:.2g}% less noise "
+            f"predicted): c = C/σ = {c:.3g} gives c² = {c2:.2g} {relation} {shown}; it needs "
+            f"{name} ≳ 2c² = {needed:.2g}: use a wider generator (more or random features), a "
+            "smaller ridge penalty λ (c grows with λ), or a smaller norm bound C"
         )
     else:
         message = (
             f"amplification can pay here (about {100 * saving:.2g}% less noise predicted): "
-            f"c = C/σ = {c:.3g}, c² = {c * c:.2g} against {shown}"
+            f"c = C/σ = {c:.3g}, c² = {c2:.2g} against {shown}"
         )
+    if noise_saved is not None:
+        message += f"; the guarantee's accountant saves {100 * noise_saved:.2g}%"
+        if out_dim > 1 and noise_saved < saving - NEGLIGIBLE_NOISE_SAVING:
+            message += (
+                ": for k > 1 it uses the certified bound (Theorem 5.4), looser than the local "
+                "rate this prediction rests on (a heuristic)"
+            )
     return AmplificationOutlook(
         negligible=negligible,
         c=c,

@@ -121,7 +121,6 @@ from __future__ import annotations
 from synthamp._budget import DEFAULT_TIME_BUDGET
 from synthamp.accountant._calibration import CALIBRATION_WINDOW, Calibration, calibrate_sigma
 from synthamp.accountant._curves import EpsilonResult, compute_epsilon, rdp_curve
-from synthamp.accountant._export import MissingExtraError, to_dp_accounting_pld, to_prv
 from synthamp.accountant._epsilon_delta import (
     DELTA_GRID,
     PROFILE_ACCOUNTANTS,
@@ -129,6 +128,7 @@ from synthamp.accountant._epsilon_delta import (
     ReleaseCurves,
     release_curves,
 )
+from synthamp.accountant._export import MissingExtraError, to_dp_accounting_pld, to_prv
 from synthamp.accountant._gaussian import gaussian_delta, gaussian_epsilon
 from synthamp.accountant._guarantee import Guarantee, account, calibrate
 from synthamp.accountant._k2_search import PairSearch, search_lower_bound
@@ -178,6 +178,7 @@ __all__ = [
     "DELTA_GRID",
     "FALLBACK_SCAN_POINTS",
     "METHODS",
+    "PROFILE_ACCOUNTANTS",
     "SCAN_POINTS",
     "SEARCH_SCAN",
     "Calibration",
@@ -188,7 +189,6 @@ __all__ = [
     "Method",
     "MissingExtraError",
     "OrderGridWarning",
-    "PROFILE_ACCOUNTANTS",
     "PairPld",
     "PairSearch",
     "PldCalibration",

@@ -150,12 +150,13 @@ def _lower_bounds(curve) -> dict | None:
     }
 
 
-def _amplification(release) -> str | None:
-    """The outlook line of docs/theory.md §16: does amplification pay at this (d, C, σ, k)?"""
+def _amplification(release, noise_saved: float | None = None) -> str | None:
+    """The outlook line of docs/theory.md §16: does amplification pay at this (d, C, σ, k)?
+    With the noise the guarantee saves beside the prediction."""
     from synthamp.amplification import amplification_outlook  # loads scipy: heavy
 
     return amplification_outlook(
-        release.dim, release.norm_bound, release.sigma, release.out_dim
+        release.dim, release.norm_bound, release.sigma, release.out_dim, noise_saved
     ).message
 
 
@@ -292,7 +293,7 @@ def account_result(
         },
         "heuristic": heuristic,
         "fallback": result.fallback,
-        "amplification": _amplification(release),
+        "amplification": _amplification(release, guarantees[0].noise_saved),
         "notes": _notes(release, method) + ([PLD_FALLBACK_NOTE] if fired else []),
         "warnings": caught,
     }
@@ -367,7 +368,7 @@ def calibrate_result(
         "sensitivity": release.sensitivity,
         "effective_sensitivity": release.effective_sensitivity,
         "fallback": guarantee.fallback,
-        "amplification": _amplification(release),
+        "amplification": _amplification(release, guarantee.noise_saved),
         "notes": _notes(release, method),
         "warnings": caught,
     }

@@ -510,7 +510,9 @@ class PrivateLinearGenerator(BaseEstimator):
             accounting_note=accounting.note,
             amplification=""
             if accounting.method == "post-processing"
-            else amplification_outlook(d, self.norm_bound_, accounting.sigma, k).message,
+            else amplification_outlook(
+                d, self.norm_bound_, accounting.sigma, k, accounting.noise_saved
+            ).message,
             **release_utility(  # public quantities only: C, Δ, σ, d, k, n_syn, ε, δ
                 epsilon=accounting.epsilon,
                 delta=params["delta"],
