@@ -75,6 +75,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import optimize
 
 from synthamp._kinds import privacy_quantity
 from synthamp._validation import InputError, check_open_unit
@@ -84,11 +85,13 @@ from synthamp.divergence._laws import Law
 __all__ = ["CHECK_POINTS", "FIT_LEVEL", "FamilyEpsilon", "dkw_width", "family_epsilon_lower_bound"]
 
 #: Largest number of order statistics at which the band conditions are checked.
-CHECK_POINTS = 512
+CHECK_POINTS = 256
 #: Level of the goodness-of-fit check (probability of rejecting a true family).
 FIT_LEVEL = 1e-3
-#: Relative tolerance of the amplitude roots (moved outwards by it).
+#: Relative tolerance of the amplitude roots of the bound and of the fit check
+#: (each root is moved outwards by its tolerance).
 _ROOT_RTOL = 1e-9
+_FIT_RTOL = 1e-4
 
 
 @dataclass(frozen=True)
@@ -155,14 +158,13 @@ def _check_points(sorted_scores: NDArray[np.float64]) -> tuple[NDArray, NDArray,
 
 
 def _amplitude_root(
-    excess: Callable[[float], float], start: float, lower_limit: float, step: float
-) -> float | None:
-    """The root of a decreasing ``excess`` on [lower_limit, ∞); None if excess(limit) <= 0.
+    excess: Callable[[float], float], start: float, lower_limit: float, step: float, rtol: float
+) -> tuple[float, float] | None:
+    """The root of a decreasing ``excess`` on [lower_limit, ∞) and a bound on its error.
 
-    Brackets outwards from ``start`` by doubling steps, then Brent's method.
+    None if excess(lower_limit) <= 0. Brackets outwards from ``start`` by doubling
+    steps, then Brent's method (|error| <= xtol + 4 eps |root|, scipy's bound).
     """
-    from scipy import optimize  # heavy: loaded on use
-
     lo = hi = start
     for k in range(200):
         if excess(hi) < 0:
@@ -178,8 +180,9 @@ def _amplitude_root(
         lo = lower_limit
         if excess(lo) <= 0:
             return None
-    xtol = _ROOT_RTOL * max(1.0, abs(lo), abs(hi))
-    return float(optimize.brentq(excess, lo, hi, xtol=xtol))
+    xtol = rtol * max(1.0, abs(lo), abs(hi))
+    root = float(optimize.brentq(excess, lo, hi, xtol=xtol))
+    return root, xtol + 4.0 * np.finfo(float).eps * abs(root)
 
 
 class _Bands:
@@ -200,27 +203,27 @@ class _Bands:
     def _cdf(self, theta: float) -> NDArray[np.float64]:
         return np.exp(self.law_of(theta).log_tail(self.t, False))
 
-    def lowest(self, width: float) -> float:
+    def lowest(self, width: float, rtol: float = _ROOT_RTOL) -> float:
         """θ↓ = inf{θ : F_θ(x) <= F̂(x⁻) + w at the check points}, moved down."""
 
         def over(theta: float) -> float:  # > 0 where F_θ exceeds the upper band somewhere
             return float(np.max(self._cdf(theta) - self.below)) - width
 
-        root = _amplitude_root(over, self.start, self.lower_limit, self.step)
-        if root is None:
+        found = _amplitude_root(over, self.start, self.lower_limit, self.step, rtol)
+        if found is None:
             return self.lower_limit
-        return max(root - _ROOT_RTOL * max(1.0, abs(root)), self.lower_limit)
+        return max(found[0] - found[1], self.lower_limit)
 
-    def highest(self, width: float) -> float:
+    def highest(self, width: float, rtol: float = _ROOT_RTOL) -> float:
         """θ↑ = sup{θ : F_θ(x) >= F̂(x) − w at the check points}, moved up; −inf if empty."""
 
         def under(theta: float) -> float:  # > 0 where F_θ stays above the lower band
             return float(np.min(self._cdf(theta) - self.at)) + width
 
-        root = _amplitude_root(under, self.start, self.lower_limit, self.step)
-        if root is None:
+        found = _amplitude_root(under, self.start, self.lower_limit, self.step, rtol)
+        if found is None:
             return -math.inf
-        return root + _ROOT_RTOL * max(1.0, abs(root))
+        return found[0] + found[1]
 
 
 @privacy_quantity("certified")
@@ -289,7 +292,7 @@ def family_epsilon_lower_bound(
     fit = []
     for bands, n in ((bands_p, p.size), (bands_q, q.size)):
         width = dkw_width(n, FIT_LEVEL / 4.0)  # two-sided, level FIT_LEVEL/2 per sample
-        fit.append((bands.lowest(width), bands.highest(width)))
+        fit.append((bands.lowest(width, _FIT_RTOL), bands.highest(width, _FIT_RTOL)))
     fits = all(lo <= hi for lo, hi in fit)
     epsilon = 0.0
     if fits and a_low > b_high:

@@ -65,6 +65,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import optimize
 
+from synthamp._budget import report_status
 from synthamp._kinds import privacy_quantity
 from synthamp._validation import InputError, check_nonnegative, check_open_unit
 from synthamp.accountant import GaussianRelease, SyntheticDataRelease, compute_epsilon
@@ -535,11 +536,14 @@ def audit_release(
     estimator = check_estimator(estimator)
     trials = check_trials(trials)
     rng = np.random.default_rng(random_state)
+    report_status(f"audit: simulating {trials:,} releases per dataset")
     scores_p, scores_q = pair.law_p.sample(trials, rng), pair.law_q.sample(trials, rng)
+    report_status("audit: threshold tests")
     test = _audit_scores(pair, scores_p, scores_q, delta, confidence, correction)
     family = None
     lower = test.epsilon
     if estimator == "family":
+        report_status("audit: fitting the family of laws (DKW bands on both datasets)")
         family = family_audit(pair, scores_p, scores_q, delta, confidence)
         lower = family.epsilon
     if epsilon_upper is None:
@@ -547,6 +551,7 @@ def audit_release(
         upper, kind = float(accounted.epsilon), str(accounted.kind)
     else:
         upper, kind = check_nonnegative("epsilon_upper", epsilon_upper), "given"
+    report_status("audit: exact epsilon of the audited pair")
     exact = _pair_epsilon(pair, delta, release.sigma)
     return AuditResult(
         epsilon_lower=lower,

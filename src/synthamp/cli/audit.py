@@ -17,6 +17,7 @@ import click
 
 from synthamp._validation import InputError, check_integer, check_open_unit
 from synthamp.cli._common import echo_json
+from synthamp.cli._status import live_status
 from synthamp.cli.account import _choose_accountant, _run_capturing_warnings
 from synthamp.release import atomic_write_text, atomic_write_with, check_writable
 
@@ -343,22 +344,23 @@ def audit(
     for path, param in ((tradeoff_csv, "tradeoff"), (plot_file, "plot")):
         if path is not None:
             check_writable(path, force=True, param=param)
-    result = audit_result(
-        dim,
-        norm_bound,
-        sensitivity,
-        sigma,
-        n_syn,
-        out_dim,
-        trials,
-        delta,
-        confidence,
-        seed,
-        correction,
-        mechanism,
-        accountant,
-        estimator,
-    )
+    with live_status("auditing"):  # a spinner on a terminal's stderr; nothing otherwise
+        result = audit_result(
+            dim,
+            norm_bound,
+            sensitivity,
+            sigma,
+            n_syn,
+            out_dim,
+            trials,
+            delta,
+            confidence,
+            seed,
+            correction,
+            mechanism,
+            accountant,
+            estimator,
+        )
     if tradeoff_csv is not None or plot_file is not None:
         from synthamp.accountant import GaussianRelease, SyntheticDataRelease  # scipy: heavy
 
