@@ -3,8 +3,8 @@
 The threshold audit (:mod:`._rates`) certifies one test at a time. At small δ the
 optimal test of the README pair (d = 50, C = 2, Δ = σ = 1, δ = 1e-5) has tails
 P(T > τ*) = 1.1e-4 and Q(T > τ*) = 2.6e-5: 10⁶ trials see about 26 false
-positives there, and no assumption-free bound on one threshold reaches 0.9 of
-ε(δ) below about 5·10⁷ trials (docs/audit.md §7). This estimator instead uses
+positives there, and the threshold estimator reaches 0.9 of ε(δ) only beyond
+about 5·10⁷ trials (docs/audit.md §7). This estimator instead uses
 every trial, through the whole empirical distribution of the statistic on each
 dataset (equivalently the whole empirical trade-off curve), and the exact
 family of laws the statistic belongs to.
