@@ -433,9 +433,12 @@ def accountant_epsilons():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("correction", ["bonferroni", "split"])
-def test_lower_bound_never_exceeds_the_accountant(accountant_epsilons, correction):
-    """Soundness of both: empirical lower <= exact pair ε <= accountant's ε, over a grid."""
+@pytest.mark.parametrize(
+    ("estimator", "correction"),
+    [("threshold", "bonferroni"), ("threshold", "split"), ("family", "bonferroni")],
+)
+def test_lower_bound_never_exceeds_the_accountant(accountant_epsilons, estimator, correction):
+    """Soundness of all: empirical lower <= exact pair ε <= accountant's ε, over a grid."""
     for seed, (release, upper) in enumerate(accountant_epsilons.items()):
         result = audit_release(
             release,
@@ -444,6 +447,7 @@ def test_lower_bound_never_exceeds_the_accountant(accountant_epsilons, correctio
             correction=correction,
             random_state=seed,
             epsilon_upper=upper,
+            estimator=estimator,
         )
         assert result.epsilon_pair <= upper + 1e-9, release
         assert result.epsilon_lower <= result.epsilon_pair, release
@@ -458,7 +462,14 @@ def test_lower_bound_grows_with_sensitivity_over_sigma():
     for sensitivity in (0.25, 0.5, 1.0, 2.0):
         release = SyntheticDataRelease(50, 1, 2.0, sensitivity, 0.5)
         runs = [
-            audit_release(release, 1e-5, trials=50_000, random_state=s, epsilon_upper=1e9)
+            audit_release(
+                release,
+                1e-5,
+                trials=50_000,
+                random_state=s,
+                epsilon_upper=1e9,
+                estimator="threshold",
+            )
             for s in range(3)
         ]
         values.append(np.mean([r.epsilon_lower for r in runs]))
@@ -480,7 +491,12 @@ def test_gaussian_audit_close_to_and_below_the_analytic_curve(mu):
         for correction in ("bonferroni", "split"):
             for seed in range(2):
                 result = audit_release(
-                    release, delta, trials=10**6, correction=correction, random_state=seed
+                    release,
+                    delta,
+                    trials=10**6,
+                    correction=correction,
+                    random_state=seed,
+                    estimator="threshold",
                 )
                 assert result.epsilon_lower <= exact
                 assert result.epsilon_pair == exact

@@ -107,6 +107,7 @@ def test_cli_finite_release_upper_is_the_release_guarantee(capsys, dim, n_syn, s
     unlimited = profile_epsilon(SyntheticDataRelease(dim, 1, 2.0, 0.1, sigma), 1e-5).epsilon
     args = ["audit", "--dim", str(dim), "--norm-bound", "2", "--sensitivity", "0.1"]
     args += ["--sigma", str(sigma), "--n-syn", str(n_syn), "--trials", "5000", "--seed", "3"]
+    args += ["--estimator", "threshold"]  # the upper bound is tested here, not the estimator
     assert main([*args, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["guarantee"] == winner
@@ -123,3 +124,38 @@ def test_cli_finite_release_upper_is_the_release_guarantee(capsys, dim, n_syn, s
     explicit = json.loads(capsys.readouterr().out)
     assert explicit["guarantee"] is None and explicit["epsilon_unlimited_pld"] is None
     assert explicit["epsilon_upper"] == pytest.approx(finite, rel=1e-12)
+
+
+#: The README example (d = 50, C = 2, Δ = σ = 1, δ = 1e-5, 10^5 trials, seed 1).
+README_ARGS = [*RELEASE_ARGS, "--trials", "100000", "--delta", "1e-5", "--seed", "1"]
+
+
+def test_cli_family_estimator_is_the_default_and_says_so(capsys):
+    """The default estimator fits the statistic's family: tightness >= 0.9 on the README
+    example (measured 0.955 against the PLD ε 1.338), and the output names the estimator
+    and its confidence; --estimator threshold gives the single-threshold bound back."""
+    assert main(["audit", *README_ARGS, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert CONTRACT_KEYS <= set(out)
+    assert out["estimator"] == "family" and out["accountant"] == "pld"
+    assert out["family"]["fits"] and out["family"]["family"] == "chi2_50(theta^2)"
+    assert out["tightness"] >= 0.9 and out["consistent"]
+    assert out["epsilon_lower"] <= out["epsilon_pair"] <= out["epsilon_upper"]
+    assert out["epsilon_threshold"] < out["epsilon_lower"]
+    assert main(["audit", *README_ARGS]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[0].startswith(f"epsilon_lower = {out['epsilon_lower']:.4g} (family estimator")
+    assert "95% confidence" in text[0] and "DKW bands" in text[0]
+    assert any(line.startswith("family: amplitudes >= ") for line in text)
+    assert main(["audit", *README_ARGS, "--estimator", "threshold", "--json"]) == 0
+    old = json.loads(capsys.readouterr().out)
+    assert old["estimator"] == "threshold" and old["family"] is None
+    assert old["epsilon_lower"] == out["epsilon_threshold"]  # the same trials
+    assert main(["audit", *README_ARGS, "--estimator", "threshold"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "(threshold estimator, 95% confidence, 100000 trials per dataset, bonferroni" in first
+
+
+def test_cli_bad_estimator_exits_2(capsys):
+    assert main(["audit", *RELEASE_ARGS, "--estimator", "gdp"]) == 2
+    assert "--estimator" in capsys.readouterr().err

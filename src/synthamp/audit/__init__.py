@@ -14,6 +14,11 @@ module's docstring:
   (``"bonferroni"``, ``"split"``): :func:`clopper_pearson_upper`,
   :func:`epsilon_from_rates`, :func:`epsilon_lower_bound`,
   :class:`EmpiricalEpsilon`.
+* :mod:`._family`: the family estimator (default of :func:`audit_release`):
+  one-sided DKW bands on both empirical distributions of the statistic, fitted
+  to its exact family of laws, give a lower confidence bound on ε from the
+  whole empirical trade-off curve: :func:`family_epsilon_lower_bound`,
+  :class:`FamilyEpsilon`.
 * :mod:`._gaussian`: the exact privacy profile of the Gaussian mechanism
   (Balle and Wang 2018): :func:`gaussian_delta`, :func:`gaussian_epsilon`.
 * :mod:`._release`: the release audit. The distinguishing game on the
@@ -34,6 +39,7 @@ from __future__ import annotations
 
 from synthamp.accountant._gaussian import gaussian_delta, gaussian_epsilon
 from synthamp.audit._end_to_end import EndToEndAudit, adjacent_datasets, audit_generator
+from synthamp.audit._family import FamilyEpsilon, family_epsilon_lower_bound
 from synthamp.audit._rates import (
     BONFERRONI_THRESHOLDS,
     CORRECTIONS,
@@ -46,6 +52,7 @@ from synthamp.audit._rates import (
     epsilon_lower_bound,
 )
 from synthamp.audit._release import (
+    ESTIMATORS,
     AuditResult,
     PairEpsilon,
     audit_release,
@@ -57,11 +64,13 @@ __all__ = [
     "BONFERRONI_THRESHOLDS",
     "CORRECTIONS",
     "DEFAULT_CONFIDENCE",
+    "ESTIMATORS",
     "MAX_TRIALS",
     "AuditResult",
     "Correction",
     "EmpiricalEpsilon",
     "EndToEndAudit",
+    "FamilyEpsilon",
     "PairEpsilon",
     "adjacent_datasets",
     "audit_generator",
@@ -69,6 +78,7 @@ __all__ = [
     "clopper_pearson_upper",
     "epsilon_from_rates",
     "epsilon_lower_bound",
+    "family_epsilon_lower_bound",
     "gaussian_delta",
     "gaussian_epsilon",
     "pair_epsilon",

@@ -59,15 +59,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import optimize
 
+from synthamp._budget import report_status
 from synthamp._kinds import privacy_quantity
 from synthamp._validation import InputError, check_nonnegative, check_open_unit
 from synthamp.accountant import GaussianRelease, SyntheticDataRelease, compute_epsilon
 from synthamp.accountant._gaussian import gaussian_epsilon
+from synthamp.audit._family import FamilyEpsilon, family_epsilon_lower_bound
 from synthamp.audit._rates import (
     BONFERRONI_THRESHOLDS,
     DEFAULT_CONFIDENCE,
@@ -82,6 +85,7 @@ from synthamp.divergence import log_likelihood_ratio, log_likelihood_ratio_finit
 from synthamp.divergence._laws import GaussianLaw, Law, NoncentralChiSquare, ProductLaw
 
 __all__ = [
+    "ESTIMATORS",
     "AuditResult",
     "PairEpsilon",
     "audit_release",
@@ -89,6 +93,18 @@ __all__ = [
     "sample_statistic",
     "threshold_epsilon",
 ]
+
+
+Estimator = Literal["family", "threshold"]
+
+#: Estimators of :func:`audit_release`: the fitted family (default) and the threshold test.
+ESTIMATORS: tuple[str, ...] = ("family", "threshold")
+
+
+def check_estimator(estimator: str) -> str:
+    if estimator not in ESTIMATORS:
+        raise InputError("estimator", f"must be one of {', '.join(ESTIMATORS)}; got {estimator!r}")
+    return estimator
 
 
 def threshold_epsilon(
@@ -212,6 +228,55 @@ def audit_pair(release: SyntheticDataRelease | GaussianRelease) -> AuditPair:
     )
 
 
+def law_pair_epsilon(law_p: Law, law_q: Law, delta: float) -> float:
+    """Exact ε(δ) of two laws of one family (Balle–Wang for N(·, 1), else the threshold sup)."""
+    if isinstance(law_p, GaussianLaw) and isinstance(law_q, GaussianLaw):
+        gap = law_p.mean - law_q.mean
+        return gaussian_epsilon(delta, gap) if gap > 0 else 0.0
+    return threshold_epsilon(law_p, law_q, delta)[0]
+
+
+def pair_family(pair: AuditPair) -> tuple[Callable[[float], Law], float, str]:
+    """The family θ ↦ L(θ) of the pair's laws, its smallest θ and its description."""
+    law = pair.law_p
+    if isinstance(law, GaussianLaw):
+        return GaussianLaw, -math.inf, "N(theta, 1)"
+    if isinstance(law, NoncentralChiSquare):
+        d = law.dim
+        return (lambda theta: NoncentralChiSquare(d, theta)), 0.0, f"chi2_{d}(theta^2)"
+    if isinstance(law, ProductLaw):
+        d, n = law.dim, law.n_syn
+        return (
+            (lambda theta: ProductLaw(d, theta, n)),
+            0.0,
+            f"Y*X, Y ~ chi2_{d}(theta^2), X ~ chi2_{n}",
+        )
+    raise InputError("release", f"no family is known for the law {law!r}")
+
+
+def family_audit(
+    pair: AuditPair,
+    scores_p: NDArray[np.float64],
+    scores_q: NDArray[np.float64],
+    delta: float,
+    confidence: float,
+) -> FamilyEpsilon:
+    """The family estimator (:func:`synthamp.audit._family.family_epsilon_lower_bound`)."""
+    law_of, lower_limit, family = pair_family(pair)
+    return family_epsilon_lower_bound(
+        scores_p,
+        scores_q,
+        delta,
+        law_of=law_of,
+        pair_epsilon=law_pair_epsilon,
+        start_p=pair.amp_p,
+        start_q=pair.amp_q,
+        lower_limit=lower_limit,
+        confidence=confidence,
+        family=family,
+    )
+
+
 def sample_statistic(
     release: SyntheticDataRelease | GaussianRelease,
     trials: int,
@@ -330,7 +395,8 @@ class AuditResult:
     Attributes
     ----------
     epsilon_lower : float
-        Empirical lower bound on ε (confidence ``confidence``).
+        Empirical lower bound on ε (confidence ``confidence``) of the estimator
+        ``estimator``.
     epsilon_upper : float
         The accountant's ε (:func:`synthamp.accountant.compute_epsilon`).
     epsilon_pair : float
@@ -344,7 +410,8 @@ class AuditResult:
     trials : int
         Releases simulated from each dataset.
     test : EmpiricalEpsilon
-        The test behind ``epsilon_lower`` (threshold, rates, bounds, correction).
+        The best threshold test on the same trials (threshold, rates, bounds,
+        correction): ``epsilon_lower`` when ``estimator`` is ``"threshold"``.
     threshold_llr : float
         log p/q of the statistic at the threshold: the test is the
         likelihood-ratio test "log p/q > threshold_llr".
@@ -356,6 +423,14 @@ class AuditResult:
         What the attack observes.
     pair : PairEpsilon
         The audited pair and its exact ε.
+    estimator : str
+        ``"family"`` (the fitted family, :mod:`synthamp.audit._family`) or
+        ``"threshold"`` (the threshold test, :mod:`synthamp.audit._rates`).
+    family : FamilyEpsilon or None
+        The family estimator's result (None for ``"threshold"``).
+    epsilon_threshold : float
+        The threshold test's bound on the same trials (``test.epsilon``), a
+        separate statement at the same confidence (the two are not combined).
     """
 
     epsilon_lower: float
@@ -372,6 +447,9 @@ class AuditResult:
     mechanism: str
     statistic: str
     pair: PairEpsilon
+    estimator: str = "threshold"
+    family: FamilyEpsilon | None = None
+    epsilon_threshold: float = math.nan
 
 
 def fixed_thresholds(pair: AuditPair, trials: int) -> NDArray[np.float64]:
@@ -409,12 +487,16 @@ def audit_release(
     correction: Correction = "bonferroni",
     random_state: int | np.random.Generator | None = None,
     epsilon_upper: float | None = None,
+    estimator: Estimator = "family",
 ) -> AuditResult:
     """Audit a release: attack its worst-case pair and compare with the accountant.
 
     Draws ``trials`` releases of the statistic from each dataset of the pair
-    (:func:`sample_statistic`), bounds ε from below by the threshold
-    (likelihood-ratio) test (:func:`epsilon_lower_bound`), and reports it next
+    (:func:`sample_statistic`), bounds ε from below by the fitted family
+    (``estimator="family"``: DKW bands on both empirical distributions, the
+    whole trade-off curve, :mod:`synthamp.audit._family`) or by the best
+    threshold (likelihood-ratio) test (``"threshold"``,
+    :func:`epsilon_lower_bound`), and reports it next
     to the accountant's ε (:func:`synthamp.accountant.compute_epsilon`, method
     ``"exact"``) and the exact ε of the pair (:func:`pair_epsilon`). With
     probability >= ``confidence`` over the trials, ``epsilon_lower`` <= the
@@ -432,11 +514,16 @@ def audit_release(
     confidence : float, default 0.95
         γ of the lower bound.
     correction : {"bonferroni", "split"}, default "bonferroni"
-        Threshold-selection correction (module docstring).
+        Threshold-selection correction of the threshold test (module docstring).
     random_state : int, numpy Generator or None
         None draws from operating-system entropy.
     epsilon_upper : float, optional
         The accountant's ε, if already computed (skips the accountant call).
+    estimator : {"family", "threshold"}, default "family"
+        ``"family"`` assumes the statistic follows its family of laws with
+        unknown amplitudes (true here: the trials are drawn from those laws);
+        ``"threshold"`` assumes nothing but independent trials. The threshold
+        test is run on the same trials in both cases (``test``).
 
     Returns
     -------
@@ -446,22 +533,32 @@ def audit_release(
     delta = check_open_unit("delta", delta)
     confidence = check_confidence(confidence)
     correction = check_correction(correction)
+    estimator = check_estimator(estimator)
     trials = check_trials(trials)
     rng = np.random.default_rng(random_state)
+    report_status(f"audit: simulating {trials:,} releases per dataset")
     scores_p, scores_q = pair.law_p.sample(trials, rng), pair.law_q.sample(trials, rng)
+    report_status("audit: threshold tests")
     test = _audit_scores(pair, scores_p, scores_q, delta, confidence, correction)
+    family = None
+    lower = test.epsilon
+    if estimator == "family":
+        report_status("audit: fitting the family of laws (DKW bands on both datasets)")
+        family = family_audit(pair, scores_p, scores_q, delta, confidence)
+        lower = family.epsilon
     if epsilon_upper is None:
         accounted = compute_epsilon(release, delta)
         upper, kind = float(accounted.epsilon), str(accounted.kind)
     else:
         upper, kind = check_nonnegative("epsilon_upper", epsilon_upper), "given"
+    report_status("audit: exact epsilon of the audited pair")
     exact = _pair_epsilon(pair, delta, release.sigma)
     return AuditResult(
-        epsilon_lower=test.epsilon,
+        epsilon_lower=lower,
         epsilon_upper=upper,
         epsilon_pair=exact.epsilon,
-        consistent=test.epsilon <= upper,
-        tightness=test.epsilon / upper if upper > 0 else math.nan,
+        consistent=lower <= upper,
+        tightness=lower / upper if upper > 0 else math.nan,
         delta=delta,
         confidence=confidence,
         trials=trials,
@@ -471,4 +568,7 @@ def audit_release(
         mechanism="gaussian" if isinstance(release, GaussianRelease) else "synthetic",
         statistic=pair.statistic,
         pair=exact,
+        estimator=estimator,
+        family=family,
+        epsilon_threshold=test.epsilon,
     )

@@ -1,9 +1,11 @@
 """``synthamp audit``: an empirical lower bound on ε next to the accountant's.
 
-Simulates many releases from the worst-case adjacent pair, runs the
-likelihood-ratio (threshold) test on the sufficient statistic, turns its error
-rates into a lower confidence bound on ε (:mod:`synthamp.audit`), and checks it
-against the accountant's ε for the same release.
+Simulates many releases from the worst-case adjacent pair and turns them into a
+lower confidence bound on ε (:mod:`synthamp.audit`): by default from the whole
+empirical distribution of the sufficient statistic on both datasets, fitted to
+its exact family of laws (``--estimator family``); or from the error rates of the
+best likelihood-ratio (threshold) test (``--estimator threshold``). It checks the
+bound against the accountant's ε for the same release.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import click
 
 from synthamp._validation import InputError, check_integer, check_open_unit
 from synthamp.cli._common import echo_json
+from synthamp.cli._status import live_status
 from synthamp.cli.account import _run_capturing_warnings
 from synthamp.release import atomic_write_text, atomic_write_with, check_writable
 
@@ -34,6 +37,7 @@ def audit_result(
     correction: str = "bonferroni",
     mechanism: str = "synthetic",
     accountant: str | None = None,
+    estimator: str = "family",
 ) -> dict:
     """The JSON object of ``synthamp audit``.
 
@@ -45,7 +49,13 @@ def audit_result(
     epsilon_upper), ``fpr_upper``, ``fnr_upper`` (Clopper–Pearson bounds),
     ``threshold``, ``threshold_llr``, ``direction``, ``correction``,
     ``evaluation_trials``, ``mechanism``, ``statistic``, ``upper_kind``,
-    ``seeded``, ``notes`` and ``warnings``; ``accountant`` (of
+    ``seeded``, ``notes`` and ``warnings``; ``estimator`` (``family`` or
+    ``threshold``: which gave epsilon_lower), ``epsilon_threshold`` (the
+    threshold test's bound on the same trials; fpr, fnr and the threshold keys
+    describe that test), ``family`` (for the family estimator: the family, the
+    amplitude bounds ``amp_p_lower``, ``amp_q_upper``, the DKW half-widths
+    ``band_p``, ``band_q``, the amplitudes inside each sample's goodness-of-fit
+    band ``fit_p``, ``fit_q`` and ``fits``; else None); ``accountant`` (of
     epsilon_upper: pld, the exact profile, by default for k = 1 unlimited
     and for the Gaussian mechanism; rdp otherwise), ``epsilon_pld`` (the
     tight upper bound, None when not computed) and ``epsilon_rdp``; for k = 1
@@ -86,8 +96,28 @@ def audit_result(
         correction=correction,
         random_state=seed,
         epsilon_upper=uppers["epsilon_upper"],
+        estimator=estimator,
     )
     test = result.test
+    family = None
+    if result.family is not None:
+        fam = result.family
+        family = {
+            "family": fam.family,
+            "amp_p_lower": fam.amp_p_lower,
+            "amp_q_upper": fam.amp_q_upper,
+            "fit_p": list(fam.fit_p),
+            "fit_q": list(fam.fit_q),
+            "band_p": fam.band_p,
+            "band_q": fam.band_q,
+            "fits": fam.fits,
+        }
+        if not fam.fits:
+            notes.append(
+                "the family of the statistic's laws is rejected by the goodness-of-fit DKW "
+                "bands (no member fits one sample; a true family is rejected with "
+                "probability <= 0.001): epsilon_lower = 0; use --estimator threshold"
+            )
     if not result.consistent:
         notes.append(
             "INCONSISTENT: the empirical lower bound exceeds the accountant's epsilon; "
@@ -112,6 +142,9 @@ def audit_result(
         "direction": test.direction,
         "correction": test.correction,
         "evaluation_trials": list(test.evaluation_trials),
+        "estimator": result.estimator,
+        "epsilon_threshold": result.epsilon_threshold,
+        "family": family,
         "mechanism": result.mechanism,
         "statistic": result.statistic,
         "upper_kind": uppers["upper_kind"],
@@ -232,6 +265,14 @@ def _fmt(value: float) -> str:
     help="Threshold selection: a grid fixed in advance (Bonferroni), or split halves.",
 )
 @click.option(
+    "--estimator",
+    type=click.Choice(["family", "threshold"]),
+    default="family",
+    show_default=True,
+    help="family: the whole empirical curve fitted to the statistic's exact family of laws "
+    "(DKW bands); threshold: the best threshold test, assumption-free (docs/audit.md).",
+)
+@click.option(
     "--mechanism",
     type=click.Choice(["synthetic", "gaussian"]),
     default="synthetic",
@@ -268,6 +309,7 @@ def audit(
     confidence,
     seed,
     correction,
+    estimator,
     mechanism,
     accountant,
     tradeoff_csv,
@@ -277,29 +319,33 @@ def audit(
     """Empirical privacy audit: a lower bound on ε next to the accountant's ε.
 
     Simulates TRIALS releases from each dataset of the worst-case adjacent
-    pair (‖v‖ = C, ‖w‖ = C − Δ, aligned), attacks them with the
-    likelihood-ratio test on the sufficient statistic, and bounds ε from below
-    with Clopper–Pearson confidence bounds on the error rates. Consistent
+    pair (‖v‖ = C, ‖w‖ = C − Δ, aligned) and bounds ε from below: by default
+    (--estimator family) from DKW confidence bands on the whole empirical
+    distribution of the sufficient statistic on both datasets, fitted to its
+    exact family of laws; with --estimator threshold from Clopper–Pearson
+    bounds on the error rates of the best likelihood-ratio test. Consistent
     means lower <= upper; tightness is lower/upper.
     """
     for path, param in ((tradeoff_csv, "tradeoff"), (plot_file, "plot")):
         if path is not None:
             check_writable(path, force=True, param=param)
-    result = audit_result(
-        dim,
-        norm_bound,
-        sensitivity,
-        sigma,
-        n_syn,
-        out_dim,
-        trials,
-        delta,
-        confidence,
-        seed,
-        correction,
-        mechanism,
-        accountant,
-    )
+    with live_status("auditing"):  # a spinner on a terminal's stderr; nothing otherwise
+        result = audit_result(
+            dim,
+            norm_bound,
+            sensitivity,
+            sigma,
+            n_syn,
+            out_dim,
+            trials,
+            delta,
+            confidence,
+            seed,
+            correction,
+            mechanism,
+            accountant,
+            estimator,
+        )
     if tradeoff_csv is not None or plot_file is not None:
         from synthamp.accountant import GaussianRelease, SyntheticDataRelease  # scipy: heavy
 
@@ -312,10 +358,20 @@ def audit(
     if as_json:
         echo_json(result)
     else:
+        level = f"{100 * result['confidence']:g}% confidence"
+        if result["estimator"] == "family":
+            how = (
+                f"family estimator: {result['family']['family']} fitted with DKW bands on both "
+                f"datasets, {level}, {result['trials']} trials per dataset"
+            )
+        else:
+            how = (
+                f"threshold estimator, {level}, {result['trials']} trials per dataset, "
+                f"{result['correction']} correction"
+            )
         click.echo(
-            f"epsilon_lower = {_fmt(result['epsilon_lower'])} "
-            f"({100 * result['confidence']:g}% confidence, {result['trials']} trials per "
-            f"dataset, {result['correction']} correction) at delta = {result['delta']:g}"
+            f"epsilon_lower = {_fmt(result['epsilon_lower'])} ({how}) "
+            f"at delta = {result['delta']:g}"
         )
         click.echo(
             f"epsilon_upper = {_fmt(result['epsilon_upper'])} (accountant "
@@ -330,6 +386,14 @@ def audit(
             f"consistent: {'yes' if result['consistent'] else 'NO'}; "
             f"tightness lower/upper = {_fmt(result['tightness'])}"
         )
+        if result["estimator"] == "family":
+            fam = result["family"]
+            click.echo(
+                f"family: amplitudes >= {fam['amp_p_lower']:.4g} on D, <= "
+                f"{fam['amp_q_upper']:.4g} on D' (fits: {'yes' if fam['fits'] else 'NO'}); "
+                f"threshold estimator on the same trials: {_fmt(result['epsilon_threshold'])} "
+                f"({result['correction']} correction, {level})"
+            )
         click.echo(
             f"test: {result['statistic']} > {_fmt(result['threshold'])} "
             f"(log-likelihood ratio {_fmt(result['threshold_llr'])}); "
