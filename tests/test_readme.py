@@ -1,6 +1,6 @@
 """The README cannot drift from the program: its examples are run and compared.
 
-Every ``console`` block of README.md is a sequence of ``$ command`` lines, each
+Every ``console`` block of README.md and docs/*.md is a sequence of ``$ command`` lines, each
 followed by the output the README shows. Each command is run (in a temporary
 directory holding ``private.csv``, a table of the shape the README describes:
 5,000 records, 20 features, a target ``y``; ``plan`` reads only that shape)
@@ -16,39 +16,24 @@ the CI's own install and test commands (.ci/run) and are not re-run here.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+from console_examples import PAGES, README, examples, make_workdir, run
 
 #: A number as printed: 1,000 / -0.5 / 2.1e-14 / 54.89% (the sign, digits, exponent).
 NUMBER = re.compile(r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
 #: Box-drawing characters of rich tables.
 BORDERS = re.compile("[\u2500-\u257f]")
+#: (page, command, expected output) of every console example.
+EXAMPLES = [(page, *example) for page in PAGES for example in examples(page)]
 
 
 def _blocks(kind: str) -> list[str]:
     return re.findall(rf"^```{kind}\n(.*?)^```", README.read_text(), flags=re.M | re.S)
-
-
-def _examples() -> list[tuple[str, list[str]]]:
-    """(command, expected output lines) for every ``$`` line of every console block."""
-    examples: list[tuple[str, list[str]]] = []
-    for block in _blocks("console"):
-        for line in block.splitlines():
-            if line.startswith("$ "):
-                examples.append((line[2:], []))
-            elif examples:
-                examples[-1][1].append(line)
-    return examples
 
 
 def _numbers(line: str) -> list[str]:
@@ -62,17 +47,11 @@ def _content(lines: list[str]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory) -> Path:
-    directory = tmp_path_factory.mktemp("readme")
-    rng = np.random.default_rng(0)
-    features = rng.uniform(-1, 1, size=(5000, 20)) / np.sqrt(20)
-    table = pd.DataFrame(features, columns=[f"x{i}" for i in range(20)])
-    table["y"] = np.tanh(features.sum(axis=1))
-    table.to_csv(directory / "private.csv", index=False)
-    return directory
+    return make_workdir(tmp_path_factory.mktemp("readme"))
 
 
 def test_readme_has_console_examples_and_keeps_its_first_two_commands():
-    assert len(_examples()) >= 6
+    assert len(examples(README)) >= 4
     first = _blocks("bash")[0]
     assert "pip install . && synthamp demo" in first
     assert "pip install '.[test]' && python -m pytest" in first
@@ -85,25 +64,19 @@ def test_readme_has_console_examples_and_keeps_its_first_two_commands():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("index", range(len(_examples())), ids=lambda i: _examples()[i][0][:60])
-def test_console_example_prints_what_the_readme_shows(index, workdir):
-    command, expected = _examples()[index]
+@pytest.mark.parametrize(
+    "index", range(len(EXAMPLES)), ids=lambda i: f"{EXAMPLES[i][0].name}: {EXAMPLES[i][1][:50]}"
+)
+def test_console_example_prints_what_the_page_shows(index, workdir):
+    page, command, expected = EXAMPLES[index]
     argv = shlex.split(command)
-    assert argv[0] == "synthamp"
-    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
-    run = subprocess.run(
-        [sys.executable, "-m", "synthamp", *argv[1:]],
-        cwd=workdir,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
-    assert run.returncode == 0, run.stderr
-    printed = run.stdout.splitlines()
+    assert argv[0] == "synthamp", f"{page.name}: a console block runs synthamp only"
+    printed_run = run(argv, workdir)
+    assert printed_run.returncode == 0, printed_run.stderr
+    printed = printed_run.stdout.splitlines()
     if not expected:
         if "--json" in argv:
-            json.loads(run.stdout)
+            json.loads(printed_run.stdout)
         return
     want, got = _content(expected), _content(printed)
     assert len(got) == len(want), "\n".join(["README:", *want, "printed:", *got])
