@@ -23,6 +23,7 @@ from synthamp.accountant import (
     gram_norm_bound,
     in_gram_adjacency,
     pair_privacy_profile,
+    privacy_profile,
     profile_epsilon,
     rdp_to_epsilon,
     worst_case_rdp,
@@ -167,3 +168,25 @@ def test_accounted_epsilon_bounds_realised_pairs(design_case):
         a, c = math.sqrt(lv[j]), math.sqrt(lw[j])
         upper, _ = pair_privacy_profile([prof.epsilon], dim, a, c, cal.sigma)
         assert upper[0] <= delta * (1 + 1e-6)
+
+
+def test_privacy_profile_over_the_gram_edges():
+    """The exact profile of the Gram release bounds every pair on both edges of S_G.
+
+    Step (1) of the theorem reduces S_G to its edges {(ψ(t), t)} and {(t, ψ(t))}; the pairs
+    there, the corner included, have δ(ε) at most the release's, and the corner attains it.
+    """
+    dim, c, s, q = 20, 4.0, 0.6, 1.2
+    release = SyntheticDataRelease(dim, 1, c, s, 1.0, gram_sensitivity=q)
+    eps = np.array([0.3, 1.0])
+    accounted = privacy_profile(release, eps).delta
+    t_star = (q - s * s) / (2 * s)
+    t_cap = max(c - s, math.sqrt(c * c - q))
+    best = np.zeros(eps.size)
+    for t in np.concatenate([np.linspace(0.0, t_cap, 7), [t_star]]):
+        a = min(c, t + s, math.sqrt(t * t + q))
+        for pair in ((a, t), (t, a)):
+            upper, _ = pair_privacy_profile(eps, dim, *pair)
+            assert np.all(upper <= accounted * (1 + 1e-6) + 1e-15)
+            best = np.maximum(best, upper)
+    assert np.all(best >= 0.99 * accounted)
