@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from synthamp._budget import report_status
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
 from synthamp.accountant import SyntheticDataRelease, calibrate_sigma
 from synthamp.accountant._pld import gaussian_sigma
@@ -154,6 +155,7 @@ def design_release(
     bounds = design_bounds(kernel, ridge, label_bound)
     common = dict(dim=public.width, out_dim=k, norm_bound=bounds.norm_bound)
     common |= dict(sensitivity=bounds.sensitivity, accountant=accountant)
+    report_status("calibrating σ (norm model and Gram adjacency)")
     sigma_norm = calibrate_sigma(epsilon, delta, **common).sigma
     s2 = bounds.gram_sensitivity if k == 1 else None
     sigma_gram = (

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from synthamp._budget import report_status
 from synthamp._kinds import privacy_quantity
 from synthamp._validation import InputError, check_integer, check_positive
 
@@ -156,7 +157,10 @@ class PublicDesign:
     def kernel(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(K, row norms): K = XXᵀ of the unit-row design, accumulated by blocks (one pass)."""
         k = np.zeros((self.n_records, self.n_records))
-        for block in self._raw_blocks():
+        blocks = -(-self.width // BLOCK_COLUMNS)
+        for j, block in enumerate(self._raw_blocks()):
+            if j % 16 == 0:  # a live status line on the command line (synthamp._budget)
+                report_status(f"{self.name} design: kernel, block {j + 1}/{blocks}")
             k += block @ block.T
         norms = np.sqrt(np.diag(k).copy())
         if np.any(norms == 0):
@@ -261,7 +265,10 @@ def design_model(
     alpha = np.asarray(dual) @ y / design.n_records
     out = np.empty((design.width, y.shape[1]))
     start = 0
-    for block in design.blocks(np.asarray(norms, dtype=float)):
+    blocks = -(-design.width // BLOCK_COLUMNS)
+    for j, block in enumerate(design.blocks(np.asarray(norms, dtype=float))):
+        if j % 16 == 0:
+            report_status(f"{design.name} design: model, block {j + 1}/{blocks}")
         out[start : start + block.shape[1]] = block.T @ alpha
         start += block.shape[1]
     return out
