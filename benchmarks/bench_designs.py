@@ -12,17 +12,20 @@ min(2CΔ, C²) (``synthamp.utility.gaussian_gram_sigma``) and on ‖v‖² with 
 Median |error| of a Gaussian: 0.6745·σ_G. Time and peak memory (ru_maxrss) of the design
 bounds per width.
 
-Run by hand: ``python benchmarks/bench_designs.py [--out PATH]`` (prints a Markdown table).
+Run by hand: ``python benchmarks/bench_designs.py [--out PATH]`` (writes a Markdown table,
+default docs/benchmarks/designs.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import resource
 import time
 
 import numpy as np
 
+from _common import machine_summary, write_report
 from synthamp.accountant import calibrate_sigma
 from synthamp.accountant._pld import gaussian_sigma
 from synthamp.release._designs import PublicDesign, design_bounds, design_model
@@ -41,7 +44,7 @@ def records_error(lam_v: float, sigma: float, width: int, rng: np.random.Generat
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--out", default=None)
+    parser.add_argument("--out", default="docs/benchmarks/designs.md")
     args = parser.parse_args()
     # heavy: scikit-learn, for the data set only
     from sklearn.datasets import load_wine
@@ -88,11 +91,17 @@ def main() -> None:
         ]  # fmt: skip
         lines.append("| " + " | ".join(f"{x:.4g}" for x in row) + " |")
         print(lines[-1], flush=True)
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as fh:
-            fh.write(text + "\n")
+    head = [
+        "# Wide public designs on wine (`python benchmarks/bench_designs.py`)",
+        "",
+        f"{datetime.date.today()}, {machine_summary()}. Time: design kernel, bounds and model "
+        "(wall, shared machine); peak RSS of the whole process. σ by the RDP accountant and "
+        "by the exact profile (PLD, one release); errors: median relative error of the "
+        "debiased second moment (norm: PLD σ); AG: Analyze Gauss, median relative error. "
+        "See docs/gram-adjacency.md.",
+        "",
+    ]
+    write_report(args.out, head + lines + [""])
 
 
 if __name__ == "__main__":

@@ -50,9 +50,9 @@ t* = max(0, (q − s²)/(2s))), the edge point is λ_w = t², λ_v = t² + q, wh
 is dominated by (c, t_c), t_c the start of the cap, by (1) (moving b towards a
 lowers the divergence), and (c, t_c) is on one of the other two parts. So
 every pair of S_G is dominated by a pair (ψ(t), t) with t <= t*, where
-ψ(t) = min(c, t + s) <= a*: a pair of S′. If q >= s², a* = t* + s is the corner
-where the two constraints meet, (q + s²)/(2s); if q < s², t* = 0 and the edge
-starts at (min(c, √q), 0), a* = min(c, √q) <= s.
+ψ(t) − t <= s and ψ(t) <= a*: a pair of S′. If q >= s², ψ(t) = min(c, t + s) there
+and a* = min(c, t* + s), t* + s = (q + s²)/(2s) the corner where the two
+constraints meet; if q < s², t* = 0 and the edge starts at ψ(0) = min(c, √q) = a* <= s.
 
 (4) S′ ⊆ S_G: for a >= b in S′, a² − b² = (a − b)(a + b) with g = a − b <= min(s, a)
 is at most g(2a − g), increasing in g, so at most s(2a* − s) = q when q >= s²

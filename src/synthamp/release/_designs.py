@@ -72,7 +72,7 @@ BLOCK_COLUMNS = 4096
 MAX_WIDTH = 10**6
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PublicDesign:
     """A public design X (m × D), generated block by block from a recorded public seed.
 
