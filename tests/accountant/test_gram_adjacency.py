@@ -190,3 +190,17 @@ def test_privacy_profile_over_the_gram_edges():
             assert np.all(upper <= accounted * (1 + 1e-6) + 1e-15)
             best = np.maximum(best, upper)
     assert np.all(best >= 0.99 * accounted)
+
+
+def test_the_kernel_of_step_2():
+    """X ~ χ²_d(λ) plus W ~ χ²₀(δ) (a Poisson(δ/2) mixture of χ²_{2j}) is χ²_d(λ + δ)."""
+    from scipy import stats  # heavy: scipy, in this test only
+
+    rng = np.random.default_rng(4)
+    d, lam, shift, n = 7, 2.5, 1.7, 40_000
+    x = rng.noncentral_chisquare(d, lam, n)
+    j = rng.poisson(shift / 2.0, n)
+    w = np.where(j > 0, rng.chisquare(np.maximum(2 * j, 1)), 0.0)
+    assert stats.kstest(x + w, stats.ncx2(d, lam + shift).cdf).pvalue > 1e-3
+    # and the test can fail: without W the law is χ²_d(λ), far from χ²_d(λ + δ)
+    assert stats.kstest(x, stats.ncx2(d, lam + shift).cdf).pvalue < 1e-6
