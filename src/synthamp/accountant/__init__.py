@@ -41,6 +41,15 @@ The k = 1 worst case (``_worst_case``)
    SEARCH_SCAN          -- intervals of the scan that starts an edge search
    FALLBACK_SCAN_POINTS -- pairs per edge of the privacy profile's fallback scan
 
+Statistic-level adjacency (``_gram_adjacency``)
+-----------------------------------------------
+
+.. autosummary::
+   :toctree: generated/
+
+   gram_norm_bound      -- the norm model with the Gram adjacency's worst case (proved)
+   in_gram_adjacency    -- whether pairs (‖v‖², ‖w‖²) lie in the reachable set
+
 The k = 2 searched lower bound (``_k2_search``)
 -----------------------------------------------
 
@@ -130,6 +139,7 @@ from synthamp.accountant._epsilon_delta import (
 )
 from synthamp.accountant._export import MissingExtraError, to_dp_accounting_pld, to_prv
 from synthamp.accountant._gaussian import gaussian_delta, gaussian_epsilon
+from synthamp.accountant._gram_adjacency import gram_norm_bound, in_gram_adjacency
 from synthamp.accountant._guarantee import Guarantee, account, calibrate
 from synthamp.accountant._k2_search import PairSearch, search_lower_bound
 from synthamp.accountant._pld import (
@@ -210,6 +220,8 @@ __all__ = [
     "compute_epsilon_pld",
     "gaussian_delta",
     "gaussian_epsilon",
+    "gram_norm_bound",
+    "in_gram_adjacency",
     "pair_privacy_profile",
     "privacy_loss_distribution",
     "privacy_profile",

@@ -200,7 +200,7 @@ def _calibrate_worst_case(
 
         def epsilon_at(sigma: float, window=window, guard=guard) -> tuple[float, float]:
             r = base.with_sigma(sigma)
-            c, gap = r.norm_bound / sigma, r.amplitude_gap / sigma
+            c, gap = r.adjacency_norm_bound / sigma, r.amplitude_gap / sigma
             upper = _worst_case(window, r.dim, c, gap, r.n_syn, guard=guard)[0]
             post = post_processing_rdp(window, r.effective_sensitivity, sigma)
             return _epsilon(window, r.releases * np.minimum(upper, post), delta, warn=False)
@@ -270,7 +270,7 @@ class _FiniteAccountant:
         self.core = np.union1d([0], window)
 
     def _scaled(self, sigma: float) -> tuple[float, float, float]:
-        c, s = self.base.norm_bound / sigma, self.base.amplitude_gap / sigma
+        c, s = self.base.adjacency_norm_bound / sigma, self.base.amplitude_gap / sigma
         return c, s, c - min(s, c)
 
     def _evaluate(self, sigma: float) -> _EdgeEvaluator:
@@ -496,6 +496,7 @@ def calibrate_sigma(
     time_budget: float | None = DEFAULT_TIME_BUDGET,
     accountant: str = "rdp",
     discretization: float = 1e-4,
+    gram_sensitivity: float | None = None,
 ):
     """Smallest noise σ whose release meets the target (ε, δ) (docs/theory.md §12).
 
@@ -531,6 +532,9 @@ def calibrate_sigma(
         (:func:`synthamp.accountant.calibrate_sigma_pld`, docs/theory.md §14).
     discretization : float, default 1e-4
         The PLD's interval h.
+    gram_sensitivity : float or None, default None
+        s₂: statistic-level adjacency (k = 1, unlimited release), as in
+        :class:`SyntheticDataRelease` (docs/gram-adjacency.md).
 
     Returns
     -------
@@ -540,7 +544,7 @@ def calibrate_sigma(
         return calibrate_sigma_pld(
             epsilon, delta, dim=dim, out_dim=out_dim, norm_bound=norm_bound,
             sensitivity=sensitivity, n_syn=n_syn, releases=releases,
-            discretization=discretization, rtol=rtol,
+            discretization=discretization, rtol=rtol, gram_sensitivity=gram_sensitivity,
         )  # fmt: skip
     if accountant != "rdp":
         raise InputError("accountant", f"must be 'rdp' or 'pld', got {accountant!r}")
@@ -550,7 +554,9 @@ def calibrate_sigma(
     orders = np.unique(_check_orders(orders))  # sorted: ε is a minimum over orders
     rtol = check_positive("rtol", rtol)
     budget = _check_budget(time_budget)
-    base = SyntheticDataRelease(dim, out_dim, norm_bound, sensitivity, 1.0, n_syn, releases)
+    base = SyntheticDataRelease(
+        dim, out_dim, norm_bound, sensitivity, 1.0, n_syn, releases, gram_sensitivity
+    )
     for name, value in (("norm_bound", base.norm_bound), ("sensitivity", base.sensitivity)):
         if value < MIN_SCALE:  # Δ²/σ² underflows: ε = 0 at every σ, the search hits σ = 0
             raise InputError(

@@ -230,7 +230,7 @@ def _rdp_curve(
     if isinstance(release, GaussianRelease):
         return _gaussian_curve(release, orders)
     r = release
-    c, s = r.norm_bound / r.sigma, r.sensitivity / r.sigma
+    c, s = r.adjacency_norm_bound / r.sigma, r.sensitivity / r.sigma
     post = post_processing_rdp(orders, r.effective_sensitivity, r.sigma)
     rdp_lower = rdp_search = search_note = None
     if method == "post-processing":
@@ -243,7 +243,7 @@ def _rdp_curve(
             rdp = np.where(np.isnan(exact), post, np.minimum(exact, post))
             kind = Kind.EXACT if np.all(exact <= post) else Kind.CERTIFIED
         else:
-            rdp = global_bound(orders, r.dim, r.norm_bound, r.amplitude_gap, r.sigma, 1)
+            rdp = global_bound(orders, r.dim, r.adjacency_norm_bound, r.amplitude_gap, r.sigma, 1)
             kind = Kind.CERTIFIED
     else:
         rdp = global_bound(orders, r.dim, r.norm_bound, r.effective_sensitivity, r.sigma, r.out_dim)
@@ -429,7 +429,7 @@ def compute_epsilon(
     heuristics: dict[str, RdpCurve] = {}
     if isinstance(release, SyntheticDataRelease):
         eta = amplification_ratio_local_upper(
-            release.dim, release.norm_bound, release.sigma, release.out_dim
+            release.dim, release.adjacency_norm_bound, release.sigma, release.out_dim
         )
         heuristics["local_upper"] = RdpCurve(
             orders, eta * base.rdp, Kind.HEURISTIC, "local expansion (Theorem 5.1/5.3)"

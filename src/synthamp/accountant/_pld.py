@@ -648,6 +648,7 @@ def calibrate_sigma_pld(
     releases: int = 1,
     discretization: float = DEFAULT_DISCRETIZATION,
     rtol: float = 1e-4,
+    gram_sensitivity: float | None = None,
 ) -> PldCalibration:
     """Smallest σ whose release meets (ε, δ) by the PLD accountant.
 
@@ -661,13 +662,16 @@ def calibrate_sigma_pld(
     releasing V (post-processing: T Gaussian mechanisms, noise σ/√T), an
     upper end, steps down by 3/4 to a lower end and runs regula falsi
     (:func:`_illinois_sigma`). The returned σ is where ε was computed and is
-    <= the target: conservative by construction.
+    <= the target: conservative by construction. ``gram_sensitivity``: s₂ of
+    statistic-level adjacency, as in :class:`SyntheticDataRelease`.
     """
     target = check_positive("epsilon", epsilon)
     delta = check_open_unit("delta", delta)
     h = check_positive("discretization", discretization)
     rtol = check_positive("rtol", rtol)
-    base = SyntheticDataRelease(dim, out_dim, norm_bound, sensitivity, 1.0, n_syn, releases)
+    base = SyntheticDataRelease(
+        dim, out_dim, norm_bound, sensitivity, 1.0, n_syn, releases, gram_sensitivity
+    )
     exact = releases == 1 and out_dim == 1
 
     def at(sigma: float, companion: bool = False):

@@ -455,7 +455,7 @@ class _WorstCase:
         self.release, self.rtol, self.tail = release, rtol, tail
         self.atol = 1e-3 * tail
         sigma = release.sigma
-        self.c, self.g = release.norm_bound / sigma, release.amplitude_gap / sigma
+        self.c, self.g = release.adjacency_norm_bound / sigma, release.amplitude_gap / sigma
         self.length = max(self.c - self.g, 0.0)
         self.endpoint = self._evaluate(self.length, rtol)
         guard_rtol = max(rtol, 1e-4)
@@ -686,7 +686,7 @@ def beyond_exact_profile(release: SyntheticDataRelease) -> bool:
     """Whether a k = 1 release lies outside the exact profile's numerical range (see
     :data:`MAX_EXACT_AMPLITUDE`): the one rule that the profile, the PLD and the command line
     apply (their number is then the certified bound of releasing V)."""
-    c = release.norm_bound / release.sigma
+    c = release.adjacency_norm_bound / release.sigma
     s = release.sensitivity / release.sigma
     return release.out_dim == 1 and (
         c > MAX_EXACT_AMPLITUDE or (c > LARGE_AMPLITUDE and s > MAX_LARGE_STEP)

@@ -125,6 +125,17 @@ def _frozen(arr: ArrayLike) -> NDArray[np.float64]:
 # --------------------------------------------------------------------------- releases
 
 
+def _gram_norm_bound(norm_bound: float, sensitivity: float, gram_sensitivity: float) -> float:
+    """The corner of the reachable set of Gram pairs, capped by C (docs/gram-adjacency.md).
+
+    (s₂ + Δ²)/(2Δ) if s₂ >= Δ² (where a − b = Δ meets a² − b² = s₂), else √s₂;
+    the kernel of :func:`synthamp.accountant.gram_norm_bound`, for validated inputs.
+    """
+    s2, delta = gram_sensitivity, sensitivity
+    corner = (s2 + delta * delta) / (2.0 * delta) if s2 >= delta * delta else math.sqrt(s2)
+    return min(norm_bound, corner)
+
+
 @dataclass(frozen=True)
 class SyntheticDataRelease:
     """Release of synthetic data ZV from a perturbed linear generator V = v + σN.
@@ -170,6 +181,12 @@ class SyntheticDataRelease:
     releases : int, default 1
         Number T of releases of independently perturbed models on the same
         data; their RDP curves add up.
+    gram_sensitivity : float or None, default None
+        s₂ > 0, bound on |‖v‖² − ‖w‖²| for adjacent datasets (a public design,
+        docs/theory.md §19): the adjacency is then the reachable set of Gram
+        pairs {(λ_v, λ_w): 0 <= λ <= C², |λ_v − λ_w| <= s₂, |√λ_v − √λ_w| <= Δ}
+        (k = 1 and ``n_syn=None`` only; docs/gram-adjacency.md), accounted
+        through :attr:`adjacency_norm_bound`. None: the norm model.
     """
 
     dim: int
@@ -179,6 +196,7 @@ class SyntheticDataRelease:
     sigma: float
     n_syn: int | None = None
     releases: int = 1
+    gram_sensitivity: float | None = None
 
     def __post_init__(self) -> None:
         dim = check_dim(self.dim)
@@ -194,8 +212,30 @@ class SyntheticDataRelease:
             "n_syn": None if self.n_syn is None else check_n_syn(self.n_syn),
             "releases": check_integer("releases", self.releases, 1),
         }
+        if self.gram_sensitivity is not None:
+            values["gram_sensitivity"] = check_positive("gram_sensitivity", self.gram_sensitivity)
+            if out_dim != 1 or self.n_syn is not None:
+                raise InputError(
+                    "gram_sensitivity",
+                    "statistic-level adjacency is proven for k = 1 and an unlimited release "
+                    "(n_syn=None, which bounds every n_syn) only; docs/gram-adjacency.md",
+                )
         for name, value in values.items():
             object.__setattr__(self, name, value)
+
+    @property
+    def adjacency_norm_bound(self) -> float:
+        """The norm bound of the norm model whose worst case is that of the adjacency.
+
+        C without ``gram_sensitivity``; with it (statistic-level adjacency, k = 1,
+        unlimited), min(C, (s₂ + Δ²)/(2Δ)) if s₂ >= Δ², else min(C, √s₂): every
+        pair of the reachable set of Gram pairs is dominated (Blackwell) by a pair
+        of the norm model with this bound, which is a subset of it
+        (:func:`synthamp.accountant.gram_norm_bound`, docs/gram-adjacency.md).
+        """
+        if self.gram_sensitivity is None:
+            return self.norm_bound
+        return _gram_norm_bound(self.norm_bound, self.sensitivity, self.gram_sensitivity)
 
     @property
     def effective_sensitivity(self) -> float:
@@ -204,8 +244,11 @@ class SyntheticDataRelease:
 
     @property
     def amplitude_gap(self) -> float:
-        """min(Δ, C): bound on |‖v‖_F − ‖w‖_F| (the k = 1 worst case depends on norms only)."""
-        return min(self.sensitivity, self.norm_bound)
+        """min(Δ, C): bound on |‖v‖_F − ‖w‖_F| (the k = 1 worst case depends on norms only).
+
+        C is :attr:`adjacency_norm_bound` (C itself unless ``gram_sensitivity`` is set).
+        """
+        return min(self.sensitivity, self.adjacency_norm_bound)
 
     def with_sigma(self, sigma: float) -> SyntheticDataRelease:
         """The same release with noise scale ``sigma``."""

@@ -40,6 +40,18 @@ Ridge regression with bounded data (docs/theory.md §13)
    debiased_gram      -- vᵀv estimated from the synthetic records
    gram_estimate_errors -- its error, measured
 
+Public designs (docs/theory.md §19, docs/gram-adjacency.md)
+-----------------------------------------------------------
+
+.. autosummary::
+   :toctree: generated/
+
+   design_release    -- one release on public random seeds or features, Gram-accounted
+   DesignRelease     -- its result: the bounds, σ under both adjacencies, the records
+   PublicDesign      -- a public design, generated block by block from a recorded seed
+   design_bounds     -- Δ, C and s₂ from the m × m dual
+   DESIGNS           -- the public designs
+
 Tables and output
 -----------------
 
@@ -63,6 +75,8 @@ from synthamp._lazy import lazy_attributes
 if TYPE_CHECKING:  # loaded on first use, see __getattr__
     from synthamp.release._accounting import ReleaseAccounting, account_release
     from synthamp.release._curves import report_curves
+    from synthamp.release._design_release import DesignRelease, design_release
+    from synthamp.release._designs import DESIGNS, PublicDesign, design_bounds
     from synthamp.release._distributed import (
         BACKENDS,
         DISTRIBUTED_NOTE,
@@ -150,6 +164,8 @@ _SOURCES: dict[str, str] = {
     **dict.fromkeys(
         ["DEFAULT_RIDGES", "Plan", "PlanRow", "plan_release"], "synthamp.release._planning"
     ),
+    **dict.fromkeys(["DesignRelease", "design_release"], "synthamp.release._design_release"),
+    **dict.fromkeys(["DESIGNS", "PublicDesign", "design_bounds"], "synthamp.release._designs"),
     **dict.fromkeys(
         [
             "OBJECTIVE",
@@ -188,15 +204,18 @@ __all__ = [
     "BACKENDS",
     "DEFAULT_DELTA",
     "DEFAULT_RIDGES",
+    "DESIGNS",
     "DISTRIBUTED_NOTE",
     "OBJECTIVE",
     "PUBLISHED",
     "SAMPLERS",
     "TABLE_FORMATS",
+    "DesignRelease",
     "OutputTransaction",
     "Plan",
     "PlanRow",
     "PrivateLinearGenerator",
+    "PublicDesign",
     "ReleaseAccounting",
     "account_release",
     "atomic_write_text",
@@ -209,6 +228,8 @@ __all__ = [
     "check_writable",
     "clip_rows",
     "debiased_gram",
+    "design_bounds",
+    "design_release",
     "generator_partitions",
     "gram_estimate_errors",
     "local_cluster",

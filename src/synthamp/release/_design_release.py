@@ -1,0 +1,202 @@
+"""One release on a public design, accounted at the level of the Gram statistic (issue 24).
+
+:func:`design_release` is the library entry point of ``release --design``: it builds the
+public design from its recorded seed (:class:`synthamp.release._designs.PublicDesign`),
+computes the exact public-design bounds Δ, C, s₂ from the m × m dual (docs/theory.md §19),
+calibrates σ under the norm model and, for k = 1, under the statistic-level adjacency
+(docs/gram-adjacency.md), fits v = M Y block by block, perturbs it once (V = v + σN, N from
+operating-system entropy, never from the design's seed) and keeps only the k × k factor R
+with RᵀR = σ_z²VᵀV, from which the records are drawn (docs/theory.md §17): v, N and V are
+dropped before it returns. The unlimited-release guarantee covers R.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from synthamp._budget import report_status
+from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
+from synthamp.accountant import SyntheticDataRelease, calibrate_sigma
+from synthamp.accountant._pld import gaussian_sigma
+from synthamp.release._designs import PublicDesign, design_bounds, design_model
+from synthamp.release._ridge import _draw_with_factor, _gram_factor, _perturb, clip_rows
+from synthamp.utility import release_utility
+
+__all__ = ["ADJACENCIES", "DesignRelease", "design_release"]
+
+#: Adjacencies of :func:`design_release`: the norm model, or the reachable Gram pairs (k = 1).
+ADJACENCIES: tuple[str, ...] = ("gram", "norm")
+
+
+@dataclass(eq=False)
+class DesignRelease:
+    """A perturbed generator on a public design, ready to draw records (:func:`design_release`).
+
+    Public attributes only: the design (name, width, seed), the bounds, σ under both
+    adjacencies, the accounted release and its utility. The factor R is private state.
+
+    Attributes
+    ----------
+    design : PublicDesign
+    ridge, label_bound : float
+    sensitivity, norm_bound : float
+        Δ and C (docs/theory.md §19).
+    gram_sensitivity : float or None
+        s₂ (k = 1), None for k > 1.
+    sigma : float
+        The σ used (of ``adjacency``).
+    sigma_norm, sigma_gram : float or None
+        σ calibrated under the norm model and under the Gram adjacency (None for k > 1).
+    adjacency : {"gram", "norm"}
+    release : SyntheticDataRelease
+        The accounted mechanism.
+    utility : dict
+        :func:`synthamp.utility.release_utility` of the release, plus, for k = 1,
+        ``gram_error_baseline_s2``: RMSE of the Gaussian mechanism on ‖v‖² with
+        sensitivity s₂ (the same statistic at the same (ε, δ)).
+    """
+
+    design: PublicDesign
+    ridge: float
+    label_bound: float
+    sensitivity: float
+    norm_bound: float
+    gram_sensitivity: float | None
+    epsilon: float
+    delta: float
+    sigma: float
+    sigma_norm: float
+    sigma_gram: float | None
+    adjacency: str
+    accountant: str
+    release: SyntheticDataRelease
+    utility: dict
+    seed_scale: float
+    _factor: NDArray[np.float64] = field(repr=False)
+    _rng: np.random.Generator = field(repr=False)
+
+    def sample(self, n: int) -> NDArray[np.float64]:
+        """``n`` synthetic records σ_z·gR, g ~ N(0, I_k): exactly the law of ZV given V."""
+        n = check_integer("n", n, 1)
+        return _draw_with_factor(self._factor, n, self._rng)
+
+    def __getstate__(self):
+        raise TypeError("a DesignRelease holds the Gram factor of V: it is not pickled")
+
+
+def design_release(
+    targets: ArrayLike,
+    design: str,
+    width: int,
+    seed: int,
+    *,
+    epsilon: float,
+    delta: float,
+    ridge: float = 0.01,
+    label_bound: float = 1.0,
+    inputs: ArrayLike | None = None,
+    adjacency: str = "gram",
+    accountant: str = "pld",
+    seed_scale: float | None = None,
+    random_state: int | None = None,
+) -> DesignRelease:
+    """Fit, account and perturb a generator of ``targets`` on a public design.
+
+    Parameters
+    ----------
+    targets : array_like
+        The private columns Y (m × k, or m): rows clipped to ‖yᵢ‖ <= ``label_bound``
+        (a per-record map, which keeps adjacency).
+    design : {"random-seeds", "random-features"}
+    width : int
+        D, up to 10⁶ (memory and time linear in D, m × m dual).
+    seed : int
+        The design's public seed (record it; it is not the noise's).
+    epsilon, delta : float
+        The target (ε, δ) of one unlimited release.
+    ridge : float, default 0.01
+        λ (penalty λ‖W‖², docs/theory.md §13).
+    label_bound : float, default 1.0
+        B.
+    inputs : array_like, optional
+        ``random-features``: the public inputs (m × p). They must be public: features of
+        private inputs make M depend on the data (docs/theory.md §13 applies then).
+    adjacency : {"gram", "norm"}, default "gram"
+        "gram": the reachable set of Gram pairs (k = 1 only; docs/gram-adjacency.md).
+    accountant : {"pld", "rdp"}, default "pld"
+        The exact privacy profile (one release) or RDP.
+    seed_scale : float, optional
+        σ_z (default 1/√D); it does not change the privacy.
+    random_state : int, optional
+        Seed of the noise, for reproducible research only (default: OS entropy).
+
+    Returns
+    -------
+    DesignRelease
+    """
+    y = np.asarray(targets, dtype=float)
+    y = y[:, None] if y.ndim == 1 else y
+    if y.ndim != 2 or y.shape[0] < 1 or not np.all(np.isfinite(y)):
+        raise InputError("targets", "must be a finite m × k table")
+    m, k = y.shape
+    epsilon = check_positive("epsilon", epsilon)
+    delta = check_open_unit("delta", delta)
+    if adjacency not in ADJACENCIES:
+        raise InputError("adjacency", f"must be one of {', '.join(ADJACENCIES)}")
+    if adjacency == "gram" and k != 1:
+        raise InputError("adjacency", "the Gram adjacency is proven for one target column (k = 1)")
+    label_bound = check_positive("label_bound", label_bound)
+    public = PublicDesign(design, width, m, seed, inputs=inputs)
+    kernel, norms = public.kernel()
+    bounds = design_bounds(kernel, ridge, label_bound)
+    common = dict(dim=public.width, out_dim=k, norm_bound=bounds.norm_bound)
+    common |= dict(sensitivity=bounds.sensitivity, accountant=accountant)
+    report_status("calibrating σ (norm model and Gram adjacency)")
+    sigma_norm = calibrate_sigma(epsilon, delta, **common).sigma
+    s2 = bounds.gram_sensitivity if k == 1 else None
+    sigma_gram = (
+        None if s2 is None else calibrate_sigma(epsilon, delta, **common, gram_sensitivity=s2).sigma
+    )
+    sigma = sigma_gram if adjacency == "gram" else sigma_norm
+    release = SyntheticDataRelease(
+        public.width, k, bounds.norm_bound, bounds.sensitivity, sigma,
+        gram_sensitivity=s2 if adjacency == "gram" else None,
+    )  # fmt: skip
+    scale = 1.0 / math.sqrt(public.width) if seed_scale is None else seed_scale
+    scale = check_positive("seed_scale", scale)
+    noise_seq, sample_seq = np.random.SeedSequence(random_state).spawn(2)
+    # v and N live only in this block (never printed, logged or written)
+    model = design_model(public, clip_rows(y, label_bound), bounds.dual, norms)
+    _perturb(model, sigma, np.random.Generator(np.random.PCG64(noise_seq)))
+    factor = scale * _gram_factor(model)
+    del model
+    utility = release_utility(
+        epsilon=epsilon, delta=delta, sigma=sigma, dim=public.width, out_dim=k,
+        norm_bound=bounds.norm_bound, sensitivity=bounds.sensitivity, n_syn=None,
+    )  # fmt: skip
+    if s2 is not None:
+        utility["gram_error_baseline_s2"] = gaussian_sigma(epsilon, delta, s2)
+    return DesignRelease(
+        design=public,
+        ridge=ridge,
+        label_bound=label_bound,
+        sensitivity=bounds.sensitivity,
+        norm_bound=bounds.norm_bound,
+        gram_sensitivity=s2,
+        epsilon=epsilon,
+        delta=delta,
+        sigma=sigma,
+        sigma_norm=sigma_norm,
+        sigma_gram=sigma_gram,
+        adjacency=adjacency,
+        accountant=accountant,
+        release=release,
+        utility=utility,
+        seed_scale=scale,
+        _factor=factor,
+        _rng=np.random.Generator(np.random.PCG64(sample_seq)),
+    )

@@ -1,0 +1,274 @@
+"""Public designs: wide generators on public random seeds or features (docs/theory.md §19).
+
+If the regressors are public and fixed before the data are seen, the ridge
+model is linear in the private targets: v = M Y with
+
+    M = (XᵀX/m + λI)⁻¹ Xᵀ/m = Xᵀ R/m,   R = (K/m + λI)⁻¹,   K = XXᵀ (m × m)
+
+(the push-through identity), so G = MᵀM = R K R/m² and every bound of the
+release is a function of the m × m matrix G (docs/theory.md §19):
+
+* Δ = 2B · maxᵢ √Gᵢᵢ: v − w = M eᵢ(yᵢ − yᵢ′) for a replace-one change of record
+  i, |yᵢ − yᵢ′| <= 2B; the exact supremum.
+* C = B · min(√(m·λ_max(G)), √(Σᵢⱼ|Gᵢⱼ|)): ‖MY‖² = YᵀGY <= λ_max(G)‖Y‖² <= λ_max(G)·mB²
+  (the bound B√m‖M‖_op of docs/theory.md §19) and YᵀGY <= Σᵢⱼ|Gᵢⱼ||yᵢyⱼ| <= B²Σᵢⱼ|Gᵢⱼ|.
+  A certified bound, not always attained.
+* s₂ (k = 1): λ_w − λ_v = Gᵢᵢ(y′² − y²) + 2(y′ − y)Sᵢ, Sᵢ = Σ_{j≠i}Gᵢⱼyⱼ, |Sᵢ| <= B rᵢ,
+  rᵢ = Σ_{j≠i}|Gᵢⱼ| (attained with yⱼ = B·sign Gᵢⱼ). docs/theory.md §19 bounds it by
+  B²(Gᵢᵢ + 4rᵢ) (:attr:`DesignBounds.gram_sensitivity_theory`). The exact supremum
+  is smaller: with Sᵢ = B rᵢ, the best y′ is B (value GᵢᵢB² + 2B²rᵢ) and the best
+  y maximises the concave −Gᵢᵢy² − 2yBrᵢ on [−B, B], at y = −B rᵢ/Gᵢᵢ clipped:
+  its value is B²rᵢ²/Gᵢᵢ if rᵢ < Gᵢᵢ, else 2B²rᵢ − GᵢᵢB². So
+
+      s₂ = B² · maxᵢ ((Gᵢᵢ + rᵢ)²/Gᵢᵢ if rᵢ < Gᵢᵢ else 4rᵢ)  <=  B² maxᵢ (Gᵢᵢ + 4rᵢ),
+
+  the supremum of |‖v‖² − ‖w‖²| over adjacent datasets with |yⱼ| <= B
+  (:attr:`DesignBounds.gram_sensitivity`; the tests attain it).
+
+The designs (``DESIGNS``), each a deterministic function of a recorded
+**public** seed (``numpy.random.default_rng([seed, block])`` per block of
+``BLOCK_COLUMNS`` columns, never the noise's entropy):
+
+* ``random-seeds``: xᵢ uniform on the unit sphere of R^D (Gaussian rows, normalised);
+* ``random-features``: random Fourier features of public inputs uᵢ ∈ R^p,
+  φ(u) = cos(uW + b), W ~ N(0, 1/γ²) (p × D), b ~ U[0, 2π), rows normalised to
+  ‖xᵢ‖ = 1. Only a public design if the inputs u are public: random features of
+  private inputs make M depend on the data, and then docs/theory.md §13 applies.
+
+Memory and time are flat in D: K is accumulated block by block (m × BLOCK_COLUMNS at
+a time, never a dense m × D matrix), v = Xᵀα with α = R Y/m is assembled block by
+block into a D × k array, the only object of size D.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from synthamp._budget import report_status
+from synthamp._kinds import privacy_quantity
+from synthamp._validation import InputError, check_integer, check_positive
+
+__all__ = [
+    "BLOCK_COLUMNS",
+    "DESIGNS",
+    "MAX_WIDTH",
+    "DesignBounds",
+    "PublicDesign",
+    "design_bounds",
+    "design_model",
+]
+
+#: The public designs.
+DESIGNS: tuple[str, ...] = ("random-seeds", "random-features")
+#: Columns of the design generated at once (part of the design's definition: the seed of
+#: block j is [seed, j]).
+BLOCK_COLUMNS = 4096
+#: Largest width (the engine's d limit, ``synthamp._validation.check_dim``).
+MAX_WIDTH = 10**6
+
+
+@dataclass(frozen=True, eq=False)
+class PublicDesign:
+    """A public design X (m × D), generated block by block from a recorded public seed.
+
+    Parameters
+    ----------
+    name : {"random-seeds", "random-features"}
+    width : int
+        D, 1 <= D <= 10⁶.
+    n_records : int
+        m.
+    seed : int
+        The public seed (recorded in the release's report; not the noise's).
+    inputs : array_like or None
+        ``random-features`` only: the public inputs u (m × p).
+    bandwidth : float or None
+        γ of ``random-features`` (default √p).
+    """
+
+    name: str
+    width: int
+    n_records: int
+    seed: int
+    inputs: NDArray[np.float64] | None = None
+    bandwidth: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.name not in DESIGNS:
+            raise InputError("design", f"must be one of {', '.join(DESIGNS)}; got {self.name!r}")
+        width = check_integer("width", self.width, 1)
+        if width > MAX_WIDTH:
+            raise InputError("width", f"must be <= {MAX_WIDTH}, got {width}")
+        object.__setattr__(self, "width", width)
+        object.__setattr__(self, "n_records", check_integer("n_records", self.n_records, 1))
+        object.__setattr__(self, "seed", check_integer("design_seed", self.seed, 0))
+        if self.name == "random-features":
+            if self.inputs is None:
+                raise InputError("inputs", "random-features needs the public inputs (m × p)")
+            inputs = np.asarray(self.inputs, dtype=float)
+            if inputs.ndim == 1:
+                inputs = inputs[:, None]
+            if inputs.ndim != 2 or inputs.shape[0] != self.n_records:
+                raise InputError("inputs", f"must be {self.n_records} × p, got {inputs.shape}")
+            if not np.all(np.isfinite(inputs)):
+                raise InputError("inputs", "must be finite")
+            inputs.setflags(write=False)
+            object.__setattr__(self, "inputs", inputs)
+            gamma = math.sqrt(inputs.shape[1]) if self.bandwidth is None else self.bandwidth
+            object.__setattr__(self, "bandwidth", check_positive("bandwidth", gamma))
+        elif self.inputs is not None:
+            raise InputError("inputs", "random-seeds takes no inputs")
+
+    def _raw_blocks(self) -> Iterator[NDArray[np.float64]]:
+        """The unnormalised design, block by block (m × ≤ BLOCK_COLUMNS)."""
+        m = self.n_records
+        for j, start in enumerate(range(0, self.width, BLOCK_COLUMNS)):
+            b = min(BLOCK_COLUMNS, self.width - start)
+            rng = np.random.default_rng([self.seed, j])  # public randomness, recorded seed
+            if self.name == "random-seeds":
+                yield rng.standard_normal((m, b))
+            else:
+                p = self.inputs.shape[1]
+                w = rng.standard_normal((p, b)) / self.bandwidth
+                phase = rng.uniform(0.0, 2.0 * math.pi, b)
+                yield np.cos(self.inputs @ w + phase)
+
+    def row_norms(self) -> NDArray[np.float64]:
+        """‖xᵢ‖ of the unnormalised rows (one pass)."""
+        sq = np.zeros(self.n_records)
+        for block in self._raw_blocks():
+            sq += np.einsum("ij,ij->i", block, block)
+        return np.sqrt(sq)
+
+    def blocks(self, norms: NDArray[np.float64] | None = None) -> Iterator[NDArray[np.float64]]:
+        """The design X with unit rows (‖xᵢ‖ = 1), block by block."""
+        norms = self.row_norms() if norms is None else norms
+        if np.any(norms == 0):
+            raise InputError("design", "a design row is zero; choose another seed")
+        for block in self._raw_blocks():
+            block /= norms[:, None]
+            yield block
+
+    def kernel(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """(K, row norms): K = XXᵀ of the unit-row design, accumulated by blocks (one pass)."""
+        k = np.zeros((self.n_records, self.n_records))
+        blocks = -(-self.width // BLOCK_COLUMNS)
+        for j, block in enumerate(self._raw_blocks()):
+            if j % 16 == 0:  # a live status line on the command line (synthamp._budget)
+                report_status(f"{self.name} design: kernel, block {j + 1}/{blocks}")
+            k += block @ block.T
+        norms = np.sqrt(np.diag(k).copy())
+        if np.any(norms == 0):
+            raise InputError("design", "a design row is zero; choose another seed")
+        k /= np.outer(norms, norms)
+        return k, norms
+
+    def dense(self) -> NDArray[np.float64]:
+        """The whole design X (m × D): for tests and small widths only."""
+        return np.hstack(list(self.blocks()))
+
+
+@dataclass(frozen=True)
+class DesignBounds:
+    """The exact public-design bounds of a ridge release (module docstring; docs/theory.md §19).
+
+    Attributes
+    ----------
+    sensitivity : float
+        Δ = 2B maxᵢ √Gᵢᵢ (exact supremum of ‖v − w‖).
+    norm_bound : float
+        C (certified bound on ‖v‖).
+    gram_sensitivity : float
+        s₂ (k = 1), the exact supremum of |‖v‖² − ‖w‖²|.
+    gram_sensitivity_theory : float
+        B² maxᵢ(Gᵢᵢ + 4Σ_{j≠i}|Gᵢⱼ|), the bound stated in docs/theory.md §19 (>= s₂).
+    gram : ndarray
+        G = MᵀM (m × m), public (a function of the design and λ).
+    dual : ndarray
+        R = (K/m + λI)⁻¹ (m × m), public.
+    """
+
+    sensitivity: float
+    norm_bound: float
+    gram_sensitivity: float
+    gram_sensitivity_theory: float
+    gram: NDArray[np.float64]
+    dual: NDArray[np.float64]
+
+
+@privacy_quantity("certified")
+def design_bounds(kernel: ArrayLike, ridge: float, label_bound: float) -> DesignBounds:
+    """Δ, C and s₂ of the ridge model on a public design from its kernel K = XXᵀ.
+
+    Parameters
+    ----------
+    kernel : array_like
+        K = XXᵀ (m × m, symmetric positive semi-definite), X with rows ‖xᵢ‖ <= 1.
+    ridge : float
+        λ > 0 (synthamp's convention: penalty λ‖W‖², docs/theory.md §13).
+    label_bound : float
+        B > 0, ‖yᵢ‖ <= B (for s₂, k = 1: |yᵢ| <= B).
+
+    Returns
+    -------
+    DesignBounds
+    """
+    k = np.asarray(kernel, dtype=float)
+    if k.ndim != 2 or k.shape[0] != k.shape[1] or not np.all(np.isfinite(k)):
+        raise InputError("kernel", "must be a finite square matrix")
+    lam = check_positive("ridge", ridge)
+    b = check_positive("label_bound", label_bound)
+    m = k.shape[0]
+    k = 0.5 * (k + k.T)
+    dual = np.linalg.inv(k / m + lam * np.eye(m))
+    dual = 0.5 * (dual + dual.T)
+    gram = dual @ k @ dual / (m * m)
+    gram = 0.5 * (gram + gram.T)
+    diag = np.clip(np.diag(gram).copy(), 0.0, None)
+    off = np.abs(gram).sum(axis=1) - np.abs(np.diag(gram))
+    sensitivity = 2.0 * b * math.sqrt(float(diag.max()))
+    top = float(np.linalg.eigvalsh(gram)[-1])
+    norm_bound = b * math.sqrt(max(min(m * top, float(np.abs(gram).sum())), 0.0))
+    safe = np.where(diag > 0, diag, 1.0)
+    exact = np.where(off < diag, (diag + off) ** 2 / safe, 4.0 * off)
+    gram_sensitivity = b * b * float(exact.max())
+    theory = b * b * float((diag + 4.0 * off).max())
+    # rounding: the bounds are computed in floating point; a relative 1e-9 margin covers it
+    margin = 1.0 + 1e-9
+    return DesignBounds(
+        sensitivity=sensitivity * margin,
+        norm_bound=norm_bound * margin,
+        gram_sensitivity=gram_sensitivity * margin,
+        gram_sensitivity_theory=theory * margin,
+        gram=gram,
+        dual=dual,
+    )
+
+
+def design_model(
+    design: PublicDesign,
+    targets: ArrayLike,
+    dual: ArrayLike,
+    norms: ArrayLike,
+) -> NDArray[np.float64]:
+    """The ridge model v = Xᵀα, α = R Y/m (D × k), assembled block by block.
+
+    The private model: never print, log or write it.
+    """
+    y = np.asarray(targets, dtype=float)
+    y = y[:, None] if y.ndim == 1 else y
+    alpha = np.asarray(dual) @ y / design.n_records
+    out = np.empty((design.width, y.shape[1]))
+    start = 0
+    blocks = -(-design.width // BLOCK_COLUMNS)
+    for j, block in enumerate(design.blocks(np.asarray(norms, dtype=float))):
+        if j % 16 == 0:
+            report_status(f"{design.name} design: model, block {j + 1}/{blocks}")
+        out[start : start + block.shape[1]] = block.T @ alpha
+        start += block.shape[1]
+    return out

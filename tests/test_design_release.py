@@ -1,0 +1,53 @@
+"""design_release: one release on a public design (synthamp.release._design_release)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from synthamp._validation import InputError
+from synthamp.accountant import profile_epsilon
+from synthamp.release._design_release import design_release
+from synthamp.release._designs import PublicDesign
+from synthamp.release._ridge import ridge_fit
+
+
+@pytest.fixture(scope="module")
+def targets():
+    rng = np.random.default_rng(3)
+    return np.clip(rng.normal(0.3, 0.5, 60), -1.0, 1.0)
+
+
+def test_design_release_gram(targets):
+    out = design_release(
+        targets, "random-seeds", 3000, seed=5, epsilon=1.0, delta=1e-5, random_state=11
+    )
+    assert out.adjacency == "gram" and out.sigma == out.sigma_gram < out.sigma_norm
+    assert out.release.gram_sensitivity == pytest.approx(out.gram_sensitivity)
+    assert profile_epsilon(out.release, 1e-5).epsilon <= 1.0 + 1e-9
+    # the factor is σ_z‖V‖ with V = v + σN, N from the noise's own stream
+    design = PublicDesign("random-seeds", 3000, targets.size, 5)
+    v = ridge_fit(design.dense(), targets[:, None], 0.01)
+    noise_seq, _ = np.random.SeedSequence(11).spawn(2)
+    v += out.sigma * np.random.Generator(np.random.PCG64(noise_seq)).standard_normal(v.shape)
+    expected = out.seed_scale * float(np.linalg.norm(v))
+    assert abs(float(out._factor[0, 0])) == pytest.approx(expected, rel=1e-9)
+    records = out.sample(40_000)
+    assert records.shape == (40_000, 1)
+    assert np.var(records) == pytest.approx(expected**2, rel=0.05)
+    assert "gram_error_baseline_s2" in out.utility
+
+
+def test_design_release_norm_and_features(targets):
+    rng = np.random.default_rng(0)
+    inputs = rng.standard_normal((targets.size, 4))
+    two = np.column_stack([targets, -targets]) / math.sqrt(2)
+    out = design_release(
+        two, "random-features", 500, seed=1, epsilon=2.0, delta=1e-5, inputs=inputs,
+        adjacency="norm", accountant="rdp",
+    )  # fmt: skip
+    assert out.sigma_gram is None and out.sample(5).shape == (5, 2)
+    with pytest.raises(InputError, match="adjacency"):
+        design_release(two, "random-seeds", 50, seed=1, epsilon=1.0, delta=1e-5)
