@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 
-from synthamp._validation import check_integer, check_open_unit, check_positive
+from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
 from synthamp.accountant._pld import gaussian_sigma
 
 __all__ = [
@@ -194,8 +194,14 @@ def release_utility(
     sensitivity: float,
     n_syn: int | None,
     releases: int = 1,
+    statistic_sensitivity: float | None = None,
 ) -> dict[str, float | str | None]:
     """The records' Gram error beside the baseline's, for a release's report.
+
+    ``statistic_sensitivity`` (k = 1, a public design): s₂, the replace-one
+    sensitivity of ‖v‖² itself (docs/theory.md §19); the baseline is then the
+    Gaussian mechanism on ‖v‖² with it (RMSE σ_G(ε, δ, s₂√T), exact), the
+    fair comparison when the accounting uses the same statistic-level adjacency.
 
     Public quantities only (C, Δ, σ, d, k, n_syn, ε, δ, T): never the model, the
     noise or the seeds.
@@ -223,14 +229,19 @@ def release_utility(
     }
     if not (0.0 < epsilon < math.inf):
         return out
-    baseline = gaussian_gram_error(
-        epsilon,
-        delta,
-        norm_bound=norm_bound,
-        sensitivity=sensitivity,
-        out_dim=out_dim,
-        releases=releases,
-    )
+    if statistic_sensitivity is not None:
+        if out_dim != 1:
+            raise InputError("statistic_sensitivity", "is the sensitivity of ‖v‖² (k = 1)")
+        baseline = gaussian_sigma(epsilon, delta, statistic_sensitivity * math.sqrt(releases))
+    else:
+        baseline = gaussian_gram_error(
+            epsilon,
+            delta,
+            norm_bound=norm_bound,
+            sensitivity=sensitivity,
+            out_dim=out_dim,
+            releases=releases,
+        )
     out["gram_error_baseline"] = baseline
     out["utility_verdict"] = baseline_verdict(floor, bound, baseline)
     return out

@@ -340,10 +340,13 @@ def calibrate(
     orders=None,
     discretization: float = DEFAULT_DISCRETIZATION,
     time_budget: float | None = DEFAULT_TIME_BUDGET,
+    gram_sensitivity: float | None = None,
 ) -> Guarantee:
     """The smallest σ whose guarantee (by the rule) is (``epsilon``, ``delta``)-DP.
 
-    Parameters as :func:`account` and :func:`~synthamp.accountant.calibrate_sigma`.
+    Parameters as :func:`account` and :func:`~synthamp.accountant.calibrate_sigma`;
+    ``gram_sensitivity`` (s₂, k = 1, unlimited) accounts under the statistic-level
+    adjacency of a public design (docs/gram-adjacency.md).
     The σ is that of the accountant the rule picks; where it weighs the
     unlimited release's exact profile (k = 1, finite n_syn), the smaller of
     the two σ, and the finite RDP calibration is not started when a proven
@@ -357,6 +360,8 @@ def calibrate(
         releasing V needs for the target, by the same accountant.
     """
     shape = dict(dim=dim, out_dim=out_dim, norm_bound=norm_bound, sensitivity=sensitivity)
+    if gram_sensitivity is not None:
+        shape["gram_sensitivity"] = gram_sensitivity
     pld_options = dict(releases=releases, discretization=discretization)
     weigh = weighs_unlimited_profile(accountant, out_dim, n_syn, method)
     unlimited = skipped = None

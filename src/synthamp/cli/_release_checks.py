@@ -11,18 +11,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import click
 import numpy as np
 
 from synthamp import release as tabular
-from synthamp._validation import InputError
+from synthamp._validation import MAX_N_SYN, InputError, check_integer
 from synthamp.release import check_not_inside
 
 __all__ = [
     "check_paths",
+    "check_release_n_syn",
     "check_ridge_numbers",
+    "check_scale_options",
     "check_target_names",
     "clipping_notes",
     "report_paths",
+    "warn_stale",
 ]
 
 
@@ -106,3 +110,39 @@ def check_target_names(names: list[str], fmt: str) -> None:
     """Target names become the synthetic table's header: no formula in a CSV header."""
     if fmt == "csv":
         tabular.check_csv_names(names, param="targets")
+
+
+def check_release_n_syn(n_syn: int, unlimited: bool) -> int:
+    """Any number of records under unlimited accounting; the engine's range otherwise."""
+    n_syn = check_integer("n_syn", n_syn, 1)
+    if not unlimited and n_syn > MAX_N_SYN:
+        raise InputError(
+            "n_syn",
+            f"must be ≤ {MAX_N_SYN:,} with finite accounting; pass --unlimited to release "
+            "any number of records",
+        )
+    return n_syn
+
+
+def check_scale_options(partitions, n_syn: int, distributed: bool, scheduler) -> None:
+    if partitions is not None:
+        check_integer("partitions", partitions, 1, n_syn)
+    if distributed:
+        if partitions is None:
+            raise InputError("partitions", "is required with --backend dask")
+        # heavy: scipy (the ridge mathematics under the writers), only to release
+        from synthamp.release import require_dask
+
+        require_dask()
+    elif scheduler is not None:
+        raise InputError("scheduler", "applies only with --backend dask")
+
+
+def warn_stale(paths: list[Path], recovered: list[str] = ()) -> None:
+    for path in paths:
+        click.echo(
+            f"synthamp: warning: removed {path}, a temporary file left by an interrupted run",
+            err=True,
+        )
+    for line in recovered:
+        click.echo(f"synthamp: warning: {line}", err=True)

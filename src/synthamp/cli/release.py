@@ -18,7 +18,6 @@ import numpy as np
 
 from synthamp import release as tabular
 from synthamp._validation import (
-    MAX_N_SYN,
     InputError,
     check_integer,
     check_n_syn,
@@ -27,6 +26,7 @@ from synthamp._validation import (
     check_sigma,
 )
 from synthamp.cli._common import deprecated_alias, echo_json
+from synthamp.cli._design import check_design_options, print_design_summary, release_on_design
 from synthamp.cli._outputs import (
     audit_json,
     print_release_summary,
@@ -36,13 +36,23 @@ from synthamp.cli._outputs import (
 )
 from synthamp.cli._release_checks import (
     check_paths,
+    check_release_n_syn,
     check_ridge_numbers,
+    check_scale_options,
     check_target_names,
     clipping_notes,
     report_paths,
+    warn_stale,
 )
 from synthamp.cli._status import live_status, time_budget_option
-from synthamp.release import OutputTransaction, check_directory_output, check_writable, parse_mode
+from synthamp.release import (
+    ADJACENCIES,
+    DESIGNS,
+    OutputTransaction,
+    check_directory_output,
+    check_writable,
+    parse_mode,
+)
 
 __all__ = ["demo", "release"]
 
@@ -232,6 +242,23 @@ def _with_progress(
     help="Also audit the release: attack its worst-case pair TRIALS times per dataset (public "
     "parameters only, no data) and show the result in the HTML report.",
 )
+@click.option(
+    "--design",
+    type=click.Choice(DESIGNS),
+    default=None,
+    help="Regress the targets on a public design of width --width (random-seeds: a public "
+    "random seed per record; random-features: random Fourier features of the feature columns, "
+    "which must then be public), accounted with the exact public-design bounds.",
+)
+@click.option("--width", type=int, default=None, metavar="D", help="Width of --design.")
+@click.option("--design-seed", type=int, default=None, metavar="S", help="Public design seed.")
+@click.option(
+    "--adjacency",
+    type=click.Choice(ADJACENCIES),
+    default="gram",
+    show_default=True,
+    help="With --design: the reachable Gram pairs (k = 1) or the norm model.",
+)
 @click.option("--no-progress", is_flag=True, help="No progress bar on stderr.")
 @click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON object describing what was written."
@@ -264,6 +291,10 @@ def release(
     backend,
     scheduler,
     mode,
+    design,
+    width,
+    design_seed,
+    adjacency,
 ):
     """Fit a private linear generator on a table and write synthetic records and a privacy report.
 
@@ -288,8 +319,9 @@ def release(
     label_bound = check_positive("label_bound", label_bound)
     ridge = check_positive("ridge", ridge)
     distributed = backend == "dask"
-    unlimited = unlimited or distributed
-    n_syn = _check_n_syn(n_syn, unlimited)
+    check_design_options(design, width, design_seed, sigma, partitions, backend)
+    unlimited = unlimited or distributed or design is not None  # a design: accounted unlimited
+    n_syn = check_release_n_syn(n_syn, unlimited)
     feature_scale = check_positive("feature_scale", feature_scale)
     if norm_bound is not None:
         check_positive("norm_bound", norm_bound)
@@ -312,7 +344,7 @@ def release(
     mode = parse_mode(mode)
     if mode is None and seed is not None:
         mode = 0o600  # a seeded release is not private: owner only unless asked otherwise
-    _check_scale_options(partitions, n_syn, distributed, scheduler)
+    check_scale_options(partitions, n_syn, distributed, scheduler)
     check_ridge_numbers(label_bound, ridge)
     target_cols = tabular.parse_columns(targets, param="targets")
     feature_cols = tabular.parse_columns(features, param="features")
@@ -336,7 +368,7 @@ def release(
             table_tmp = transaction.add(out_path, param="out", directory=partitions is not None)
             report_tmps = [transaction.add(path, param="report") for path in reports]
         finally:  # what was cleaned or put back, also when a check then fails
-            _warn_stale(transaction.stale, transaction.recovered)
+            warn_stale(transaction.stale, transaction.recovered)
 
         # 3. The private table.
         frame = tabular.read_table(data, param="data")
@@ -359,6 +391,18 @@ def release(
                 "need d ≥ k",
             )
 
+        if design is not None:  # 4'. fit on the public design, write, commit
+            with live_status("fitting on the public design", show=not no_progress):
+                numbers, lines = release_on_design(
+                    y, x, design=design, width=width, design_seed=design_seed,
+                    adjacency=adjacency, accountant=accountant, epsilon=epsilon, delta=delta,
+                    ridge=ridge, label_bound=label_bound, seed=seed, n_syn=n_syn,
+                    columns=target_cols, fmt=fmt, table_tmp=table_tmp, report_tmps=report_tmps,
+                    write_rows=lambda c: tabular.write_rows(table_tmp, c, target_cols, fmt=fmt),
+                )  # fmt: skip
+            transaction.commit()
+            print_design_summary(numbers, lines, out_path, as_json)
+            return 0
         # 4. Fit (the only step that touches the private data), then release.
         # heavy: scikit-learn and scipy (the estimator), only to release
         from synthamp.release import PrivateLinearGenerator
@@ -417,42 +461,6 @@ def release(
             f"{audit.epsilon_upper:.4g}: {'consistent' if audit.consistent else 'INCONSISTENT'}"
         )
     return 0
-
-
-def _check_n_syn(n_syn: int, unlimited: bool) -> int:
-    """Any number of records under unlimited accounting; the engine's range otherwise."""
-    n_syn = check_integer("n_syn", n_syn, 1)
-    if not unlimited and n_syn > MAX_N_SYN:
-        raise InputError(
-            "n_syn",
-            f"must be ≤ {MAX_N_SYN:,} with finite accounting; pass --unlimited to release "
-            "any number of records",
-        )
-    return n_syn
-
-
-def _check_scale_options(partitions, n_syn: int, distributed: bool, scheduler) -> None:
-    if partitions is not None:
-        check_integer("partitions", partitions, 1, n_syn)
-    if distributed:
-        if partitions is None:
-            raise InputError("partitions", "is required with --backend dask")
-        # heavy: scipy (the ridge mathematics under the writers), only to release
-        from synthamp.release import require_dask
-
-        require_dask()
-    elif scheduler is not None:
-        raise InputError("scheduler", "applies only with --backend dask")
-
-
-def _warn_stale(paths: list[Path], recovered: list[str] = ()) -> None:
-    for path in paths:
-        click.echo(
-            f"synthamp: warning: removed {path}, a temporary file left by an interrupted run",
-            err=True,
-        )
-    for line in recovered:
-        click.echo(f"synthamp: warning: {line}", err=True)
 
 
 def _write_records(
@@ -682,7 +690,7 @@ def demo(
                 with transaction.writing("out"):
                     directory.mkdir()
             synthetic_tmp, *report_tmps = (transaction.add(path, param="out") for path in paths)
-            _warn_stale(transaction.stale)
+            warn_stale(transaction.stale)
             with transaction.writing("out"):
                 chunks = generator.iter_samples(n_syn, chunk_size=WRITE_CHUNK)
                 tabular.write_rows(synthetic_tmp, chunks, ["progression"], fmt="csv")

@@ -76,7 +76,7 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
     from synthamp.release._accounting import ReleaseAccounting, account_release
     from synthamp.release._curves import report_curves
     from synthamp.release._design_release import DesignRelease, design_release
-    from synthamp.release._designs import DESIGNS, PublicDesign, design_bounds
+    from synthamp.release._designs import ADJACENCIES, DESIGNS, PublicDesign, design_bounds
     from synthamp.release._distributed import (
         BACKENDS,
         DISTRIBUTED_NOTE,
@@ -165,7 +165,9 @@ _SOURCES: dict[str, str] = {
         ["DEFAULT_RIDGES", "Plan", "PlanRow", "plan_release"], "synthamp.release._planning"
     ),
     **dict.fromkeys(["DesignRelease", "design_release"], "synthamp.release._design_release"),
-    **dict.fromkeys(["DESIGNS", "PublicDesign", "design_bounds"], "synthamp.release._designs"),
+    **dict.fromkeys(
+        ["ADJACENCIES", "DESIGNS", "PublicDesign", "design_bounds"], "synthamp.release._designs"
+    ),
     **dict.fromkeys(
         [
             "OBJECTIVE",
@@ -201,6 +203,7 @@ _SOURCES: dict[str, str] = {
 
 __all__ = [
     "ACCOUNTING_METHODS",
+    "ADJACENCIES",
     "BACKENDS",
     "DEFAULT_DELTA",
     "DEFAULT_RIDGES",

@@ -20,16 +20,12 @@ from numpy.typing import ArrayLike, NDArray
 
 from synthamp._budget import report_status
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
-from synthamp.accountant import SyntheticDataRelease, calibrate_sigma
-from synthamp.accountant._pld import gaussian_sigma
-from synthamp.release._designs import PublicDesign, design_bounds, design_model
+from synthamp.accountant import Guarantee, SyntheticDataRelease, calibrate
+from synthamp.release._designs import ADJACENCIES, PublicDesign, design_bounds, design_model
 from synthamp.release._ridge import _draw_with_factor, _gram_factor, _perturb, clip_rows
 from synthamp.utility import release_utility
 
-__all__ = ["ADJACENCIES", "DesignRelease", "design_release"]
-
-#: Adjacencies of :func:`design_release`: the norm model, or the reachable Gram pairs (k = 1).
-ADJACENCIES: tuple[str, ...] = ("gram", "norm")
+__all__ = ["DesignRelease", "design_release"]
 
 
 @dataclass(eq=False)
@@ -58,6 +54,8 @@ class DesignRelease:
         :func:`synthamp.utility.release_utility` of the release, plus, for k = 1,
         ``gram_error_baseline_s2``: RMSE of the Gaussian mechanism on ‖v‖² with
         sensitivity s₂ (the same statistic at the same (ε, δ)).
+    guarantee, guarantee_norm : Guarantee
+        The guarantee used (of ``adjacency``) and the norm model's, by the rule.
     """
 
     design: PublicDesign
@@ -76,6 +74,8 @@ class DesignRelease:
     release: SyntheticDataRelease
     utility: dict
     seed_scale: float
+    guarantee: Guarantee
+    guarantee_norm: Guarantee
     _factor: NDArray[np.float64] = field(repr=False)
     _rng: np.random.Generator = field(repr=False)
 
@@ -83,6 +83,65 @@ class DesignRelease:
         """``n`` synthetic records σ_z·gR, g ~ N(0, I_k): exactly the law of ZV given V."""
         n = check_integer("n", n, 1)
         return _draw_with_factor(self._factor, n, self._rng)
+
+    def iter_samples(self, n: int, chunk_size: int = 262_144):
+        """``n`` records in chunks of at most ``chunk_size`` rows (memory flat in n)."""
+        n = check_integer("n", n, 1)
+        for start in range(0, n, chunk_size):
+            yield _draw_with_factor(self._factor, min(chunk_size, n - start), self._rng)
+
+    def to_dict(self) -> dict:
+        """The public numbers of the release (JSON-ready): design, bounds, σ, utility."""
+        return {
+            "design": self.design.name,
+            "width": self.design.width,
+            "design_seed": self.design.seed,
+            "design_seed_public": True,
+            "ridge": self.ridge,
+            "label_bound": self.label_bound,
+            "sensitivity": self.sensitivity,
+            "norm_bound": self.norm_bound,
+            "gram_sensitivity": self.gram_sensitivity,
+            "adjacency": self.adjacency,
+            "epsilon": self.guarantee.epsilon,
+            "delta": self.delta,
+            "kind": self.guarantee.kind,
+            "accountant": self.guarantee.accountant,
+            "accountant_reason": self.guarantee.reason,
+            "sigma": self.sigma,
+            "sigma_norm": self.sigma_norm,
+            "sigma_gram": self.sigma_gram,
+            "sigma_post_processing": self.guarantee.sigma_post_processing,
+            "noise_saved": self.guarantee.noise_saved,
+            "utility": dict(self.utility),
+        }
+
+    def summary(self) -> list[str]:
+        """What a data holder reads: the guarantee, both accountings, the utility beside the
+        baselines (one sentence says which serves better), never noise saved as utility."""
+        d = self.design
+        lines = [
+            f"design: {d.name}, width D = {d.width:,}, public seed {d.seed} (recorded; not the "
+            "noise's entropy)",
+            f"guarantee: ({self.guarantee.epsilon:.6g}, {self.delta:g})-DP for any number of "
+            f"records ({self.guarantee.accountant}, {self.guarantee.kind}; {self.adjacency} "
+            "adjacency)",
+            f"bounds: Δ = {self.sensitivity:.4g}, C = {self.norm_bound:.4g}"
+            + ("" if self.gram_sensitivity is None else f", s₂ = {self.gram_sensitivity:.4g}"),
+            f"noise: σ = {self.sigma_norm:.4g} (norm model)"
+            + ("" if self.sigma_gram is None else f", {self.sigma_gram:.4g} (Gram adjacency)")
+            + f"; releasing the model needs {self.guarantee.sigma_post_processing:.4g} "
+            f"({100 * self.guarantee.noise_saved:.1f}% less noise: not utility)",
+        ]
+        verdict = self.utility.get("utility_verdict")
+        if verdict:
+            lines.append(f"utility: {verdict}")
+        if self.gram_sensitivity is not None:
+            lines.append(
+                "(the baseline is the Gaussian mechanism on ‖v‖² with its public-design "
+                f"sensitivity s₂ = {self.gram_sensitivity:.4g}: the same statistic, same (ε, δ))"
+            )
+        return lines
 
     def __getstate__(self):
         raise TypeError("a DesignRelease holds the Gram factor of V: it is not pickled")
@@ -100,7 +159,7 @@ def design_release(
     label_bound: float = 1.0,
     inputs: ArrayLike | None = None,
     adjacency: str = "gram",
-    accountant: str = "pld",
+    accountant: str | None = None,
     seed_scale: float | None = None,
     random_state: int | None = None,
 ) -> DesignRelease:
@@ -127,8 +186,9 @@ def design_release(
         private inputs make M depend on the data (docs/theory.md §13 applies then).
     adjacency : {"gram", "norm"}, default "gram"
         "gram": the reachable set of Gram pairs (k = 1 only; docs/gram-adjacency.md).
-    accountant : {"pld", "rdp"}, default "pld"
-        The exact privacy profile (one release) or RDP.
+    accountant : {"pld", "rdp"} or None, default None
+        None: the guarantee rule (:func:`synthamp.accountant.calibrate`: the exact
+        privacy profile for k = 1, RDP for k > 1); a name: that accountant.
     seed_scale : float, optional
         σ_z (default 1/√D); it does not change the privacy.
     random_state : int, optional
@@ -156,11 +216,15 @@ def design_release(
     common = dict(dim=public.width, out_dim=k, norm_bound=bounds.norm_bound)
     common |= dict(sensitivity=bounds.sensitivity, accountant=accountant)
     report_status("calibrating σ (norm model and Gram adjacency)")
-    sigma_norm = calibrate_sigma(epsilon, delta, **common).sigma
+    # the guarantee rule (accountant._guarantee) under each adjacency
+    guarantee_norm = calibrate(epsilon, delta, **common)
+    sigma_norm = guarantee_norm.sigma
     s2 = bounds.gram_sensitivity if k == 1 else None
-    sigma_gram = (
-        None if s2 is None else calibrate_sigma(epsilon, delta, **common, gram_sensitivity=s2).sigma
+    guarantee_gram = (
+        None if s2 is None else calibrate(epsilon, delta, **common, gram_sensitivity=s2)
     )
+    sigma_gram = None if guarantee_gram is None else guarantee_gram.sigma
+    guarantee = guarantee_gram if adjacency == "gram" else guarantee_norm
     sigma = sigma_gram if adjacency == "gram" else sigma_norm
     release = SyntheticDataRelease(
         public.width, k, bounds.norm_bound, bounds.sensitivity, sigma,
@@ -177,9 +241,10 @@ def design_release(
     utility = release_utility(
         epsilon=epsilon, delta=delta, sigma=sigma, dim=public.width, out_dim=k,
         norm_bound=bounds.norm_bound, sensitivity=bounds.sensitivity, n_syn=None,
+        statistic_sensitivity=s2,  # the baseline on ‖v‖² itself, with the same public design
     )  # fmt: skip
     if s2 is not None:
-        utility["gram_error_baseline_s2"] = gaussian_sigma(epsilon, delta, s2)
+        utility["gram_error_baseline_s2"] = utility["gram_error_baseline"]
     return DesignRelease(
         design=public,
         ridge=ridge,
@@ -193,10 +258,12 @@ def design_release(
         sigma_norm=sigma_norm,
         sigma_gram=sigma_gram,
         adjacency=adjacency,
-        accountant=accountant,
+        accountant=guarantee.accountant,
         release=release,
         utility=utility,
         seed_scale=scale,
+        guarantee=guarantee,
+        guarantee_norm=guarantee_norm,
         _factor=factor,
         _rng=np.random.Generator(np.random.PCG64(sample_seq)),
     )

@@ -54,6 +54,7 @@ from synthamp._kinds import privacy_quantity
 from synthamp._validation import InputError, check_integer, check_positive
 
 __all__ = [
+    "ADJACENCIES",
     "BLOCK_COLUMNS",
     "DESIGNS",
     "MAX_WIDTH",
@@ -65,6 +66,9 @@ __all__ = [
 
 #: The public designs.
 DESIGNS: tuple[str, ...] = ("random-seeds", "random-features")
+
+#: Adjacencies of a design release: the reachable Gram pairs (k = 1), or the norm model.
+ADJACENCIES: tuple[str, ...] = ("gram", "norm")
 #: Columns of the design generated at once (part of the design's definition: the seed of
 #: block j is [seed, j]).
 BLOCK_COLUMNS = 4096
