@@ -196,7 +196,7 @@ def bench_finite_calibration(repeats: int) -> list[list[str]]:
 def bench_demo(repeats: int, tmp: Path) -> list[list[str]]:
     """``synthamp demo`` (default settings, fixed seed) in a fresh process."""
     py = sys.executable
-    demo = [py, "-m", "synthamp", "demo", "--seed", "7", "--out", str(tmp / "demo")]
+    demo = [py, "-m", "synthamp", "demo", "--seed", "7", "--out", str(tmp / "demo"), "--force"]
     wall, cpu = _median_fresh(demo, repeats)
     return [["synthamp demo --seed 7 (fresh process)", f"{wall:.1f}", f"{cpu:.1f}", "≤ 8 s"]]
 

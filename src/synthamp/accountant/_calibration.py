@@ -677,4 +677,6 @@ def finite_epsilon_lower_bound(release: SyntheticDataRelease, delta: float) -> f
         orders, release.effective_sensitivity, release.sigma
     )
     center = int(np.argmin(_epsilon_terms(orders, post, delta)))
-    return _FiniteAccountant(base, orders, delta, center).lower(release.sigma)
+    finite = _FiniteAccountant(base, orders, delta, center)
+    finite.found = True  # the one pair at the Gaussian model's position: one engine call
+    return finite.lower(release.sigma)
