@@ -9,7 +9,10 @@
 * ``import synthamp.accountant`` against ``import numpy`` (fresh interpreters);
 * ``synthamp release`` on a 10⁶ × 20 table (Parquet) in a fresh interpreter,
   against reading the same table (``synthamp.release._tabular.read_table`` and the column
-  selection) in a fresh interpreter: wall and CPU (user + system) time.
+  selection) in a fresh interpreter: wall and CPU (user + system) time;
+* finite calibrations (the issue's d = 10, n_syn = 100, C = 2, Δ = 0.1 and the rows of
+  benchmarks/bench_accountant.py's finite grid), each checked by the accountant;
+* the README main job, ``synthamp demo`` (fixed seed), in a fresh process.
 
 Medians of ``--repeats`` runs, the baselines measured in the same run.
 Run by hand: ``python benchmarks/bench_real_sizes.py [--repeats 3] [--out PATH]``
@@ -141,6 +144,63 @@ def bench_import(repeats: int) -> list[list[str]]:
     ]  # fmt: skip
 
 
+#: The finite calibrations of item 3: the issue's case, and the rows of
+#: benchmarks/bench_accountant.py's finite grid (its SLOW, README and GRID releases).
+FINITE_CALIBRATIONS = {
+    "d = 10, n_syn = 100, C = 2, Δ = 0.1 (the issue's case)": (10, 2.0, 0.1, 100),
+    "d = 10, n_syn = 100, C = 2, Δ = 0.5 (issue 12's slow case)": (10, 2.0, 0.5, 100),
+    "README setting: d = 20, n_syn = 10⁵, C = 0.5, Δ = 6e-4": (20, 0.5, 6e-4, 100_000),
+    "grid: d = 1000, n_syn = 1000, C = 2, Δ = 0.1": (1000, 2.0, 0.1, 1000),
+}
+
+
+def bench_finite_calibration(repeats: int) -> list[list[str]]:
+    """calibrate_sigma(1, 1e-5, n_syn=…, time_budget=None): wall and CPU, then the check.
+
+    The check is the accountant itself (compute_epsilon over every order, guarded,
+    no budget): ε at the σ found (≤ 1: sound) and one tolerance below it (> 1: tight).
+    """
+    import warnings
+    from functools import partial
+
+    from synthamp.accountant import (
+        OrderGridWarning,
+        SyntheticDataRelease,
+        calibrate_sigma,
+        compute_epsilon,
+    )
+
+    rows = []
+    rtol = 1e-4
+    for label, (dim, norm, sens, n_syn) in FINITE_CALIBRATIONS.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", OrderGridWarning)
+            run = partial(calibrate_sigma, 1.0, 1e-5, dim=dim, norm_bound=norm,
+                          sensitivity=sens, n_syn=n_syn, rtol=rtol, time_budget=None)  # fmt: skip
+            cal = run()
+            wall = median_time(run, repeats, warm_up=False)
+            cpu = median_time(run, repeats, warm_up=False, clock=time.process_time)
+            release = SyntheticDataRelease(dim, 1, norm, sens, cal.sigma, n_syn=n_syn)
+            at = compute_epsilon(release, 1e-5, time_budget=None).epsilon
+            below = compute_epsilon(
+                release.with_sigma(cal.sigma / (1.0 + rtol)), 1e-5, time_budget=None
+            ).epsilon
+        rows.append(
+            [label, f"{wall:.2f}", f"{cpu:.2f}", f"{cal.sigma:.7g}", str(cal.kind),
+             "none" if cal.fallback is None else "**plateau**", f"{at:.7f}", f"{below:.7f}"]
+        )  # fmt: skip
+        print(rows[-1], flush=True)
+    return rows
+
+
+def bench_demo(repeats: int, tmp: Path) -> list[list[str]]:
+    """``synthamp demo`` (default settings, fixed seed) in a fresh process."""
+    py = sys.executable
+    demo = [py, "-m", "synthamp", "demo", "--seed", "7", "--out", str(tmp / "demo"), "--force"]
+    wall, cpu = _median_fresh(demo, repeats)
+    return [["synthamp demo --seed 7 (fresh process)", f"{wall:.1f}", f"{cpu:.1f}", "≤ 8 s"]]
+
+
 def bench_release(repeats: int, tmp: Path) -> list[list[str]]:
     import pandas as pd
 
@@ -220,6 +280,22 @@ def main() -> None:
         "",
         *markdown_table(["statement", "wall", "ratio to numpy"], bench_import(5 * args.repeats)),
     ]
+    lines += [
+        "",
+        "## Finite calibration, ε = 1, δ = 1e-5, rtol = 1e-4, no time budget (s)",
+        "",
+        "Checked by the accountant itself (compute_epsilon, every order, guarded):",
+        "ε at the σ found (≤ 1: sound) and at σ/(1 + rtol) (> 1: the smallest σ to rtol).",
+        "",
+        *markdown_table(
+            ["release", "wall", "CPU", "σ", "kind", "fallback", "ε(σ)", "ε(σ/(1+rtol))"],
+            bench_finite_calibration(args.repeats),
+        ),
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        demo = bench_demo(args.repeats, Path(tmp))
+    table = markdown_table(["job", "wall", "CPU", "target"], demo)
+    lines += ["", "## The README main job (s)", "", *table]
     if not args.skip_release:
         with tempfile.TemporaryDirectory() as tmp:
             rows = bench_release(args.repeats, Path(tmp))

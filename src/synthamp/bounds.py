@@ -40,7 +40,6 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import dawsn
 
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import (
@@ -213,6 +212,9 @@ def _log_envelope_integral(
     Both forms are written as log s + (a small correction) so that the order
     J_exact <= J_elementary survives rounding even when κs² ~ 1e-16.
     """
+    # scipy.special is heavy (~0.25 s to import): loaded on first use
+    from scipy.special import dawsn
+
     if rule not in ("exact", "elementary"):
         raise InputError("integral", f"must be 'exact' or 'elementary', got {rule!r}")
     if path_length == 0:

@@ -43,6 +43,8 @@ from synthamp.accountant._releases import (
 from synthamp.accountant._worst_case import (
     COLD_HINT_WIDTH,
     _EdgeEvaluator,
+    _to_t,
+    _to_u,
     _worst_case,
     gaussian_edge_maximiser,
 )
@@ -243,9 +245,14 @@ class _FiniteAccountant:
     the plateau's ε), the plateau and post-processing curves (upper bounds for
     every n_syn, docs/theory.md §3) standing at the others; its ε is the one the
     accountant computes at every order. The pair of ``lower`` sits at the
-    maximiser found by the last ``upper`` (scaled units), first at the
-    Gaussian model's t = (d(d + n))^{1/4}; that position is only where to look
-    (it warm-starts the guarded search too, never replacing a check).
+    maximiser found by the last ``upper`` (scaled units). Before ``upper`` has
+    found one, the first call tries the Gaussian model's t = (d(d + n))^{1/4}
+    on the forward edge, its neighbours at ±``COLD_HINT_WIDTH`` in u and the
+    vertex of the parabola through the three, and the far ends of both edges,
+    and keeps the pair of the largest bound (each pair's divergence is a lower
+    bound on the worst case, so the bound stays one whichever is kept). These
+    positions are only where to look (the Gaussian one warm-starts the guarded
+    search too, never replacing a check).
     """
 
     def __init__(
@@ -258,6 +265,8 @@ class _FiniteAccountant:
             True,
             COLD_HINT_WIDTH,
         )
+        self.found = False  # has ``upper`` found a maximiser (then ``hint`` is where)?
+        self.pick: tuple[float | None, bool] | None = None  # the lower model's pair till then
         self._center(center)
         self.lower_curves: dict[float, NDArray[np.float64]] = {}
         self._evaluators: dict[float, _EdgeEvaluator] = {}
@@ -286,14 +295,45 @@ class _FiniteAccountant:
         return post_processing_rdp(self.orders, self.base.effective_sensitivity, sigma)
 
     def lower(self, sigma: float) -> float:
-        """A lower bound on the accountant's ε at σ (one engine call)."""
+        """A lower bound on the accountant's ε at σ (one engine call; up to six the first)."""
         _, _, length = self._scaled(sigma)
         t, forward = (length, True) if self.hint is None else self.hint[:2]
-        value, error = self._evaluate(sigma)(min(t, length), forward, self.core)
-        curve = lower_curve(self.orders, self.orders[self.core], value - error, value + error)
-        curve = self.base.releases * np.minimum(curve, self._post(sigma))
-        self.lower_curves[sigma] = curve
-        return max(0.0, float(np.min(_epsilon_terms(self.orders, curve, self.delta))))
+        pairs: list[tuple[float | None, bool]] = [(t, forward)]  # None: the edge's far end
+        if not self.found:
+            # No maximiser found yet: the first call also tries the far ends of both edges
+            # (two more engine calls) and keeps the pair of the largest bound until
+            # ``upper`` finds the maximiser. Any pair's bound is a lower bound.
+            pairs = [self.pick] if self.pick is not None else [*pairs, (None, True), (None, False)]
+        best = (-math.inf, pairs[0], np.zeros(self.orders.shape))
+
+        def bound(pair: tuple[float | None, bool]) -> float:
+            nonlocal best
+            position = length if pair[0] is None else min(pair[0], length)
+            value, error = self._evaluate(sigma)(position, pair[1], self.core)
+            curve = lower_curve(self.orders, self.orders[self.core], value - error, value + error)
+            curve = self.base.releases * np.minimum(curve, self._post(sigma))
+            eps = max(0.0, float(np.min(_epsilon_terms(self.orders, curve, self.delta))))
+            if eps > best[0]:
+                best = (eps, pair, curve)
+            return eps
+
+        if not self.found and self.pick is None and 0.0 < t < length:
+            # ... and the Gaussian model's position at ±COLD_HINT_WIDTH in u, then the vertex
+            # of the parabola through the three (one call more): nearer the maximiser, the
+            # bound is tighter and the first σ it proposes is more often the accountant's.
+            u, h = float(_to_u(t)), COLD_HINT_WIDTH
+            e_m, e_0, e_p = (bound((float(_to_t(u + d)), True)) for d in (-h, 0.0, h))
+            curvature = e_m - 2.0 * e_0 + e_p
+            if curvature < 0.0:
+                shift = min(max(0.5 * h * (e_m - e_p) / curvature, -2.0 * h), 2.0 * h)
+                bound((float(_to_t(u + shift)), True))
+            pairs = pairs[1:]
+        for pair in pairs:
+            bound(pair)
+        if not self.found:
+            self.pick = best[1]
+        self.lower_curves[sigma] = best[2]
+        return best[0]
 
     def slope(self, sigma: float) -> float:
         """≈ −dε/d log σ at σ: twice the lower curve at its optimal order (RDP ∝ σ^−2)."""
@@ -337,6 +377,7 @@ class _FiniteAccountant:
         terms = np.maximum(_epsilon_terms(self.orders, curve, self.delta), 0.0)
         index = int(np.argmin(terms))
         if exact[index]:
+            self.found = True
             endpoint = forwards[index] and positions[index] >= length
             position = float(positions[index])
             self.hint = None if endpoint else (position, bool(forwards[index]), WARM_HINT_WIDTH)
@@ -430,10 +471,23 @@ def _calibrate_finite_pruned(
     start, lo, hi = sigma_plateau, None, sigma_plateau
     for _ in range(6):
         lo, candidate = _solve_sigma(finite.lower, finite.slope, target, start, lo, hi, rtol)
+        # ε(lo) > target is certified (by the lower model or the accountant), so any σ up to
+        # lo·(1 + rtol) meets the tolerance: verify near its top, 0.95·rtol above lo in log σ.
+        # Where the lower model is tight (its pair at the maximiser), the accountant's ε is
+        # above it by the pair's error bound alone, and this margin in σ covers that band.
+        candidate = min(hi, max(candidate, lo * math.exp(0.95 * math.log1p(rtol))))
         eps, order, kind = finite.upper(candidate)
         if eps <= target:
             return candidate, eps, order, kind
-        start = lo = candidate  # the lower model now sits at the maximiser just found
+        # The accountant refuted the candidate: it is the bracket's certified lower end, and
+        # the lower model now sits at the maximiser just found. If that model still puts the
+        # candidate within the target (it is below the accountant by the pair's error bound
+        # only), it cannot move the search off the candidate: start one step (0.9·rtol in
+        # log σ) above it instead, which closes the bracket if the accountant agrees there.
+        lo = candidate
+        start = candidate
+        if finite.lower(candidate) <= target:
+            start = min(hi, candidate * math.exp(0.9 * math.log1p(rtol)))
     return None
 
 
@@ -629,4 +683,6 @@ def finite_epsilon_lower_bound(release: SyntheticDataRelease, delta: float) -> f
         orders, release.effective_sensitivity, release.sigma
     )
     center = int(np.argmin(_epsilon_terms(orders, post, delta)))
-    return _FiniteAccountant(base, orders, delta, center).lower(release.sigma)
+    finite = _FiniteAccountant(base, orders, delta, center)
+    finite.found = True  # the one pair at the Gaussian model's position: one engine call
+    return finite.lower(release.sigma)

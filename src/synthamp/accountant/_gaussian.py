@@ -18,7 +18,6 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
 
 from synthamp._kinds import privacy_quantity
 from synthamp._validation import InputError, check_open_unit, check_positive
@@ -28,6 +27,9 @@ __all__ = ["gaussian_delta", "gaussian_epsilon"]
 
 def _gaussian_log_delta(epsilon: NDArray[np.float64], mu: float) -> NDArray[np.float64]:
     """log δ(ε) of N(μ, 1) vs N(0, 1), without cancellation (−inf when δ underflows)."""
+    # scipy.special is heavy (~0.25 s to import): loaded on first use
+    from scipy import special
+
     first = special.log_ndtr(0.5 * mu - epsilon / mu)
     second = epsilon + special.log_ndtr(-0.5 * mu - epsilon / mu)
     with np.errstate(divide="ignore"):

@@ -69,7 +69,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
 
 from synthamp._kinds import Kind
 from synthamp._validation import InputError, check_integer, check_positive
@@ -195,6 +194,9 @@ def _mixture_pair(mu: float, q: float):
             return np.asarray(t, dtype=float)
 
         def log_tail(self, t, upper):
+            # scipy.special is heavy (~0.25 s to import): loaded on first use
+            from scipy import special
+
             t = np.atleast_1d(np.asarray(t, dtype=float))
             if upper:
                 return np.logaddexp(
@@ -343,6 +345,9 @@ def directed_grid(
     ``companion``: also the survival bounds of the optimistic PLD (which puts
     a threshold at every grid point of a release's endpoint pair).
     """
+    # scipy.special is heavy (~0.25 s to import): loaded on first use
+    from scipy import special
+
     if (
         isinstance(mechanism, SyntheticDataRelease)
         and mechanism.out_dim == 1

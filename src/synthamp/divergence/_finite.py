@@ -52,7 +52,6 @@ import functools
 import math
 
 import numpy as np
-from scipy import special
 
 from synthamp._budget import check_budget
 from synthamp.divergence._finite_sums import (
@@ -254,6 +253,9 @@ def _log_g_for_windows(nu: float, z: np.ndarray) -> np.ndarray:
     for ν < NU_DEBYE, log(Γ(ν+1)(2/z)^ν I_ν(z)) from scipy's ``ive`` instead of the
     backward recurrence (~10× slower on the few points of a window search) where
     z²/4 > ν + 1, the series below. Only for locating windows, never in a value."""
+    # scipy.special is heavy (~0.25 s to import): loaded on first use
+    from scipy import special
+
     if nu >= NU_DEBYE or nu == -0.5:
         return log_bessel_i_normalized(nu, z)
     z = np.asarray(z, dtype=float)
@@ -460,6 +462,9 @@ def _tau(log_rho, c: float):
 
 def _from_tau(tau: np.ndarray, c: float) -> tuple[np.ndarray, np.ndarray]:
     """(ρ, log ρ) from τ = c·ρ + log ρ: cρ = ω(τ + log c), ω the Wright omega."""
+    # scipy.special is heavy (~0.25 s to import): loaded on first use
+    from scipy import special
+
     if c == 0.0:
         return np.exp(tau), tau
     rho = special.wrightomega(tau + math.log(c)) / c

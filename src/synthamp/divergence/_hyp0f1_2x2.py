@@ -27,7 +27,6 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy import special
 
 from synthamp.divergence._special import log_bessel_i_normalized
 
@@ -48,6 +47,9 @@ _THETA_NODES = 18
 def _jacobi_rule(dim: int, nodes: int) -> tuple[np.ndarray, np.ndarray]:
     """Distinct values 1 − u² of the symmetric Gauss–Jacobi rule and their log weights
     (weights of each ±u pair summed, normalised to total 1)."""
+    # scipy.special is heavy (~0.25 s to import): loaded on first use
+    from scipy import special
+
     beta = 0.5 * (dim - 3)
     u, w = special.roots_jacobi(nodes, beta, beta)
     half = u > 0
@@ -64,12 +66,31 @@ def _log_gamma_half_ratio(x: float) -> float:
     x = 50): for x ≥ 15 the difference of Stirling series with the leading terms
     combined analytically, ½ log x + (x log1p(1/(2x)) − ½) + Σ B_2k/(2k(2k−1))·
     ((x+½)^{1−2k} − x^{1−2k}) (truncation < 1e-19)."""
+    # scipy.special is heavy (~0.25 s to import): loaded on first use
+    from scipy import special
+
     if x < 15:
         return float(special.gammaln(x + 0.5) - special.gammaln(x))
     out = 0.5 * math.log(x) + (x * math.log1p(0.5 / x) - 0.5)
     for k, b in enumerate(_BERNOULLI, 1):
         out += b / (2 * k * (2 * k - 1)) * ((x + 0.5) ** (1 - 2 * k) - x ** (1 - 2 * k))
     return out
+
+
+def _i0e(z: np.ndarray) -> np.ndarray:
+    """scipy's ``i0e`` (scipy.special imported on first use)."""
+    # scipy.special is heavy (~0.25 s to import): loaded on first use
+    from scipy import special
+
+    return special.i0e(z)
+
+
+def _i1e(z: np.ndarray) -> np.ndarray:
+    """scipy's ``i1e`` (scipy.special imported on first use)."""
+    # scipy.special is heavy (~0.25 s to import): loaded on first use
+    from scipy import special
+
+    return special.i1e(z)
 
 
 #: Closed forms of G_ν(z) = log ₀F₁(; ν+1; z²/4) for z > 1 at the orders of d ≤ 5
@@ -79,9 +100,9 @@ def _log_gamma_half_ratio(x: float) -> float:
 #: times faster than the series and the backward recurrence, which they replace.
 _CLOSED_G = {
     -0.5: lambda z: (z - math.log(2.0)) + np.log1p(np.exp(-2.0 * z)),  # log cosh z
-    0.0: lambda z: z + np.log(special.i0e(z)),  # log I₀(z)
+    0.0: lambda z: z + np.log(_i0e(z)),  # log I₀(z)
     0.5: lambda z: (z - np.log(2.0 * z)) + np.log1p(-np.exp(-2.0 * z)),  # log(sinh z / z)
-    1.0: lambda z: z + np.log(2.0 * special.i1e(z) / z),  # log(2 I₁(z)/z)
+    1.0: lambda z: z + np.log(2.0 * _i1e(z) / z),  # log(2 I₁(z)/z)
 }
 _CLOSED_G_FROM = 1.0
 
@@ -176,6 +197,9 @@ def _log_hyp0f1_d3(z1: np.ndarray, z2: np.ndarray) -> tuple[np.ndarray, np.ndarr
 def _log_hyp0f1_d2(z1: np.ndarray, z2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """log ₀F₁(1; diag(x1, x2)) (z_i = 2√x_i) and its error: the average over O(2)
     (rotations and reflections) in closed form, ½[I₀(z₊) + I₀(z₋)], z± = |z1 ± z2|."""
+    # scipy.special is heavy (~0.25 s to import): loaded on first use
+    from scipy import special
+
     zp, zm = z1 + z2, np.abs(z1 - z2)
     value = zp + np.log(0.5 * (special.i0e(zp) + special.i0e(zm) * np.exp(zm - zp)))
     return value, 8 * _EPS * (np.abs(value) + zp)

@@ -39,7 +39,6 @@ import dataclasses
 import math
 
 import numpy as np
-from scipy import special
 
 from synthamp.divergence._special import (
     G_ULPS_DEBYE,
@@ -225,6 +224,9 @@ def _ratio_for_modes(nu: float, z: np.ndarray) -> np.ndarray:
     Amos' ive ratio (relative error ~1e-14; z/(2ν+2), error < 1e-7, below
     z = 1e-3 where ive underflows). Only for locating the windows, never in a
     value."""
+    # scipy.special is heavy (~0.25 s to import): loaded on first use
+    from scipy import special
+
     if nu >= NU_DEBYE:
         return _ratio_debye(nu, z)
     if nu == -0.5:
@@ -396,6 +398,9 @@ def radius_nodes(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r ≈ 10^3) about 1e-9 of the log-density per node. One Newton step on
     e^u + u = t removes it (its residual is computed to ~ε·r, divided by 1 + r).
     """
+    # scipy.special is heavy (~0.25 s to import): loaded on first use
+    from scipy import special
+
     r = special.wrightomega(t)
     u = t - r  # log r, exactly, even where r underflows
     e_u = np.exp(np.minimum(u, 700.0))  # finite: no overflow

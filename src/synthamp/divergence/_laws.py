@@ -39,7 +39,6 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
 
 from synthamp.divergence._ncx2_tail import log_ncx2_tail
 from synthamp.divergence._special import log_bessel_i_normalized
@@ -141,6 +140,9 @@ class GaussianLaw(Law):
         return np.asarray(t, dtype=float)
 
     def log_tail(self, t, upper):
+        # scipy.special is heavy (~0.25 s to import): loaded on first use
+        from scipy import special
+
         t = np.asarray(t, dtype=float)
         return special.log_ndtr(self.mean - t if upper else t - self.mean)
 
@@ -165,15 +167,24 @@ class ChiSquare:
     @functools.cached_property
     def log_sd(self) -> float:
         """Standard deviation of log X: √ψ'(n/2) (exact)."""
+        # scipy.special is heavy (~0.25 s to import): loaded on first use
+        from scipy import special
+
         return math.sqrt(float(special.polygamma(1, 0.5 * self.dof)))
 
     @functools.cached_property
     def log_mean(self) -> float:
         """Mean of log X: ψ(n/2) + log 2 (exact)."""
+        # scipy.special is heavy (~0.25 s to import): loaded on first use
+        from scipy import special
+
         return float(special.digamma(0.5 * self.dof)) + math.log(2.0)
 
     def log_tail_at(self, x: np.ndarray, upper: bool) -> np.ndarray:
         """log P(X > x) (``upper``) or log P(X <= x) (Cephes ``chdtrc``/``chdtr``)."""
+        # scipy.special is heavy (~0.25 s to import): loaded on first use
+        from scipy import special
+
         tail = special.chdtrc if upper else special.chdtr
         with np.errstate(divide="ignore"):
             return np.log(tail(self.dof, x))
@@ -204,6 +215,9 @@ class NoncentralChiSquare(Law):
     def spread(self) -> float:  # type: ignore[override]
         """Approximate standard deviation of log T (delta method; exact for amp = 0 up to
         rounding): √(ψ'(d/2)·d(d + 2amp²))/(d + amp²)."""
+        # scipy.special is heavy (~0.25 s to import): loaded on first use
+        from scipy import special
+
         lam = self.amp * self.amp
         dim = self.dim
         return math.sqrt(float(special.polygamma(1, 0.5 * dim)) * dim * (dim + 2 * lam)) / (
@@ -217,6 +231,9 @@ class NoncentralChiSquare(Law):
         :func:`scipy.special.xlogy` and :func:`scipy.special.gammaln` (relative
         error ~1e-16·d log d at large d).
         """
+        # scipy.special is heavy (~0.25 s to import): loaded on first use
+        from scipy import special
+
         x = np.asarray(x, dtype=float)
         nu, dim, amp = self.nu, self.dim, self.amp
         with np.errstate(divide="ignore"):
@@ -335,6 +352,9 @@ class ProductLaw(Law):
         return self._grids[key]
 
     def log_tail(self, t, upper):
+        # scipy.special is heavy (~0.25 s to import): loaded on first use
+        from scipy import special
+
         t = np.atleast_1d(np.asarray(t, dtype=float))
         half_width, per_spread = 24.0, 8.0
         for _ in range(8):

@@ -58,7 +58,6 @@ import math
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
 
 __all__ = [
     "ROUNDING_RTOL",
@@ -203,6 +202,9 @@ def log_ncx2_tail_large_amplitude(
         (floating-point rounding included as :data:`ROUNDING_RTOL`); NaN
         where the bounds do not apply (the caller computes those otherwise).
     """
+    # scipy.special is heavy (~0.25 s to import): loaded on first use
+    from scipy import special
+
     x = np.asarray(x, dtype=float)
     r = np.sqrt(np.maximum(x, 0.0))
     s = _sqrt_minus(x, r, amp)

@@ -39,7 +39,6 @@ from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
-from scipy import special
 
 __all__ = [
     "bessel_ratio",
@@ -399,6 +398,9 @@ def log_bessel_i_normalized(nu: float, z) -> np.ndarray:
         G_ν(z) ≥ 0, with relative accuracy ≤ 2e-15 (a few ulp) over
         ν ∈ [−½, 5·10^5], z ∈ [0, 10^8] (tests/divergence/test_special.py).
     """
+    # scipy.special is heavy (~0.25 s to import): loaded on first use
+    from scipy import special
+
     nu = float(nu)
     return _by_branch(
         nu,

@@ -71,7 +71,6 @@ import dataclasses
 import math
 
 import numpy as np
-from scipy import special
 
 from synthamp._validation import InputError
 from synthamp.divergence._hyp0f1_2x2 import log_g, log_hyp0f1_2x2
@@ -166,6 +165,9 @@ def _log_gram_factor(dim: int, gram: _Gram, s11, s12, s22, det_s):
 def _log_chi_radial(dof: float, r: np.ndarray, log_r: np.ndarray) -> np.ndarray:
     """log density of u = r + log r where r² ~ χ²_dof (the coordinate of docs/theory.md §4:
     like log r near 0, like r at the bulk; dr/du = r/(1 + r))."""
+    # scipy.special is heavy (~0.25 s to import): loaded on first use
+    from scipy import special
+
     return (
         math.log(2.0)
         + dof * log_r
