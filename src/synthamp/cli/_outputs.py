@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from synthamp._validation import printable
+from synthamp.accountant import SyntheticDataRelease
+from synthamp.report import render_html
 
 __all__ = [
     "audit_json",
@@ -28,7 +30,6 @@ def write_reports(privacy, paths, *, n_released: int, audit=None) -> None:
     The paths are the transaction's temporary names (see
     :class:`synthamp.release._io.OutputTransaction`).
     """
-    from synthamp.report import render_html  # loads scipy: heavy, on use only
 
     json_path, md_path, html_path = paths
     json_path.write_text(privacy.to_json(), encoding="utf-8")
@@ -41,7 +42,6 @@ def run_audit(privacy, trials: int, seed: int | None, no_progress: bool):
     """Audit the release described by the report (public numbers only; docs/theory.md §12)."""
     from rich.console import Console  # rich: heavy, on use only
 
-    from synthamp.accountant import SyntheticDataRelease  # loads scipy: heavy, on use only
     from synthamp.audit import audit_release  # loads scipy: heavy, on use only
 
     release = SyntheticDataRelease(

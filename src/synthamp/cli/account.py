@@ -15,6 +15,10 @@ import click
 
 from synthamp._budget import DEFAULT_TIME_BUDGET
 from synthamp._validation import check_alpha, check_open_unit, check_positive
+from synthamp.accountant import SyntheticDataRelease
+from synthamp.accountant import account as account_guarantee
+from synthamp.accountant import calibrate as calibrate_guarantee
+from synthamp.amplification import amplification_outlook
 from synthamp.cli._common import FLOAT_LIST, deprecated_alias, echo_json
 from synthamp.cli._status import live_status, time_budget_option
 
@@ -153,7 +157,6 @@ def _lower_bounds(curve) -> dict | None:
 def _amplification(release, noise_saved: float | None = None) -> str | None:
     """The outlook line of docs/theory.md §16: does amplification pay at this (d, C, σ, k)?
     With the noise the guarantee saves beside the prediction."""
-    from synthamp.amplification import amplification_outlook  # loads scipy: heavy
 
     return amplification_outlook(
         release.dim, release.norm_bound, release.sigma, release.out_dim, noise_saved
@@ -213,9 +216,6 @@ def account_result(
     ``warnings``. With a list of δ (``--delta-grid``), ``delta`` and every ε
     are lists, one entry per δ.
     """
-    # the accountant loads scipy: heavy, on use only
-    from synthamp.accountant import SyntheticDataRelease
-    from synthamp.accountant._guarantee import account
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
     grid = isinstance(delta, list | tuple)
@@ -229,7 +229,7 @@ def account_result(
     guarantees, caught = [], []
     for i, d in enumerate(deltas):
         guarantee, warned = _run_capturing_warnings(
-            account, release, d, accountant=accountant, orders=orders, method=method,
+            account_guarantee, release, d, accountant=accountant, orders=orders, method=method,
             discretization=discretization, time_budget=time_budget,
             search=search if i == 0 else 0,  # one search serves every δ
         )  # fmt: skip
@@ -332,14 +332,11 @@ def calibrate_result(
     those of the chosen accountant (for pld, the Gaussian mechanism's exact
     profile), so that the noise reduction compares like with like.
     """
-    # the accountant loads scipy: heavy, on use only
-    from synthamp.accountant import SyntheticDataRelease
-    from synthamp.accountant._guarantee import calibrate
 
     orders = None if alpha is None else check_alpha(alpha, "alpha")
     discretization = check_positive("discretization", discretization)
     guarantee, caught = _run_capturing_warnings(
-        calibrate, epsilon, delta, dim=dim, out_dim=out_dim, norm_bound=norm_bound,
+        calibrate_guarantee, epsilon, delta, dim=dim, out_dim=out_dim, norm_bound=norm_bound,
         sensitivity=sensitivity, n_syn=n_syn, releases=releases, method=method,
         accountant=accountant, orders=orders, discretization=discretization,
         time_budget=time_budget,

@@ -15,6 +15,13 @@ import math
 import click
 
 from synthamp._validation import InputError, check_integer, check_open_unit
+from synthamp.accountant import (
+    GaussianRelease,
+    SyntheticDataRelease,
+    account,
+    compute_epsilon,
+    profile_epsilon,
+)
 from synthamp.cli._common import echo_json
 from synthamp.cli._status import live_status
 from synthamp.cli.account import _run_capturing_warnings
@@ -64,9 +71,7 @@ def audit_result(
     (``finite_rdp`` or ``unlimited_pld``: which of the two, the smaller, is
     epsilon_upper, as in ``release`` and ``account``; else None), with a note.
     """
-    # the accountant and the audit load scipy: heavy, on use only
-    from synthamp.accountant import GaussianRelease, SyntheticDataRelease
-    from synthamp.audit import audit_release
+    from synthamp.audit import audit_release  # loads scipy (the audit statistics): heavy
 
     if seed is not None:
         seed = check_integer("seed", seed, 0)
@@ -166,9 +171,6 @@ def _upper_bounds(release, delta: float, accountant: str | None) -> dict:
     ``account`` do, also the unlimited release's exact ε (valid for every n_syn,
     docs/theory.md §3), and the smaller of it and the finite RDP ε is the upper bound
     (``guarantee`` says which, ``note`` why)."""
-    # the accountant loads scipy: heavy, on use only
-    from synthamp.accountant import GaussianRelease, compute_epsilon, profile_epsilon
-    from synthamp.accountant._guarantee import account
 
     delta = check_open_unit("delta", delta)
     if isinstance(release, GaussianRelease):  # releasing V: the exact profile, or RDP
@@ -347,8 +349,6 @@ def audit(
             estimator,
         )
     if tradeoff_csv is not None or plot_file is not None:
-        from synthamp.accountant import GaussianRelease, SyntheticDataRelease  # scipy: heavy
-
         release = (
             GaussianRelease(sensitivity, sigma)
             if mechanism == "gaussian"

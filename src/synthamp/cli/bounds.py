@@ -6,6 +6,7 @@ import math
 
 import click
 
+from synthamp import bounds as b
 from synthamp._validation import check_alpha, check_dim
 from synthamp.cli._common import FLOAT_LIST, echo_json
 
@@ -28,7 +29,6 @@ def compute_bounds(
     ratio times post-processing), ``prior_work`` (None without ``n_syn``),
     ``eta_local_upper`` and ``kinds``.
     """
-    from synthamp import bounds as b  # loads scipy: heavy, on use only
 
     alpha_arr = check_alpha(alpha)
     dim = check_dim(dim)

@@ -18,7 +18,9 @@ from typing import Any
 import click
 
 from synthamp._validation import InputError, check_dim
+from synthamp.bounds import fisher_lower_bound, fisher_upper_bound
 from synthamp.cli._common import FLOAT_LIST, echo_json
+from synthamp.divergence import fisher_information, renyi_finite, renyi_plateau, renyi_plateau_gram
 
 __all__ = ["divergence", "divergence_result", "fisher", "fisher_result"]
 
@@ -55,8 +57,6 @@ def divergence_result(
     if out_dim > check_dim(dim):
         raise InputError("out_dim", f"must be <= dim = {dim}, got {out_dim}")
     if out_dim == 1:
-        from synthamp.divergence import renyi_finite, renyi_plateau  # loads scipy: heavy
-
         if gram_v is not None or gram_w is not None:
             raise InputError("gram_v", "is for --out-dim 2 (give --norm-v, --norm-w)")
         for name, norm in (("norm_v", norm_v), ("norm_w", norm_w)):
@@ -68,8 +68,6 @@ def divergence_result(
             result = renyi_finite(alpha, dim, norm_v, norm_w, n_syn, sigma, full_output=True)
         grams = ([norm_v**2], [norm_w**2])
     else:
-        from synthamp.divergence import renyi_plateau_gram  # loads scipy: heavy
-
         if norm_v is not None or norm_w is not None:
             raise InputError("norm_v", "is for --out-dim 1 (give --gram-v, --gram-w)")
         if n_syn is not None:
@@ -101,9 +99,6 @@ def fisher_result(dim: int, theta: float) -> dict[str, Any]:
     ``upper_bound`` min{1, 2θ²/(A + √(A² + 4θ²))}, A = θ² + (d − 3)/2
     (Proposition 5.1; docs/theory.md §5).
     """
-    # the bounds and the engine load scipy: heavy, on use only
-    from synthamp.bounds import fisher_lower_bound, fisher_upper_bound
-    from synthamp.divergence import fisher_information
 
     value, error = fisher_information(dim, theta, full_output=True)
     return {

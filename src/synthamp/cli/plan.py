@@ -13,6 +13,7 @@ import click
 from synthamp import release as tabular
 from synthamp._validation import InputError, printable
 from synthamp.cli._common import FLOAT_LIST, echo_json
+from synthamp.utility import baseline_verdict
 
 __all__ = ["plan"]
 
@@ -149,7 +150,6 @@ def plan_json(result, data) -> dict:
 
 
 def _print_plan(result, data) -> None:
-    from synthamp.utility import baseline_verdict  # loads the accountant (scipy): on use only
 
     records = "any number of" if result.n_syn is None else f"{result.n_syn:,}"
     if result.releases > 1:

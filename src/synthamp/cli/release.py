@@ -53,6 +53,7 @@ from synthamp.release import (
     check_writable,
     parse_mode,
 )
+from synthamp.utility import gaussian_gram_sigma
 
 __all__ = ["demo", "release"]
 
@@ -781,7 +782,6 @@ def _demo_utility(features, target, privacy, n_syn, seed) -> dict[str, float]:
         )
         out[name] = float(np.median(errors))
     # the Gaussian mechanism on ‖v‖²: |N(0, σ_G²)| has median σ_G·Φ⁻¹(3/4) (exact, k = 1)
-    from synthamp.utility import gaussian_gram_sigma  # loads the accountant (scipy)
 
     sigma_gram = gaussian_gram_sigma(
         privacy.epsilon,
