@@ -161,7 +161,7 @@ FIGURES: tuple[FigureSpec, ...] = (
     ),
     FigureSpec(
         "fig_regime",
-        "New (issue 26, paper §7.1; expensive, several minutes): the n_syn ≤ d regime (k = 1), "
+        "New (issue 26, paper §7.1; expensive, about 1.5 minutes): the n_syn ≤ d regime (k = 1), "
         "d = 10 … 10⁴, n_syn = 1 … 10⁶, at the paper's setting (C = 2, Δ = 1, σ = 1) and at a "
         "realistic amplitude (C/σ = 200, Δ/σ = 0.25): the exact worst-case ε at fixed σ and the "
         "worst-case D_α(ZV‖ZW)/plateau (α = 2) against n_syn/d next to the prior-work baseline, "
