@@ -33,11 +33,12 @@ def test_cli_writes_png_and_csv_per_figure_and_an_index(out_dir):
 
 def test_the_default_run_skips_the_expensive_k2_study_and_says_how_to_run_it(out_dir):
     expensive = [spec.name for spec in F.FIGURES if spec.expensive]
-    assert expensive == ["fig_k2_study"]
-    assert not (out_dir / "fig_k2_study.png").exists()
-    assert not (out_dir / "fig_k2_study.csv").exists()
+    assert expensive == ["fig_k2_study", "fig_regime"]
     index = (out_dir / "index.md").read_text(encoding="utf-8")
-    assert "`synthamp figures --only fig_k2_study --out DIR`" in index
+    for name in expensive:
+        assert not (out_dir / f"{name}.png").exists()
+        assert not (out_dir / f"{name}.csv").exists()
+        assert f"`synthamp figures --only {name} --out DIR`" in index
 
 
 def test_only_runs_the_k2_study_with_live_status_and_writes_both_files(
@@ -67,7 +68,8 @@ def test_only_runs_the_k2_study_with_live_status_and_writes_both_files(
     assert main([*argv, "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert calls == [(1, 1)]
-    assert result["index"] is None and result["skipped"] == []
+    others = [spec.name for spec in F.FIGURES if spec.expensive and spec.name != "fig_k2_study"]
+    assert result["index"] is None and [s["name"] for s in result["skipped"]] == others
     assert [f["name"] for f in result["figures"]] == ["fig_k2_study"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fig_k2_study.csv", "fig_k2_study.png"]
     assert (tmp_path / "fig_k2_study.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -44,6 +44,13 @@ Figures (k = 1, σ = 1 unless stated; α = 2; C = 2):
 ``fig_no_norm_bound``
     New: without a norm bound (Proposition 4.3) the ratio of the plateau to
     post-processing along v_t = t·e₁, w_t = (t + Δ)·e₁ tends to 1.
+``fig_regime`` (expensive)
+    New: the n_syn ≤ d regime (paper §7.1): worst-case ε and D_α(ZV‖ZW)/plateau
+    against n_syn/d with the prior-work baseline, Proposition 7.1's constants
+    fitted, σ at (ε, δ) = (1, 10⁻⁵) against n_syn/d (``_regime``).
+``fig_tightness``
+    New: the certified bounds and the Theorem 5.1 local rate over the exact k = 1
+    worst case on a grid of (d, C/σ, Δ/σ, α) (paper §8; ``_tightness``).
 
 The package, one concept per file:
 
@@ -63,6 +70,8 @@ The package, one concept per file:
 ``_plots``
     the plot functions, one per figure (matplotlib imported only there and in
     ``_style``, inside the functions);
+``_regime``, ``_tightness``, ``_k2_study``
+    the data and plot functions of the newer figures, one module each;
 ``_registry``
     :class:`FigureSpec`, the data sets, the figure table :data:`FIGURES` and
     :func:`figure_names`.
