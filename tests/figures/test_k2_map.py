@@ -197,3 +197,51 @@ def test_quick_pipeline_writes_every_curve():
     }
     figure = M.plot_k2_map(frame)
     assert len(figure.axes) == len(M.ORDERS) + 1
+
+
+# --------------------------------------------------------------------------- the large-d limit
+
+
+def _bw(omega_v: np.ndarray, omega_w: np.ndarray) -> float:
+    root = _sqrtm(omega_v)
+    bw2 = np.trace(omega_v) + np.trace(omega_w) - 2 * np.trace(_sqrtm(root @ omega_w @ root))
+    return math.sqrt(max(bw2, 0.0))
+
+
+def test_proven_frobenius_bound_on_random_adjacent_pairs():
+    # docs/findings-k2.md: ‖Ω_v − Ω_w‖_F ≤ β·√(4c² − β²), β = BW(Ω_v, Ω_w) ≤ √2·c
+    from synthamp.accountant._k2_search import _pair
+
+    rng = np.random.default_rng(3)
+    c, worst = 1.0, 0.0
+    for _ in range(2000):
+        s = rng.uniform(0.01, math.sqrt(2))
+        ov, ow = _pair(rng.standard_normal(8), c, s)
+        beta = _bw(ov, ow)
+        bound = beta * math.sqrt(max(4 * c * c - beta * beta, 0.0))
+        worst = max(worst, np.linalg.norm(ov - ow) / max(bound, 1e-300))
+    assert worst <= 1 + 1e-6
+    assert worst > 0.5  # the bound is not vacuous on these pairs
+
+
+def test_large_d_frobenius_problem():
+    """max ‖Ω_v − Ω_w‖_F over the adjacent set (c = 1): the aligned value s(2 − s) at
+    s = 0.5 < 2/3, the equal-norm rotated value √2·s·√(1 − s²/4) at s = 1 (a search, so
+    only ≥ is proven; observed equal)."""
+    from scipy.optimize import minimize
+
+    from synthamp.accountant._k2_search import _pair
+
+    rng = np.random.default_rng(1)
+    for s, expected in ((0.5, 0.5 * 1.5), (1.0, math.sqrt(2) * math.sqrt(0.75))):
+        best = 0.0
+        for _ in range(40):
+            x0 = rng.standard_normal(8)
+            res = minimize(
+                lambda x, s=s: -np.linalg.norm(np.subtract(*_pair(x, 1.0, s))),
+                x0,
+                method="Nelder-Mead",
+                options={"maxfev": 800, "xatol": 1e-10, "fatol": 1e-12},
+            )
+            best = max(best, -res.fun)
+        assert best == pytest.approx(expected, rel=1e-4), s
