@@ -159,9 +159,10 @@ FIGURES: tuple[FigureSpec, ...] = (
     ),
     FigureSpec(
         "fig_k2_map",
-        "New (k = 2 map, docs/findings-k2.md; expensive, about 10 minutes): the best adjacent "
-        "k = 2 pair found by a global search (rank-one family scan + 16 starts + Nelder–Mead, "
-        "exact values: lower bounds on the worst case) relative to the aligned rank-one pair "
+        "New (k = 2 map, docs/findings-k2.md; expensive, about 7 min of CPU on 2 workers): "
+        "the best adjacent k = 2 pair found by a global search (rank-one family scan + 16 "
+        "starts + Nelder–Mead, exact values: lower bounds on the worst case) relative to "
+        "the aligned rank-one pair "
         "for Δ/C = 0.05 … √2, d = 2, 4, 10, 30, 100, α = 1.5, 2, 8, 32 (α ≤ 8 at d = 2; "
         "C = 2, σ = 1), the family of the best pair, and per (d, α) the threshold: below "
         "threshold_lo no pair found beats the aligned one (observed), at threshold_hi a "
