@@ -33,7 +33,9 @@ def test_cli_writes_png_and_csv_per_figure_and_an_index(out_dir):
 
 def test_the_default_run_skips_the_expensive_k2_study_and_says_how_to_run_it(out_dir):
     expensive = [spec.name for spec in F.FIGURES if spec.expensive]
-    assert expensive == ["fig_k2_study", "fig_regime"]
+    assert expensive == ["fig_k2_study", "fig_regime", "fig_k2_map"]
+    assert not (out_dir / "fig_k2_study.png").exists()
+    assert not (out_dir / "fig_k2_study.csv").exists()
     index = (out_dir / "index.md").read_text(encoding="utf-8")
     for name in expensive:
         assert not (out_dir / f"{name}.png").exists()

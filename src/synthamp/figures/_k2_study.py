@@ -68,28 +68,32 @@ def search_setting(
     refine: bool = True,
     seed: int = 0,
     c: float = NORM_BOUND,
+    orders: tuple[float, ...] = ORDERS,
+    extra_starts: tuple[np.ndarray, ...] = (),
 ) -> tuple[list[_Best], list[_Best], int]:
-    """Best pair found for each order of ORDERS at (d, Δ) (σ = 1): overall, and among
-    the pairs that are not aligned rank-one; and the number of evaluations.
+    """Best pair found for each order of ``orders`` (default ORDERS) at (d, Δ) (σ = 1):
+    overall, and among the pairs that are not aligned rank-one; and the number of
+    evaluations.
 
-    ``starts`` starting pairs (structured ones first, then random; research seed),
-    each evaluated at all orders at once; then Nelder–Mead on −log D_α from the best
-    start of each order and from its best non-aligned start. Every evaluation
-    updates the best pairs of every order.
+    ``extra_starts`` (points x of :func:`synthamp.accountant._k2_search._pair`, e.g.
+    a scan of a pair family), then ``starts`` starting pairs (structured ones first,
+    then random; research seed), each evaluated at all orders at once; then
+    Nelder–Mead on −log D_α from the best start of each order and from its best
+    non-aligned start. Every evaluation updates the best pairs of every order.
     """
     # scipy: the optimiser is needed by the search only
     from scipy.optimize import minimize
 
     s = delta
-    best = [_Best() for _ in ORDERS]
-    best_split = [_Best() for _ in ORDERS]
+    best = [_Best() for _ in orders]
+    best_split = [_Best() for _ in orders]
     evaluations = 0
 
     def evaluate(x: np.ndarray) -> np.ndarray:
         nonlocal evaluations
         evaluations += 1
         omega_v, omega_w = _pair(x, c, s)
-        values = screen_values(np.array(ORDERS), dim, omega_v, omega_w)
+        values = screen_values(np.array(orders), dim, omega_v, omega_w)
         split = not _is_aligned_rank_one(omega_v, omega_w)
         for i, v in enumerate(values):
             if v > best[i].value:
@@ -99,10 +103,10 @@ def search_setting(
         return values
 
     candidates = _structured_starts(c, s)[:2] + _candidates(c, s, max(starts - 2, 0), seed)
-    for x in candidates[:starts]:
+    for x in (*extra_starts, *candidates[:starts]):
         evaluate(x)
     if refine:
-        for i in range(len(ORDERS)):
+        for i in range(len(orders)):
             for x0 in {id(b.x): b.x for b in (best[i], best_split[i]) if b.x is not None}.values():
 
                 def objective(x, i=i):
