@@ -25,7 +25,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from synthamp._budget import DEFAULT_TIME_BUDGET, TimeBudgetExceeded, report_status, time_budget
+from synthamp._budget import (
+    DEFAULT_TIME_BUDGET,
+    PLATEAU_FALLBACK,
+    TimeBudgetExceeded,
+    report_status,
+    time_budget,
+)
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_open_unit, check_positive
 from synthamp.accountant._curves import _check_budget, _rdp_curve, budget_note
@@ -491,6 +497,13 @@ def _calibrate_finite_pruned(
     return None
 
 
+#: The note of a finite calibration whose search left the engine's range (n_syn ≪ d).
+FINITE_OUT_OF_RANGE = (
+    "the calibration for exactly {n_syn:,} records left the exact engine's range (σ far below "
+    "the plateau's: n_syn ≪ d); " + PLATEAU_FALLBACK
+)
+
+
 def _calibrate_finite(
     base: SyntheticDataRelease,
     target: float,
@@ -530,6 +543,10 @@ def _calibrate_finite(
                 )
     except TimeBudgetExceeded:
         return (*plateau, budget_note(n_syn, budget))
+    except (ArithmeticError, ValueError, RuntimeError):
+        # the search stepped σ far below the plateau's (n_syn ≪ d), past the engine's range:
+        # the plateau's σ stands, sound for every n_syn, and the note says so
+        return (*plateau, FINITE_OUT_OF_RANGE.format(n_syn=n_syn))
     return (*(finite if finite[0] <= sigma_p else plateau), None)
 
 
