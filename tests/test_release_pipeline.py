@@ -257,7 +257,7 @@ def test_python_warnings_are_one_line(workdir, capsys, monkeypatch):
 
 
 def test_n_syn_is_unlimited_only_under_unlimited_accounting(workdir, capsys, monkeypatch):
-    monkeypatch.setattr(release_cli, "MAX_N_SYN", 100)
+    monkeypatch.setattr("synthamp.cli._release_checks.MAX_N_SYN", 100)
     code, _, err = run(capsys, release_args(**{"--n-syn": "500"}))
     assert code == 2 and "--unlimited" in one_error_line(err, "--n-syn")
     code, _, err = run(capsys, release_args(**{"--n-syn": "500", "--unlimited": True}))
