@@ -30,7 +30,6 @@ from release_cases import (
     snapshot,
 )
 from synthamp._validation import InputError
-from synthamp.cli import release as release_cli
 from synthamp.release import _generator as generator
 from synthamp.release import _io as _io
 from synthamp.release import _tabular as tabular

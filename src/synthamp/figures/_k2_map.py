@@ -1,4 +1,4 @@
-"""The k = 2 worst case, mapped over (Δ/C, d, α) (docs/theory.md §15, issue 26 item 3).
+"""The k = 2 worst case, mapped over (Δ/C, d, α) (docs/theory.md §15).
 
 Per (d, Δ/C) at C/σ = 2 (the study's scale, :mod:`synthamp.figures._k2_study`):
 

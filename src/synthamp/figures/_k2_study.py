@@ -1,4 +1,4 @@
-"""The k = 2 study: is the aligned rank-one pair the worst case? (docs/theory.md §15, issue 16).
+"""The k = 2 study: is the aligned rank-one pair the worst case? (docs/theory.md §15).
 
 The pair space, its projection and the structured and random starting pairs
 are those of the accountant's searched lower bound

@@ -1,4 +1,4 @@
-"""The n_syn ≤ d regime of a k = 1 release (issue 26 item 1; paper §7.1, docs/theory.md §10, §11).
+"""The n_syn ≤ d regime of a k = 1 release (paper §7.1, docs/theory.md §10, §11).
 
 The paper leaves open "a tighter characterization of the regime n_syn ≤ d"
 and bounds the gap to the plateau by K/n_syn + K′e^{−c·n_syn} with constants it

@@ -163,7 +163,7 @@ FIGURES: tuple[FigureSpec, ...] = (
     ),
     FigureSpec(
         "fig_regime",
-        "New (issue 26, paper §7.1; expensive, about 1.5 minutes): the n_syn ≤ d regime (k = 1), "
+        "New (paper §7.1; expensive, about 1.5 minutes): the n_syn ≤ d regime (k = 1), "
         "d = 10 … 10⁴, n_syn = 1 … 10⁶, at the paper's setting (C = 2, Δ = 1, σ = 1) and at a "
         "realistic amplitude (C/σ = 200, Δ/σ = 0.25): the exact worst-case ε at fixed σ and the "
         "worst-case D_α(ZV‖ZW)/plateau (α = 2) against n_syn/d next to the prior-work baseline, "
@@ -176,7 +176,7 @@ FIGURES: tuple[FigureSpec, ...] = (
     ),
     FigureSpec(
         "fig_tightness",
-        "New (issue 26, paper §8): the certified Theorem 5.2 bound and the Theorem 5.1 local "
+        "New (paper §8): the certified Theorem 5.2 bound and the Theorem 5.1 local "
         "rate (heuristic) over the exact k = 1 worst case on a grid of d = 1 … 10⁵, "
         "c = C/σ = 1 … 300, s = Δ/σ = 0.25, 1, α = 1.5, 2, 8, 32 (the CSV adds "
         "post-processing, the paper's elementary constants and the certified minimum): where "

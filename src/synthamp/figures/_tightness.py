@@ -1,4 +1,4 @@
-"""Local against global: every bound of a k = 1 release over the exact worst case (issue 26 item 2).
+"""Local against global: every bound of a k = 1 release over the exact worst case.
 
 The paper's §8 asks "whether this criterion can be improved to recover the
 local rates globally". With the exact k = 1 worst case

@@ -1,4 +1,4 @@
-"""One release on a public design, accounted at the level of the Gram statistic (issue 24).
+"""One release on a public design, accounted at the level of the Gram statistic.
 
 :func:`design_release` is the library entry point of ``release --design``: it builds the
 public design from its recorded seed (:class:`synthamp.release._designs.PublicDesign`),
