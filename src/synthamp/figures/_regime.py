@@ -189,7 +189,9 @@ def _calibrated_sigma(dim: int, c: float, s: float, n_syn: int | None, plateau: 
                 n_syn=n_syn,
                 time_budget=None,
             )
-            return cal.sigma, str(cal.kind), cal.optimal_order, "calibrate_sigma"
+            if cal.fallback is None:
+                return cal.sigma, str(cal.kind), cal.optimal_order, "calibrate_sigma"
+            reason = cal.fallback  # the plateau's σ stood: sound, but the finite one is smaller
         except (ValueError, ArithmeticError) as exc:
             reason = f"{type(exc).__name__}: {exc}"
     base = SyntheticDataRelease(dim, 1, c, s, 1.0, n_syn, 1)
