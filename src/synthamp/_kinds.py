@@ -1,13 +1,16 @@
 """What kind of privacy number a function returns.
 
 Every public function of synthamp that returns a privacy quantity (a Rényi
-divergence, an RDP curve, an ε) is labelled with one of three kinds:
+divergence, an RDP curve, an ε) is labelled with one of four kinds:
 
 ``exact``
     Computed numerically to a stated error bound; as good as a proof once the
     error bound is added.
 ``certified``
     A proven upper (or lower) bound; usable in a privacy guarantee.
+``estimate``
+    A Monte Carlo estimate with a confidence interval; evidence, never used in a
+    guarantee.
 ``heuristic``
     An asymptotic statement (e.g. the local Δ → 0 expansions of the paper).
     Shown for insight only; never feeds a guarantee.
@@ -29,16 +32,17 @@ __all__ = ["PRIVACY_FUNCTIONS", "Kind", "privacy_quantity"]
 
 
 class Kind(enum.StrEnum):
-    """Kind of a privacy quantity: exact, certified or heuristic."""
+    """Kind of a privacy quantity: exact, certified, estimate or heuristic."""
 
     EXACT = "exact"
     CERTIFIED = "certified"
+    ESTIMATE = "estimate"
     HEURISTIC = "heuristic"
 
     @property
     def usable_in_guarantee(self) -> bool:
         """Whether a number of this kind may feed a privacy guarantee."""
-        return self is not Kind.HEURISTIC
+        return self not in (Kind.HEURISTIC, Kind.ESTIMATE)
 
 
 PRIVACY_FUNCTIONS: dict[str, Kind] = {}

@@ -17,6 +17,7 @@ Public API
 renyi_plateau                D_α of the unlimited release (exact)
 renyi_finite                 D_α of a release of n_syn records (exact)
 renyi_plateau_gram           D_α of the unlimited release, k = 1 or 2, from vᵀv and wᵀw (exact)
+renyi_plateau_gram3_estimate D_α of the unlimited release, k = 3 (Monte Carlo estimate)
 fisher_information           Fisher information of χ²_d(θ²) in θ
 log_likelihood_ratio         log p/q of χ²_d(a²) against χ²_d(b²), without cancellation
 log_likelihood_ratio_finite  log p/q of the finite-release statistic S = Y·X
@@ -37,7 +38,9 @@ directly with validated input:
   methods and the numerical traps of docs/theory.md §4 are in its docstring);
 * :mod:`._plateau`: ``plateau_scaled`` and ``fisher_scaled``;
 * :mod:`._finite`: ``finite_scaled`` and ``llr_finite`` (the law of S = Y·X);
-* :mod:`._wishart`: ``plateau_gram_scaled``, the k = 2 plateau (docs/theory.md §15).
+* :mod:`._wishart`: ``plateau_gram_scaled``, the k = 2 plateau (docs/theory.md §15);
+* :mod:`._hyp0f1_3x3` and :mod:`._wishart3`: ₀F₁ of a 3 × 3 argument (Koev–Edelman
+  series) and the k = 3 Monte Carlo estimate (docs/theory.md §8).
 
 Domain: integer d in [1, 10^6], amplitudes a, b ≥ 0 with a, b ≤ 10^3, α in
 (1, 256] (larger orders work with more nodes), n_syn in [1, 10^9]. Accuracy
@@ -77,9 +80,11 @@ from synthamp.divergence._wishart import (
     check_gram,
     plateau_gram_refined,
 )
+from synthamp.divergence._wishart3 import EstimateResult, renyi_plateau_gram3_estimate
 
 __all__ = [
     "DivergenceResult",
+    "EstimateResult",
     "WishartResult",
     "fisher_information",
     "log_likelihood_ratio",
@@ -88,6 +93,7 @@ __all__ = [
     "renyi_finite",
     "renyi_plateau",
     "renyi_plateau_gram",
+    "renyi_plateau_gram3_estimate",
 ]
 
 
