@@ -36,7 +36,6 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy import special
 
 __all__ = ["MAX_TRACE_3X3", "log_hyp0f1_3x3"]
 
@@ -96,6 +95,8 @@ def _log_upper_hooks(kappa) -> float:
 
 
 def _log_poch(b: float, kappa) -> float:
+    from scipy import special  # heavy: scipy.special, on use only
+
     return sum(
         float(special.gammaln(b - i / _JACK + k) - special.gammaln(b - i / _JACK))
         for i, k in enumerate(kappa)
@@ -152,6 +153,8 @@ def _coefficients(b: float, order: int):
 
 def _log_tail_bound(trace: np.ndarray, b: float, order: int, log_m: float) -> np.ndarray:
     """log of the proven bound on the series beyond |κ| = order (−inf at tr X = 0)."""
+    from scipy import special  # heavy: scipy.special, on use only
+
     rho = trace / ((order + 2) * (b - 1.0))
     with np.errstate(divide="ignore"):
         log_u = (order + 1) * np.log(trace) - special.gammaln(order + 2) - log_m

@@ -32,7 +32,6 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special
 
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_alpha, check_integer, check_positive
@@ -217,6 +216,8 @@ def renyi_plateau_gram3_estimate(
     (tests/divergence/test_wishart3.py checks against the exact k = 1 and k = 2
     engines and the interval's coverage).
     """
+    from scipy import special  # heavy: scipy.special, on use only
+
     alpha = check_alpha(alpha)
     dim = check_integer("dim", dim, 3, MAX_DIM_K3)
     sigma = check_positive("sigma", sigma)
