@@ -53,7 +53,7 @@ def _html(lines: list[str]) -> str:
 
 def release_on_design(
     targets, features, *, design, width, design_seed, adjacency, accountant, epsilon, delta,
-    ridge, label_bound, seed, n_syn, columns, fmt, table_tmp, report_tmps, write_rows,
+    ridge, label_bound, seed, n_syn, columns, report_tmps, write_rows,
 ):  # fmt: skip
     """Fit on the public design, write the records and the reports (temporary names); the
     numbers and summary lines. ``write_rows(chunks) -> int`` streams the records."""

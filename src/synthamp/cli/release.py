@@ -398,7 +398,7 @@ def release(
                     y, x, design=design, width=width, design_seed=design_seed,
                     adjacency=adjacency, accountant=accountant, epsilon=epsilon, delta=delta,
                     ridge=ridge, label_bound=label_bound, seed=seed, n_syn=n_syn,
-                    columns=target_cols, fmt=fmt, table_tmp=table_tmp, report_tmps=report_tmps,
+                    columns=target_cols, report_tmps=report_tmps,
                     write_rows=lambda c: tabular.write_rows(table_tmp, c, target_cols, fmt=fmt),
                 )  # fmt: skip
             transaction.commit()
