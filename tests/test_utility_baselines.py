@@ -18,7 +18,6 @@ from synthamp.utility import (
     adassp,
     adassp_noise,
     gaussian_gram_error,
-    gaussian_gram_sigma,
     gaussian_synthesizer_error,
     gram_error_bound,
     output_perturbation_error,
@@ -235,4 +234,3 @@ def test_release_utility_rows_are_the_functions_and_keep_the_old_numbers():
     targets = rows["the Gaussian synthesizer of the targets", "YᵀY/m"]
     assert targets["ratio_to_records"] is None
     assert "YᵀY/m" not in {r["statistic"] for r in old["utility_table"]}
-    assert gaussian_gram_sigma(1.0, 1e-5, norm_bound=1.5, sensitivity=0.02, out_dim=2) > 0
