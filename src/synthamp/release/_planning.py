@@ -62,6 +62,10 @@ class PlanRow:
     width_for_amplification : float
         2c² with c = C/σ: the width from which the local amplification ratio
         2c²/(2c² + d) falls below one half (a heuristic guide, Theorem 5.1).
+    utility_table, utility_verdict
+        :func:`synthamp.utility.release_utility`'s table (the records beside every
+        baseline at the target (ε, δ)) and its one sentence: which mechanism serves
+        best for the second moment and for the coefficients, and by how much.
     """
 
     ridge: float
@@ -79,6 +83,8 @@ class PlanRow:
     gram_error_floor: float
     gram_error_baseline: float
     width_for_amplification: float
+    utility_table: tuple[dict[str, object], ...] = ()
+    utility_verdict: str = ""
 
 
 @dataclass(frozen=True)
@@ -219,6 +225,8 @@ def plan_release(
                 sensitivity=sensitivity,
                 n_syn=n_syn,
                 releases=releases,
+                label_bound=label_bound,
+                n_records=m,
             )
             gram = utility["gram_error"]
             rows.append(
@@ -238,6 +246,8 @@ def plan_release(
                     gram_error_floor=utility["gram_error_floor"],
                     gram_error_baseline=utility["gram_error_baseline"],
                     width_for_amplification=2.0 * (norm_bound / sigma) ** 2,
+                    utility_table=utility["utility_table"],
+                    utility_verdict=utility["utility_verdict"],
                 )
             )
     best = min(range(len(rows)), key=lambda i: rows[i].relative_gram_error)

@@ -415,11 +415,32 @@ def _utility_summary(report: PrivacyReport, term: _Terms) -> str:
         for name, value, meaning in report.utility_rows()
         if value is not None
     )
+    table = report.utility_table_rows()
+    baselines = ""
+    if table:
+        head = "".join(f"<th>{html.escape(cell)}</th>" for cell in table[0])
+        body = "".join(
+            "<tr>"
+            + "".join(
+                f'<td class="num">{html.escape(c)}</td>'
+                if 3 <= i <= 5
+                else f"<td>{html.escape(c)}</td>"
+                for i, c in enumerate(row)
+            )
+            + "</tr>"
+            for row in table[1:]
+        )
+        baselines = (
+            f'<table id="utility-baselines"><tr>{head}</tr>{body}</table>'
+            "<p>Relative: RMSE over the largest value of the statistic (C² for vᵀv, C for v, "
+            "B² for YᵀY/m); × records: RMSE over the records' (same statistic only). All at "
+            "the same (ε, δ). Noise saved is not utility.</p>"
+        )
     return (
         f'<p id="utility-verdict"><strong>Utility.</strong> '
         f"{html.escape(report.utility_verdict)}</p>"
         f'<table id="utility-summary"><tr><th>{term("gram")} error</th><th>value</th>'
-        f"<th>meaning</th></tr>{rows}</table>"
+        f"<th>meaning</th></tr>{rows}</table>{baselines}"
     )
 
 
