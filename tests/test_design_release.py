@@ -51,3 +51,22 @@ def test_design_release_norm_and_features(targets):
     assert out.sigma_gram is None and out.sample(5).shape == (5, 2)
     with pytest.raises(InputError, match="adjacency"):
         design_release(two, "random-seeds", 50, seed=1, epsilon=1.0, delta=1e-5)
+
+
+def test_design_release_privacy_report_is_a_full_report_of_the_gram_guarantee(targets):
+    from synthamp.report import PrivacyReport, render_html
+
+    out = design_release(targets, "random-seeds", 3000, seed=5, epsilon=1.0, delta=1e-5)
+    report = out.privacy_report(targets.size, 1000)
+    assert report.epsilon == out.guarantee.epsilon and report.sigma == out.sigma_gram
+    assert report.dim == 3000 and report.n_records == targets.size and report.n_syn is None
+    assert "s₂" in report.adjacency and "public seed 5" in report.feature_scaling
+    assert report.utility_table and report.utility_verdict == out.utility["utility_verdict"]
+    # the page draws the accounted release's curves (Gram adjacency): the profile's ε at the
+    # guarantee's δ is the guarantee's, not the norm model's at the same σ
+    profile = next(p for p in report.release_curves().profiles if p.accountant == "pld")
+    at = int(np.argmin(np.abs(np.log(profile.delta) - math.log(1e-5))))
+    assert profile.epsilon[at] == pytest.approx(report.epsilon, rel=1e-3)
+    page = render_html(report)
+    assert "public design random-seeds" in page and 'id="utility-baselines"' in page
+    assert PrivacyReport.from_dict(report.to_dict()).epsilon == report.epsilon

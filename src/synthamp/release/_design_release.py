@@ -12,6 +12,8 @@ dropped before it returns. The unlimited-release guarantee covers R.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -20,9 +22,12 @@ from numpy.typing import ArrayLike, NDArray
 
 from synthamp._budget import report_status
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
-from synthamp.accountant import Guarantee, SyntheticDataRelease, calibrate
+from synthamp._version import __version__
+from synthamp.accountant import Guarantee, SyntheticDataRelease, calibrate, release_curves
+from synthamp.amplification import amplification_outlook
 from synthamp.release._designs import ADJACENCIES, PublicDesign, design_bounds, design_model
-from synthamp.release._ridge import _draw_with_factor, _gram_factor, _perturb, clip_rows
+from synthamp.release._ridge import OBJECTIVE, _draw_with_factor, _gram_factor, _perturb, clip_rows
+from synthamp.report._privacy import ADJACENCY, PrivacyReport
 from synthamp.utility import release_utility
 
 __all__ = ["DesignRelease", "design_release"]
@@ -142,6 +147,74 @@ class DesignRelease:
                 f"sensitivity s₂ = {self.gram_sensitivity:.4g}: the same statistic, same (ε, δ))"
             )
         return lines
+
+    def privacy_report(self, n_records: int, n_syn: int) -> PrivacyReport:
+        """The release's :class:`~synthamp.report.PrivacyReport`, rendered as every release's.
+
+        Public quantities only. The design and both accountings are in the report's
+        feature-scaling line, adjacency and notes; its curves (HTML page) are those of
+        the accounted release (with the Gram adjacency where it is used), computed on
+        first use.
+        """
+        d, g = self.design, self.guarantee
+        adjacency = ADJACENCY
+        if self.adjacency == "gram":
+            adjacency += (
+                "; accounted on the reachable pairs of the Gram statistic ‖v‖², whose change "
+                f"under a replaced record is at most s₂ = {self.gram_sensitivity:.4g} on this "
+                "public design (docs/gram-adjacency.md, docs/theory.md §19)"
+            )
+        notes = [
+            f"σ = {self.sigma_norm:.4g} under the norm model"
+            + (
+                ""
+                if self.sigma_gram is None
+                else f", {self.sigma_gram:.4g} under the Gram adjacency"
+            )
+            + f" (used: {self.adjacency}); releasing the model needs "
+            f"{g.sigma_post_processing:.4g}: noise saved is not utility.",
+        ]
+        report = PrivacyReport(
+            epsilon=g.epsilon, delta=self.delta, optimal_order=g.optimal_order,
+            sigma=self.sigma, sensitivity=self.sensitivity, norm_bound=self.norm_bound,
+            dim=d.width, out_dim=self.release.out_dim, n_records=n_records, n_syn=None,
+            ridge=self.ridge, label_bound=self.label_bound, seed_scale=self.seed_scale,
+            accounting_method=g.method, accounting_kind=str(g.kind), accountant=g.accountant,
+            epsilon_rdp=g.epsilon_rdp, epsilon_pld=g.epsilon_pld,
+            epsilon_unlimited_pld=g.epsilon_unlimited_pld, guarantee=g.guarantee,
+            sigma_post_processing=g.sigma_post_processing,
+            epsilon_post_processing=g.epsilon_post_processing, model_released=False,
+            adjacency=adjacency, objective=OBJECTIVE,
+            feature_scaling=(
+                f"public design {d.name}: width D = {d.width:,} generated from the recorded "
+                f"public seed {d.seed} (not the noise's entropy); the regressors are public, "
+                "only the target columns are private"
+            ),
+            seed_policy=(
+                "Noise N and seeds Z were drawn from numpy's PCG64 generator seeded with 128 bits "
+                "of operating-system entropy (numpy.random.SeedSequence()); the seed is neither "
+                "stored nor shown. The design's seed is public and recorded."
+            ),
+            noise_secret=True,
+            released=(
+                f"{n_syn:,} synthetic records ZV of dimension k = {self.release.out_dim} (any "
+                "number is covered)",
+                "this report: the declared bounds and public parameters (D, k, m, λ, B, C, Δ, "
+                "s₂, σ, σ_z, the design and its seed)",
+            ),
+            not_released=(
+                "the private target columns", "the unperturbed model v", "the noisy model V",
+                "the noise N", "the hidden seeds Z",
+            ),
+            notes=tuple(notes), synthamp_version=__version__, accounting_note=g.note,
+            amplification=amplification_outlook(
+                d.width, self.norm_bound, self.sigma, self.release.out_dim, g.noise_saved
+            ).message,
+            # release_utility's fields (the generator's report takes them all), not the copy
+            **{k: value for k, value in self.utility.items() if k != "gram_error_baseline_s2"},
+        )  # fmt: skip
+        curves = functools.partial(release_curves, self.release, self.delta)
+        return dataclasses.replace(report, curves=curves)
 
     def __getstate__(self):
         raise TypeError("a DesignRelease holds the Gram factor of V: it is not pickled")

@@ -80,8 +80,8 @@ h1{font-size:1.8rem;margin-bottom:.2rem}h2{margin-top:2.2rem;border-bottom:1px s
 .guarantee{font-size:1.2rem;background:#eef6ee;border-left:6px solid #2e7d32;padding:.8rem 1rem}
 .caveat{background:#fff4e5;border-left:6px solid #e65100;padding:.6rem 1rem}
 table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.25rem .6rem;
-text-align:left;vertical-align:top;overflow-wrap:anywhere}th{background:#f3f3f3}
-.num{font-variant-numeric:tabular-nums}
+text-align:left;vertical-align:top;overflow-wrap:break-word}th{background:#f3f3f3}
+.num{font-variant-numeric:tabular-nums;white-space:nowrap}
 a.term{color:inherit;text-decoration:underline dotted}
 figure{margin:1rem 0}figcaption{font-size:.9rem;color:#555}
 svg.plot{max-width:100%;height:auto;background:#fff}
