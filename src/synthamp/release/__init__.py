@@ -47,6 +47,8 @@ Public designs (docs/theory.md §19, docs/gram-adjacency.md)
    :toctree: generated/
 
    design_release    -- one release on public random seeds or features, Gram-accounted
+   plan_design       -- before the data: exact Δ, C, s₂ and σ of a random-seeds design
+   DesignPlanRow     -- one row of that plan
    DesignRelease     -- its result: the bounds, σ under both adjacencies, the records
    PublicDesign      -- a public design, generated block by block from a recorded seed
    design_bounds     -- Δ, C and s₂ from the m × m dual
@@ -75,6 +77,7 @@ from synthamp._lazy import lazy_attributes
 if TYPE_CHECKING:  # loaded on first use, see __getattr__
     from synthamp.release._accounting import ReleaseAccounting, account_release
     from synthamp.release._curves import report_curves
+    from synthamp.release._design_plan import DesignPlanRow, plan_design
     from synthamp.release._design_release import DesignRelease, design_release
     from synthamp.release._designs import ADJACENCIES, DESIGNS, PublicDesign, design_bounds
     from synthamp.release._distributed import (
@@ -165,6 +168,7 @@ _SOURCES: dict[str, str] = {
         ["DEFAULT_RIDGES", "Plan", "PlanRow", "plan_release"], "synthamp.release._planning"
     ),
     **dict.fromkeys(["DesignRelease", "design_release"], "synthamp.release._design_release"),
+    **dict.fromkeys(["DesignPlanRow", "plan_design"], "synthamp.release._design_plan"),
     **dict.fromkeys(
         ["ADJACENCIES", "DESIGNS", "PublicDesign", "design_bounds"], "synthamp.release._designs"
     ),

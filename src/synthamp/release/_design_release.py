@@ -25,12 +25,18 @@ from synthamp._validation import InputError, check_integer, check_open_unit, che
 from synthamp._version import __version__
 from synthamp.accountant import Guarantee, SyntheticDataRelease, calibrate, release_curves
 from synthamp.amplification import amplification_outlook
-from synthamp.release._designs import ADJACENCIES, PublicDesign, design_bounds, design_model
+from synthamp.release._designs import (
+    ADJACENCIES,
+    DesignBounds,
+    PublicDesign,
+    design_bounds,
+    design_model,
+)
 from synthamp.release._ridge import OBJECTIVE, _draw_with_factor, _gram_factor, _perturb, clip_rows
 from synthamp.report._privacy import ADJACENCY, PrivacyReport
 from synthamp.utility import release_utility
 
-__all__ = ["DesignRelease", "design_release"]
+__all__ = ["DesignAccounting", "DesignRelease", "account_design", "design_release"]
 
 
 @dataclass(eq=False)
@@ -220,6 +226,82 @@ class DesignRelease:
         raise TypeError("a DesignRelease holds the Gram factor of V: it is not pickled")
 
 
+@dataclass(frozen=True)
+class DesignAccounting:
+    """The accounting of one release on a public design (:func:`account_design`).
+
+    Attributes
+    ----------
+    guarantee, guarantee_norm : Guarantee
+        The guarantee used (of the adjacency) and the norm model's, by the rule.
+    sigma, sigma_norm : float
+        σ used, and σ under the norm model.
+    sigma_gram, gram_sensitivity : float or None
+        σ under the Gram adjacency and s₂ (k = 1; None for k > 1).
+    release : SyntheticDataRelease
+        The accounted mechanism (unlimited release).
+    utility : dict
+        :func:`synthamp.utility.release_utility` of the release with, for k = 1, the
+        baseline on ‖v‖² at sensitivity s₂ (``gram_error_baseline_s2``).
+    """
+
+    guarantee: Guarantee
+    guarantee_norm: Guarantee
+    sigma: float
+    sigma_norm: float
+    sigma_gram: float | None
+    gram_sensitivity: float | None
+    release: SyntheticDataRelease
+    utility: dict
+
+
+def account_design(
+    bounds: DesignBounds,
+    width: int,
+    out_dim: int,
+    epsilon: float,
+    delta: float,
+    *,
+    adjacency: str = "gram",
+    accountant: str | None = None,
+) -> DesignAccounting:
+    """σ of an unlimited release on a public design under both adjacencies, and its utility.
+
+    Public quantities only (the design's bounds, docs/theory.md §19): the same numbers
+    for :func:`design_release` and for the plan (:func:`synthamp.release.plan_release`
+    with a design). The Gram adjacency (k = 1) is docs/gram-adjacency.md's theorem.
+    """
+    k = out_dim
+    common = dict(dim=width, out_dim=k, norm_bound=bounds.norm_bound)
+    common |= dict(sensitivity=bounds.sensitivity, accountant=accountant)
+    report_status("calibrating σ (norm model and Gram adjacency)")
+    # the guarantee rule (accountant._guarantee) under each adjacency
+    guarantee_norm = calibrate(epsilon, delta, **common)
+    s2 = bounds.gram_sensitivity if k == 1 else None
+    guarantee_gram = (
+        None if s2 is None else calibrate(epsilon, delta, **common, gram_sensitivity=s2)
+    )
+    sigma_gram = None if guarantee_gram is None else guarantee_gram.sigma
+    guarantee = guarantee_gram if adjacency == "gram" else guarantee_norm
+    sigma = sigma_gram if adjacency == "gram" else guarantee_norm.sigma
+    release = SyntheticDataRelease(
+        width, k, bounds.norm_bound, bounds.sensitivity, sigma,
+        gram_sensitivity=s2 if adjacency == "gram" else None,
+    )  # fmt: skip
+    utility = release_utility(
+        epsilon=epsilon, delta=delta, sigma=sigma, dim=width, out_dim=k,
+        norm_bound=bounds.norm_bound, sensitivity=bounds.sensitivity, n_syn=None,
+        statistic_sensitivity=s2,  # the baseline on ‖v‖² itself, with the same public design
+    )  # fmt: skip
+    if s2 is not None:
+        utility["gram_error_baseline_s2"] = utility["gram_error_baseline"]
+    return DesignAccounting(
+        guarantee=guarantee, guarantee_norm=guarantee_norm, sigma=sigma,
+        sigma_norm=guarantee_norm.sigma, sigma_gram=sigma_gram, gram_sensitivity=s2,
+        release=release, utility=utility,
+    )  # fmt: skip
+
+
 def design_release(
     targets: ArrayLike,
     design: str,
@@ -286,23 +368,10 @@ def design_release(
     public = PublicDesign(design, width, m, seed, inputs=inputs)
     kernel, norms = public.kernel()
     bounds = design_bounds(kernel, ridge, label_bound)
-    common = dict(dim=public.width, out_dim=k, norm_bound=bounds.norm_bound)
-    common |= dict(sensitivity=bounds.sensitivity, accountant=accountant)
-    report_status("calibrating σ (norm model and Gram adjacency)")
-    # the guarantee rule (accountant._guarantee) under each adjacency
-    guarantee_norm = calibrate(epsilon, delta, **common)
-    sigma_norm = guarantee_norm.sigma
-    s2 = bounds.gram_sensitivity if k == 1 else None
-    guarantee_gram = (
-        None if s2 is None else calibrate(epsilon, delta, **common, gram_sensitivity=s2)
+    accounted = account_design(
+        bounds, public.width, k, epsilon, delta, adjacency=adjacency, accountant=accountant
     )
-    sigma_gram = None if guarantee_gram is None else guarantee_gram.sigma
-    guarantee = guarantee_gram if adjacency == "gram" else guarantee_norm
-    sigma = sigma_gram if adjacency == "gram" else sigma_norm
-    release = SyntheticDataRelease(
-        public.width, k, bounds.norm_bound, bounds.sensitivity, sigma,
-        gram_sensitivity=s2 if adjacency == "gram" else None,
-    )  # fmt: skip
+    sigma, s2 = accounted.sigma, accounted.gram_sensitivity
     scale = 1.0 / math.sqrt(public.width) if seed_scale is None else seed_scale
     scale = check_positive("seed_scale", scale)
     noise_seq, sample_seq = np.random.SeedSequence(random_state).spawn(2)
@@ -311,13 +380,6 @@ def design_release(
     _perturb(model, sigma, np.random.Generator(np.random.PCG64(noise_seq)))
     factor = scale * _gram_factor(model)
     del model
-    utility = release_utility(
-        epsilon=epsilon, delta=delta, sigma=sigma, dim=public.width, out_dim=k,
-        norm_bound=bounds.norm_bound, sensitivity=bounds.sensitivity, n_syn=None,
-        statistic_sensitivity=s2,  # the baseline on ‖v‖² itself, with the same public design
-    )  # fmt: skip
-    if s2 is not None:
-        utility["gram_error_baseline_s2"] = utility["gram_error_baseline"]
     return DesignRelease(
         design=public,
         ridge=ridge,
@@ -328,15 +390,15 @@ def design_release(
         epsilon=epsilon,
         delta=delta,
         sigma=sigma,
-        sigma_norm=sigma_norm,
-        sigma_gram=sigma_gram,
+        sigma_norm=accounted.sigma_norm,
+        sigma_gram=accounted.sigma_gram,
         adjacency=adjacency,
-        accountant=guarantee.accountant,
-        release=release,
-        utility=utility,
+        accountant=accounted.guarantee.accountant,
+        release=accounted.release,
+        utility=accounted.utility,
         seed_scale=scale,
-        guarantee=guarantee,
-        guarantee_norm=guarantee_norm,
+        guarantee=accounted.guarantee,
+        guarantee_norm=accounted.guarantee_norm,
         _factor=factor,
         _rng=np.random.Generator(np.random.PCG64(sample_seq)),
     )
