@@ -19,6 +19,7 @@ The generator and the plan
    PrivateLinearGenerator -- scikit-learn estimator: fit, perturb, sample synthetic records
    plan_release           -- before the data: σ, noise saved and utility for each λ and width
    Plan                   -- its result
+   plan_table             -- ``synthamp plan``: the plan of a table from its shape (TablePlan)
    PlanRow                -- one row of it
    account_release        -- the accounting a fit needs (σ, ε, the fallback)
    ReleaseAccounting      -- its result
@@ -102,7 +103,8 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
         parse_mode,
     )
     from synthamp.release._partitioned import generator_partitions, write_partitions
-    from synthamp.release._planning import DEFAULT_RIDGES, Plan, PlanRow, plan_release
+    from synthamp.release._plan_table import TablePlan, plan_table
+    from synthamp.release._planning import DEFAULT_RIDGES, PLAN_METHODS, Plan, PlanRow, plan_release
     from synthamp.release._ridge import (
         OBJECTIVE,
         clip_rows,
@@ -162,8 +164,10 @@ _SOURCES: dict[str, str] = {
     ),
     **dict.fromkeys(["generator_partitions", "write_partitions"], "synthamp.release._partitioned"),
     **dict.fromkeys(
-        ["DEFAULT_RIDGES", "Plan", "PlanRow", "plan_release"], "synthamp.release._planning"
+        ["DEFAULT_RIDGES", "PLAN_METHODS", "Plan", "PlanRow", "plan_release"],
+        "synthamp.release._planning",
     ),
+    **dict.fromkeys(["TablePlan", "plan_table"], "synthamp.release._plan_table"),
     **dict.fromkeys(["DesignRelease", "design_release"], "synthamp.release._design_release"),
     **dict.fromkeys(
         ["ADJACENCIES", "DESIGNS", "PublicDesign", "design_bounds"], "synthamp.release._designs"
@@ -210,6 +214,7 @@ __all__ = [
     "DESIGNS",
     "DISTRIBUTED_NOTE",
     "OBJECTIVE",
+    "PLAN_METHODS",
     "PUBLISHED",
     "SAMPLERS",
     "TABLE_FORMATS",
@@ -220,6 +225,7 @@ __all__ = [
     "PrivateLinearGenerator",
     "PublicDesign",
     "ReleaseAccounting",
+    "TablePlan",
     "account_release",
     "atomic_write_text",
     "atomic_write_with",
@@ -239,6 +245,7 @@ __all__ = [
     "parse_columns",
     "parse_mode",
     "plan_release",
+    "plan_table",
     "project_frobenius",
     "read_shape",
     "read_table",
