@@ -8,8 +8,7 @@ from __future__ import annotations
 import click
 
 from synthamp.cli._common import FLOAT_LIST
-from synthamp.cli._options import JSON, emit, options
-from synthamp.release import PLAN_METHODS
+from synthamp.cli._options import JSON, LibraryChoice, emit, options
 
 __all__ = ["plan"]
 
@@ -32,8 +31,8 @@ __all__ = ["plan"]
                  help="Records to account for (default: any number)."),
     click.option("--releases", type=int, default=1, show_default=True, metavar="T",
                  help="Releases of the same data (composed)."),
-    click.option("--accounting", "method", type=click.Choice(PLAN_METHODS), default="exact",
-                 show_default=True, help="Amplification-aware accounting method."),
+    click.option("--accounting", "method", type=LibraryChoice("synthamp.release", "PLAN_METHODS"),
+                 default="exact", show_default=True, help="Amplification-aware accounting method."),
     click.option("--no-progress", is_flag=True, help="No status line on stderr."),
     JSON,
 )  # fmt: skip
@@ -51,7 +50,7 @@ def plan(no_progress, as_json, **arguments):
     """
     from rich.console import Console  # rich: heavy, on use only
 
-    from synthamp.release import plan_table  # loads scipy: heavy, on use only
+    from synthamp.release import plan_table  # loads scipy (the ridge): heavy, on use only
 
     with Console(stderr=True, quiet=no_progress).status("calibrating σ for each choice"):
         summary = plan_table(**arguments)
