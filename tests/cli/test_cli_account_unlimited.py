@@ -23,7 +23,9 @@ import pytest
 from synthamp.accountant import (
     GaussianRelease,
     SyntheticDataRelease,
+    account_summary,
     calibrate_sigma,
+    calibrate_summary,
     compute_epsilon,
     compute_epsilon_pld,
     profile_epsilon,
@@ -31,7 +33,6 @@ from synthamp.accountant import (
 from synthamp.accountant._gaussian import gaussian_epsilon
 from synthamp.accountant._pld import calibrate_sigma_pld
 from synthamp.cli import main
-from synthamp.accountant import account_summary, calibrate_summary
 from synthamp.release import _accounting as release_accounting
 
 C, DELTA_SENS, SIGMA = 2.0, 0.1, 0.5
