@@ -113,6 +113,11 @@ guarantee (PLD or RDP; for k = 1 and finite n_syn the smaller of the finite rele
 RDP bound and the unlimited release's exact profile) and return a :class:`Guarantee`
 that says what it is and why. Every output of synthamp that states a guarantee renders
 one: use these, not the single accountants below, to state a release's guarantee.
+:func:`account_summary` and :func:`calibrate_summary` (``_summary``) validate a
+command's input, call them and return an :class:`AccountSummary` or a
+:class:`CalibrationSummary`: the guarantees with their notes and warnings, whose
+``to_dict()`` is the JSON of ``synthamp account``/``calibrate`` and ``lines()`` its text.
+:data:`ACCOUNTANTS` names the accountants (``pld``, ``rdp``).
 
 ``compute_epsilon(..., accountant="pld")`` and ``calibrate_sigma(...,
 accountant="pld")`` call the PLD accountant.
@@ -129,6 +134,7 @@ from __future__ import annotations
 
 from synthamp._budget import DEFAULT_TIME_BUDGET
 from synthamp.accountant._calibration import CALIBRATION_WINDOW, Calibration, calibrate_sigma
+from synthamp.accountant._choice import ACCOUNTANTS
 from synthamp.accountant._curves import EpsilonResult, compute_epsilon, rdp_curve
 from synthamp.accountant._epsilon_delta import (
     DELTA_GRID,
@@ -173,6 +179,12 @@ from synthamp.accountant._releases import (
     SyntheticDataRelease,
     rdp_to_epsilon,
 )
+from synthamp.accountant._summary import (
+    AccountSummary,
+    CalibrationSummary,
+    account_summary,
+    calibrate_summary,
+)
 from synthamp.accountant._worst_case import (
     SCAN_POINTS,
     SEARCH_SCAN,
@@ -181,6 +193,7 @@ from synthamp.accountant._worst_case import (
 )
 
 __all__ = [
+    "ACCOUNTANTS",
     "CALIBRATION_WINDOW",
     "DEFAULT_DISCRETIZATION",
     "DEFAULT_ORDERS",
@@ -191,7 +204,9 @@ __all__ = [
     "PROFILE_ACCOUNTANTS",
     "SCAN_POINTS",
     "SEARCH_SCAN",
+    "AccountSummary",
     "Calibration",
+    "CalibrationSummary",
     "EpsilonDeltaCurve",
     "EpsilonResult",
     "GaussianRelease",
@@ -213,9 +228,11 @@ __all__ = [
     "SyntheticDataRelease",
     "WorstCase",
     "account",
+    "account_summary",
     "calibrate",
     "calibrate_sigma",
     "calibrate_sigma_pld",
+    "calibrate_summary",
     "compute_epsilon",
     "compute_epsilon_pld",
     "gaussian_delta",

@@ -19,6 +19,7 @@ The generator and the plan
    PrivateLinearGenerator -- scikit-learn estimator: fit, perturb, sample synthetic records
    plan_release           -- before the data: σ, noise saved and utility for each λ and width
    Plan                   -- its result
+   plan_table             -- ``synthamp plan``: the plan of a table from its shape (TablePlan)
    PlanRow                -- one row of it
    account_release        -- the accounting a fit needs (σ, ε, the fallback)
    ReleaseAccounting      -- its result
@@ -105,7 +106,8 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
         parse_mode,
     )
     from synthamp.release._partitioned import generator_partitions, write_partitions
-    from synthamp.release._planning import DEFAULT_RIDGES, Plan, PlanRow, plan_release
+    from synthamp.release._plan_table import TablePlan, plan_table
+    from synthamp.release._planning import DEFAULT_RIDGES, PLAN_METHODS, Plan, PlanRow, plan_release
     from synthamp.release._ridge import (
         OBJECTIVE,
         clip_rows,
@@ -165,8 +167,10 @@ _SOURCES: dict[str, str] = {
     ),
     **dict.fromkeys(["generator_partitions", "write_partitions"], "synthamp.release._partitioned"),
     **dict.fromkeys(
-        ["DEFAULT_RIDGES", "Plan", "PlanRow", "plan_release"], "synthamp.release._planning"
+        ["DEFAULT_RIDGES", "PLAN_METHODS", "Plan", "PlanRow", "plan_release"],
+        "synthamp.release._planning",
     ),
+    **dict.fromkeys(["TablePlan", "plan_table"], "synthamp.release._plan_table"),
     **dict.fromkeys(["DesignRelease", "design_release"], "synthamp.release._design_release"),
     **dict.fromkeys(["DesignPlanRow", "plan_design"], "synthamp.release._design_plan"),
     **dict.fromkeys(
@@ -214,6 +218,7 @@ __all__ = [
     "DESIGNS",
     "DISTRIBUTED_NOTE",
     "OBJECTIVE",
+    "PLAN_METHODS",
     "PUBLISHED",
     "SAMPLERS",
     "TABLE_FORMATS",
@@ -225,6 +230,7 @@ __all__ = [
     "PrivateLinearGenerator",
     "PublicDesign",
     "ReleaseAccounting",
+    "TablePlan",
     "account_release",
     "atomic_write_text",
     "atomic_write_with",
@@ -245,6 +251,7 @@ __all__ = [
     "parse_mode",
     "plan_design",
     "plan_release",
+    "plan_table",
     "project_frobenius",
     "read_shape",
     "read_table",

@@ -26,10 +26,12 @@ from synthamp.accountant import calibrate
 from synthamp.release._ridge import ridge_norm_bound, ridge_sensitivity
 from synthamp.utility import gram_error_bound, release_utility
 
-__all__ = ["DEFAULT_RIDGES", "Plan", "PlanRow", "plan_release"]
+__all__ = ["DEFAULT_RIDGES", "PLAN_METHODS", "Plan", "PlanRow", "plan_release"]
 
 #: Ridge penalties tried by default.
 DEFAULT_RIDGES = (0.01, 0.1, 1.0, 10.0)
+#: The amplification-aware accounting methods a plan compares with post-processing.
+PLAN_METHODS: tuple[str, ...] = ("exact", "global")
 
 
 @dataclass(frozen=True)
@@ -180,7 +182,7 @@ def plan_release(
     label_bound = check_positive("label_bound", label_bound)
     epsilon = check_positive("epsilon", epsilon)
     delta = check_open_unit("delta", delta)
-    if method not in ("exact", "global"):
+    if method not in PLAN_METHODS:
         raise InputError("method", f"must be 'exact' or 'global', got {method!r}")
     ridges = [check_positive("ridge", r) for r in ridges]
     if not ridges:

@@ -1,0 +1,161 @@
+"""``synthamp plan`` as a function: plan the release of a table from its shape alone.
+
+:func:`plan_table` reads only the shape of a private table (records, features,
+targets: the Parquet metadata, or the CSV header and its records counted by the
+parser, no value kept; :func:`~synthamp.release._tabular.read_shape`), then tabulates
+the release over λ and widths (:func:`~synthamp.release._planning.plan_release`,
+docs/theory.md §13, §16). The :class:`TablePlan` it returns computes nothing:
+``to_dict()`` is the command's JSON object (docs/json.md), ``lines()`` its text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from synthamp._validation import InputError, printable
+from synthamp.release._planning import DEFAULT_RIDGES, Plan, plan_release
+from synthamp.release._tabular import parse_columns, read_shape
+from synthamp.utility import baseline_verdict
+
+__all__ = ["TablePlan", "plan_table"]
+
+_GRAM_NOTE = (
+    "Gram error: proven bound on the root-mean-square error (Frobenius) of the Gram matrix "
+    "estimated from the synthetic records; baseline: the exact RMSE of the Gaussian "
+    "mechanism on the Gram matrix itself; noise saved is not utility gained"
+)
+
+
+@dataclass(frozen=True)
+class TablePlan:
+    """The plan of a table's release (:func:`plan_table`).
+
+    Attributes
+    ----------
+    path : str
+        The table, as given.
+    plan : Plan
+        The release tabulated over λ and widths (:func:`plan_release`).
+    warnings : tuple of str
+        Warnings raised while planning (none so far: the plan warns in its text).
+    """
+
+    path: str
+    plan: Plan
+    warnings: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of ``synthamp plan``: ``data`` (the shape, ``values_read``
+        False), ``target``, ``accounting``, ``label_bound``, ``rows``, ``best``,
+        ``criterion`` (docs/json.md)."""
+        plan = self.plan
+        return dict(
+            data={
+                "path": self.path,
+                "n_records": plan.n_records,
+                "n_features": plan.n_features,
+                "n_targets": plan.n_targets,
+                "values_read": False,
+            },
+            target={
+                "epsilon": plan.epsilon,
+                "delta": plan.delta,
+                "n_syn": plan.n_syn,
+                "releases": plan.releases,
+            },
+            accounting=plan.method,
+            label_bound=plan.label_bound,
+            rows=[dataclasses.asdict(row) for row in plan.rows],
+            best=plan.best,
+            criterion=plan.criterion,
+        )
+
+    def lines(self) -> list[str]:
+        """The text of ``synthamp plan``: the shape, the table of rows (* the best), advice."""
+        plan = self.plan
+        records = "any number of" if plan.n_syn is None else f"{plan.n_syn:,}"
+        if plan.releases > 1:
+            records = f"{plan.releases} releases of {records}"
+        targets = "target" if plan.n_targets == 1 else "targets"
+        out = [
+            f"{printable(self.path)}: m = {plan.n_records:,} records, d = {plan.n_features} "
+            f"features, k = {plan.n_targets} {targets} (shape only: no value was read)",
+            f"target: ({plan.epsilon:g}, {plan.delta:g})-DP for {records} synthetic records, "
+            f"{plan.method} accounting against post-processing",
+            f"  {'λ':>6} {'width':>7} {'C':>9} {'Δ':>10} {'σ':>10} {'σ post':>10} "
+            f"{'saved':>7} {'Gram error':>11} {'/ C²':>8} {'baseline':>10}",
+        ]
+        for i, row in enumerate(plan.rows):
+            mark = "*" if i == plan.best else " "
+            out.append(
+                f"{mark} {row.ridge:>6g} {row.width:>7} {row.norm_bound:>9.4g} "
+                f"{row.sensitivity:>10.4g} {row.sigma:>10.4g} {row.sigma_post_processing:>10.4g} "
+                f"{100 * row.noise_saved:>6.1f}% {row.gram_error:>11.4g} "
+                f"{row.relative_gram_error:>8.3g} {row.gram_error_baseline:>10.4g}"
+            )
+        best = plan.rows[plan.best]
+        out.append(f"* best: λ = {best.ridge:g}, width {best.width}: {plan.criterion}")
+        for width in dict.fromkeys(row.width for row in plan.rows):
+            rows = [row for row in plan.rows if row.width == width]
+            most = max(row.noise_saved for row in rows)
+            if most < 0.05:
+                need = min(rows, key=lambda row: row.width_for_amplification)
+                out.append(
+                    f"width {width}: amplification barely pays (at most {100 * most:.1f}% noise "
+                    f"saved); it needs a width d ≳ 2(C/σ)² ≈ {need.width_for_amplification:,.0f} "
+                    f"at λ = {need.ridge:g} (Theorem 5.1, a heuristic guide), e.g. a wide "
+                    "random-feature generator, or a smaller λ"
+                )
+        verdict = baseline_verdict(best.gram_error_floor, best.gram_error, best.gram_error_baseline)
+        return [*out, f"at λ = {best.ridge:g}, width {best.width}: " + verdict, _GRAM_NOTE]
+
+
+def plan_table(
+    data: str | os.PathLike,
+    targets: str | Sequence[str],
+    *,
+    features: str | Sequence[str] | None = None,
+    label_bound: float,
+    epsilon: float,
+    delta: float,
+    ridges: Sequence[float] = DEFAULT_RIDGES,
+    widths: Sequence[float] | None = None,
+    n_syn: int | None = None,
+    releases: int = 1,
+    method: str = "exact",
+) -> TablePlan:
+    """Plan the release of a private table from its shape: C, Δ, σ, noise saved, utility.
+
+    Parameters
+    ----------
+    data : path
+        The private table (.csv or .parquet); only its shape is read.
+    targets, features : str or sequence of str
+        Target columns and feature columns (names, or one comma-separated string;
+        default features: every other column).
+    label_bound, epsilon, delta, ridges, n_syn, releases, method
+        As for :func:`plan_release`.
+    widths : sequence of numbers, optional
+        Generator widths (whole numbers; default the table's feature count).
+
+    Returns
+    -------
+    TablePlan
+        The plan, with ``to_dict()`` and ``lines()``.
+    """
+    target_cols = parse_columns(targets, param="targets")
+    feature_cols = parse_columns(features, param="features")
+    m, d, k = read_shape(data, target_cols, feature_cols, param="data")
+    if widths is not None:
+        if any(w != int(w) for w in widths):
+            raise InputError("width", "must be whole numbers")
+        widths = [int(w) for w in widths]
+    plan = plan_release(
+        n_records=m, n_features=d, n_targets=k, label_bound=label_bound, epsilon=epsilon,
+        delta=delta, ridges=ridges, widths=widths, n_syn=n_syn, releases=releases, method=method,
+    )  # fmt: skip
+    return TablePlan(str(data), plan)
