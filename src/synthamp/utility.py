@@ -40,7 +40,6 @@ __all__ = [
     "AdaSSPResult",
     "adassp",
     "adassp_noise",
-    "baseline_verdict",
     "gaussian_gram_error",
     "gaussian_gram_sigma",
     "gaussian_synthesizer_error",
@@ -173,35 +172,6 @@ def records_error_floor(sigma: float, dim: int, out_dim: int = 1) -> float:
     d = check_integer("dim", dim, 1)
     k = check_integer("out_dim", out_dim, 1)
     return sigma * sigma * math.sqrt(d * k * (k + 1))
-
-
-def baseline_verdict(records_floor: float, records_bound: float, baseline: float) -> str:
-    """One plain sentence: does the Gaussian mechanism on vᵀv serve the user better?
-
-    ``records_floor`` and ``records_bound`` are the records' RMSE at v = 0 (a lower
-    bound for every v) and at ‖v‖ = C (an upper bound), ``baseline`` the Gaussian
-    mechanism's exact RMSE (all Frobenius). Every output that compares the two
-    (plan, demo) prints this sentence.
-    """
-    name = "the Gaussian mechanism on the Gram matrix (Analyze Gauss) at the same (ε, δ)"
-    if baseline < records_floor:
-        return (
-            f"baseline: {name} estimates vᵀv {records_floor / baseline:.3g}× more accurately "
-            "than the synthetic records can for any model (RMSE "
-            f"{baseline:.3g} against at least {records_floor:.3g}): if vᵀv is what you need, "
-            "release it that way instead"
-        )
-    if baseline < records_bound:
-        return (
-            f"baseline: {name} has RMSE {baseline:.3g}, below the synthetic records' "
-            f"{records_bound:.3g} at the largest model ‖v‖ = C (and above their "
-            f"{records_floor:.3g} at v = 0): it serves you better unless ‖v‖ is well below C"
-        )
-    return (
-        f"baseline: {name} has RMSE {baseline:.3g}, at least the synthetic records' "
-        f"{records_bound:.3g} at ‖v‖ = C: the records serve vᵀv at least as well "
-        f"({baseline / records_bound:.3g}×)"
-    )
 
 
 def targets_gram_sensitivity(label_bound: float, out_dim: int = 1) -> float:

@@ -22,7 +22,7 @@ def test_the_choices_are_the_library_constants():
     from synthamp.cli.account import account, calibrate
     from synthamp.cli.audit import audit
     from synthamp.cli.plan import plan
-    from synthamp.release import PLAN_METHODS
+    from synthamp.release import ADJACENCIES, DESIGNS, PLAN_METHODS
 
     for command in (account, calibrate):
         assert _choices(command) == {
@@ -32,7 +32,9 @@ def test_the_choices_are_the_library_constants():
         "correction": CORRECTIONS, "estimator": ESTIMATORS, "mechanism": MECHANISMS,
         "accountant": ACCOUNTANTS,
     }  # fmt: skip
-    assert _choices(plan) == {"method": PLAN_METHODS}
+    assert _choices(plan) == {
+        "method": PLAN_METHODS, "design": DESIGNS, "adjacency": ADJACENCIES,
+    }  # fmt: skip
 
 
 def test_loading_a_command_does_not_load_its_library_choices():

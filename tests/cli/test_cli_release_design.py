@@ -58,3 +58,24 @@ def test_design_options_are_checked_before_the_table_is_read(table, capsys):
     assert main([*ARGS[:15], "--width", "10", "--out", "s.csv"]) == 2
     assert "applies only with --design" in capsys.readouterr().err
     assert not (table / "s.csv").exists()
+
+
+def test_plan_with_a_design_gives_the_release_its_sigma(table, capsys):
+    plan = [
+        "plan", "--data", "t.csv", "--targets", "y", "--label-bound", "1", "--ridge", "0.01",
+        "--epsilon", "1", "--delta", "1e-5", "--design", "random-seeds", "--width", "2000",
+        "--design-seed", "9", "--no-progress",
+    ]  # fmt: skip
+    assert main([*plan, "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)["rows"][0]
+    assert main([*ARGS, "--json"]) == 0
+    capsys.readouterr()
+    report = json.loads((table / "s.privacy.json").read_text())
+    for key in ("sensitivity", "norm_bound", "gram_sensitivity", "sigma", "sigma_norm"):
+        assert row[key] == report[key], key
+    assert main(plan) == 0
+    text = capsys.readouterr().out
+    assert "public design random-seeds, seed 9" in text and "s₂" in text
+    assert "Analyze Gauss" in text and "output perturbation of v" in text
+    assert main([*plan, "--n-syn", "10"]) == 2
+    assert "one unlimited release" in capsys.readouterr().err

@@ -33,6 +33,12 @@ __all__ = ["plan"]
                  help="Releases of the same data (composed)."),
     click.option("--accounting", "method", type=LibraryChoice("synthamp.release", "PLAN_METHODS"),
                  default="exact", show_default=True, help="Amplification-aware accounting method."),
+    click.option("--design", type=LibraryChoice("synthamp.release", "DESIGNS"), default=None,
+                 help="Plan a public design of each --width (random-seeds)."),
+    click.option("--design-seed", type=int, default=None, metavar="S",
+                 help="The design's public seed."),
+    click.option("--adjacency", type=LibraryChoice("synthamp.release", "ADJACENCIES"),
+                 default="gram", show_default=True, help="Adjacency of --design."),
     click.option("--no-progress", is_flag=True, help="No status line on stderr."),
     JSON,
 )  # fmt: skip

@@ -18,13 +18,20 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from synthamp._budget import PLATEAU_FALLBACK
 
-__all__ = ["ADJACENCY", "REPORT_SCHEMA", "SCHEMA_VERSION", "PrivacyReport"]
+__all__ = [
+    "ADJACENCY",
+    "REPORT_SCHEMA",
+    "SCHEMA_VERSION",
+    "PrivacyReport",
+    "utility_table_cells",
+    "utility_text",
+]
 
 #: Version of every JSON synthamp writes: the report and the ``--json`` output of the
 #: commands (docs/json.md, docs/synthamp-output.schema.json); bump when a key changes meaning
@@ -351,40 +358,12 @@ class PrivacyReport:
         )
 
     def utility_table_rows(self) -> tuple[tuple[str, ...], ...]:
-        """The utility table as text cells (one tuple a row), for every renderer.
-
-        Header first: mechanism, releases, statistic, RMSE, relative error, × records,
-        RMSE is. Numbers with 4 significant digits; "—" where there is none. Empty
-        where the report has no table.
-        """
-        if not self.utility_table:
-            return ()
-        head = ("mechanism", "releases", "statistic", "RMSE", "relative", "× records", "RMSE is")
-        keys = ("rmse", "relative_error", "ratio_to_records")
-        body = tuple(
-            (
-                str(row["mechanism"]),
-                str(row["releases"]),
-                str(row["statistic"]),
-                *(_num(row.get(key)) for key in keys),
-                str(row["kind"]),
-            )
-            for row in self.utility_table
-        )
-        return (head, *body)
+        """The utility table as text cells (:func:`utility_table_cells`), for every renderer."""
+        return utility_table_cells(self.utility_table)
 
     def utility_lines(self) -> list[str]:
-        """The verdict and the utility table as plain text lines (a terminal's summary)."""
-        rows = self.utility_table_rows()
-        lines = [self.utility_verdict] if self.utility_verdict else []
-        if rows:
-            widths = [max(len(row[i]) for row in rows) for i in range(6)]
-            lines += [
-                "  "
-                + "  ".join(cell.ljust(w) for cell, w in zip(row[:6], widths, strict=True)).rstrip()
-                for row in rows
-            ]
-        return lines
+        """The verdict and the utility table as plain text lines (:func:`utility_text`)."""
+        return utility_text(self.utility_verdict, self.utility_table)
 
     def to_markdown(self) -> str:
         """The report as a Markdown document for humans."""
@@ -497,3 +476,41 @@ def _num(value: float) -> str:
     if math.isinf(value):
         return "∞"
     return f"{value:.4g}"
+
+
+def utility_table_cells(table: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, ...], ...]:
+    """A utility table (:func:`synthamp.utility.release_utility`) as text cells, one tuple a row.
+
+    Header first: mechanism, releases, statistic, RMSE, relative error, × records,
+    RMSE is. Numbers with 4 significant digits; "—" where there is none. Empty for an
+    empty table.
+    """
+    if not table:
+        return ()
+    head = ("mechanism", "releases", "statistic", "RMSE", "relative", "× records", "RMSE is")
+    keys = ("rmse", "relative_error", "ratio_to_records")
+    body = tuple(
+        (
+            str(row["mechanism"]),
+            str(row["releases"]),
+            str(row["statistic"]),
+            *(_num(row.get(key)) for key in keys),
+            str(row["kind"]),
+        )
+        for row in table
+    )
+    return (head, *body)
+
+
+def utility_text(verdict: str, table: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The verdict and the utility table as plain text lines (a terminal's summary)."""
+    rows = utility_table_cells(table)
+    lines = [verdict] if verdict else []
+    if rows:
+        widths = [max(len(row[i]) for row in rows) for i in range(6)]
+        lines += [
+            "  "
+            + "  ".join(cell.ljust(w) for cell, w in zip(row[:6], widths, strict=True)).rstrip()
+            for row in rows
+        ]
+    return lines
