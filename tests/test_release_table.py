@@ -112,3 +112,18 @@ def test_default_monitor_warns_of_a_stale_file_and_the_result_keeps_it(workdir):
         result = release_table("data.csv", n_syn=20, out="syn.csv", **QUICK)
     assert not stale.exists()
     assert any("removed" in note for note in result.notes)
+
+
+def test_release_table_on_a_public_design_returns_its_numbers(workdir):
+    monitor = Recording()
+    result = release_table(
+        private_frame(), ["y1"], FEATURES, label_bound=1.0, ridge=0.1, n_syn=50, out="d.csv",
+        epsilon=1.0, delta=1e-5, design="random-seeds", width=200, design_seed=3, monitor=monitor,
+    )  # fmt: skip
+    assert result.privacy is None and result.records == 50
+    assert json.loads((workdir / "d.privacy.json").read_text()) == result.design_report
+    assert result.design_report["records"] == 50 and result.design_report["columns"] == ["y1"]
+    assert result.epsilon <= 1.0 and result.delta == 1e-5 and result.utility["gram_error"] > 0
+    assert result.summary[0].startswith("design: random-seeds, width D = 200, public seed 3")
+    assert monitor.events == [("stage", "fitting on the public design")]
+    assert pd.read_csv("d.csv").shape == (50, 1)
