@@ -121,7 +121,10 @@ def test_release_table_on_a_public_design_returns_its_numbers(workdir):
         epsilon=1.0, delta=1e-5, design="random-seeds", width=200, design_seed=3, monitor=monitor,
     )  # fmt: skip
     assert result.privacy is None and result.records == 50
-    assert json.loads((workdir / "d.privacy.json").read_text()) == result.design_report
+    written = json.loads((workdir / "d.privacy.json").read_text())
+    assert written == json.loads(json.dumps(result.design_report))  # tuples become lists
+    page = (workdir / "d.privacy.html").read_text()  # the full report of the design release
+    assert 'id="utility-baselines"' in page and "public design random-seeds" in page
     assert result.design_report["records"] == 50 and result.design_report["columns"] == ["y1"]
     assert result.epsilon <= 1.0 and result.delta == 1e-5 and result.utility["gram_error"] > 0
     assert result.summary[0].startswith("design: random-seeds, width D = 200, public seed 3")

@@ -92,8 +92,8 @@ def print_release_summary(privacy, rows: int, out_path: Path, report_paths: tupl
     for line in (privacy.accounting_note, privacy.amplification):
         if line:
             console.print(f"note: {line}")
-    if privacy.utility_verdict:  # the report's sentence, worded once (synthamp.utility)
-        console.print(escape(privacy.utility_verdict))
+    for line in privacy.utility_lines():  # the report's sentence and table (synthamp.utility)
+        console.print(escape(line))
     console.print("report: " + ", ".join(shown(p) for p in report_paths))
 
 
@@ -130,6 +130,7 @@ def show_demo(result, epsilon: float, as_json: bool) -> None:
         echo_json(written_json(privacy, n_syn, synthetic, reports, utility=utility))
         return
     from rich.console import Console  # rich: heavy, on use only
+    from rich.markup import escape
 
     say = Console(highlight=False, soft_wrap=True).print
     say(
@@ -153,10 +154,11 @@ def show_demo(result, epsilon: float, as_json: bool) -> None:
     )
     amplified, post, baseline = (utility[k] for k in ("amplified", "post_processing", "baseline"))
     say(
-        "utility: the records carry vᵀv = ‖v‖² (Proposition 4.1); its debiased estimate from "
-        f"{n_syn:,} records has median relative error [bold]{amplified:.2f}[/] at the "
-        f"amplification-aware σ vs {post:.2f} at the post-processing σ "
-        f"({post / amplified:.1f}× smaller; {result.repeats} simulated releases)"
+        "utility at the fitted model (simulated on the public data): the records carry "
+        f"vᵀv = ‖v‖² (Proposition 4.1); its debiased estimate from {n_syn:,} records has median "
+        f"relative error [bold]{amplified:.2f}[/] at the amplification-aware σ vs {post:.2f} at "
+        f"the post-processing σ ({post / amplified:.1f}× smaller; {result.repeats} simulated "
+        "releases)"
     )
     verdict = (
         f"{amplified / baseline:.3g}× more accurately than the synthetic records: for ‖v‖², "
@@ -171,8 +173,11 @@ def show_demo(result, epsilon: float, as_json: bool) -> None:
     if amplified > 1:
         say(
             f"  (errors above 1: at ε = {epsilon:g} the noise dominates a model fitted on "
-            f"{result.m} records; see docs/release.md for what the data can be used for)"
+            f"{result.m} records; see docs/mechanism.md for what the data can be used for)"
         )
+    say("utility for any model within the norm bound (the report's bounds, every baseline):")
+    for line in privacy.utility_lines():
+        say("  " + escape(line))
     if privacy.accounting_note:
         say(f"note: {privacy.accounting_note}")
     if not privacy.noise_secret:

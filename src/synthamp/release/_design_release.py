@@ -33,7 +33,7 @@ from synthamp.release._designs import (
     design_model,
 )
 from synthamp.release._ridge import OBJECTIVE, _draw_with_factor, _gram_factor, _perturb, clip_rows
-from synthamp.report._privacy import ADJACENCY, PrivacyReport
+from synthamp.report._privacy import ADJACENCY, PrivacyReport, utility_text
 from synthamp.utility import release_utility
 
 __all__ = ["DesignAccounting", "DesignRelease", "account_design", "design_release"]
@@ -146,7 +146,8 @@ class DesignRelease:
         ]
         verdict = self.utility.get("utility_verdict")
         if verdict:
-            lines.append(f"utility: {verdict}")
+            first, *table = utility_text(verdict, self.utility.get("utility_table", ()))
+            lines += [f"utility: {first}", *table]
         if self.gram_sensitivity is not None:
             lines.append(
                 "(the baseline is the Gaussian mechanism on ‖v‖² with its public-design "

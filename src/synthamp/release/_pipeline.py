@@ -316,7 +316,8 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
         rows = _tabular.write_rows(table_tmp, chunks, o["targets"], fmt=fmt)
         numbers = {**released.to_dict(), "records": rows, "columns": list(o["targets"])}
         lines = released.summary()
-        write_design_reports(numbers, lines, report_tmps)
+        privacy = released.privacy_report(released.design.n_records, rows)
+        write_design_reports(numbers, privacy, report_tmps, n_released=rows)
     # the paths are filled in by the caller
     return TableRelease(Path(), (), rows, design_report=numbers, summary=tuple(lines))
 

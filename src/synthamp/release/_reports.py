@@ -8,7 +8,6 @@ into the temporary names of an :class:`~synthamp.release.OutputTransaction`.
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,25 +39,16 @@ def write_reports(privacy, paths: Sequence[Path], *, n_released: int, audit=None
     html_path.write_text(page, encoding="utf-8")
 
 
-def _markdown(numbers: dict, lines: Sequence[str]) -> str:
-    rows = "\n".join(f"| {key} | {value} |" for key, value in numbers.items() if key != "utility")
-    body = "\n".join(f"- {line}" for line in lines)
-    return f"# Privacy report: public design\n\n{body}\n\n| field | value |\n|---|---|\n{rows}\n"
+def write_design_reports(numbers: dict, privacy, paths: Sequence[Path], *, n_released: int) -> None:
+    """A design release's public numbers (JSON) and its privacy report (Markdown, HTML).
 
-
-def _html(lines: Sequence[str]) -> str:
-    items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "style-src 'unsafe-inline'\"><title>Privacy report: public design</title></head>"
-        f"<body><h1>Privacy report: public design</h1><ul>{items}</ul></body></html>\n"
-    )
-
-
-def write_design_reports(numbers: dict, lines: Sequence[str], paths: Sequence[Path]) -> None:
-    """A design release's public numbers (JSON, a Markdown table) and its summary (HTML)."""
+    ``numbers`` is :meth:`~synthamp.release.DesignRelease.to_dict` with the records
+    written; ``privacy`` its :meth:`~synthamp.release.DesignRelease.privacy_report`,
+    rendered as every release's report, the design's numbers appended to the Markdown.
+    """
     json_path, md_path, html_path = paths
     json_path.write_text(json.dumps(numbers, indent=2), encoding="utf-8")
-    md_path.write_text(_markdown(numbers, lines), encoding="utf-8")
-    html_path.write_text(_html(lines), encoding="utf-8")
+    rows = "\n".join(f"| {key} | {value} |" for key, value in numbers.items() if key != "utility")
+    table = f"\n## The public design's numbers\n\n| field | value |\n|---|---|\n{rows}\n"
+    md_path.write_text(privacy.to_markdown().rstrip() + "\n" + table, encoding="utf-8")
+    html_path.write_text(render_html(privacy, n_released=n_released), encoding="utf-8")
