@@ -79,3 +79,24 @@ def test_plan_with_a_design_gives_the_release_its_sigma(table, capsys):
     assert "Analyze Gauss" in text and "output perturbation of v" in text
     assert main([*plan, "--n-syn", "10"]) == 2
     assert "one unlimited release" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("backend", ["local", pytest.param("dask", marks=pytest.mark.slow)])
+def test_a_design_release_writes_partitions_locally_and_on_dask(table, capsys, backend):
+    if backend == "dask":
+        pytest.importorskip("distributed", reason="dask[distributed] is an optional extra")
+    args = [a if a != "s.csv" else "parts" for a in ARGS]
+    args[args.index("500")] = "3000"
+    assert main([*args, "--partitions", "3", "--backend", backend, "--json"]) == 0
+    capsys.readouterr()
+    import pyarrow.parquet as pq
+
+    parts = sorted((table / "parts").glob("*.parquet"))
+    assert len(parts) == 3
+    records = np.concatenate([pq.read_table(p).column("y").to_numpy() for p in parts])
+    report = json.loads((table / "parts.privacy.json").read_text())
+    assert records.size == 3000 == report["records"]
+    # the parts are independent draws of one law N(0, σ_z²‖V‖²): not copies of one stream
+    assert len({float(pq.read_table(p).column("y")[0].as_py()) for p in parts}) == 3
+    if backend == "dask":
+        assert "dask" in (table / "parts.privacy.md").read_text()

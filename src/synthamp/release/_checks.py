@@ -165,7 +165,7 @@ def check_scale_options(partitions, n_syn: int, distributed: bool, scheduler) ->
         raise InputError("scheduler", "applies only with --backend dask")
 
 
-def check_design_options(design, width, design_seed, sigma, partitions, backend) -> None:
+def check_design_options(design, width, design_seed, sigma) -> None:
     """The options a public design needs, checked before the table is read."""
     if design is None:
         for name, value in (("width", width), ("design_seed", design_seed)):
@@ -178,5 +178,3 @@ def check_design_options(design, width, design_seed, sigma, partitions, backend)
     check_integer("design_seed", design_seed, 0)
     if sigma is not None:
         raise InputError("sigma", "--design calibrates σ: give --epsilon and --delta")
-    if partitions is not None or backend != "local":
-        raise InputError("design", "writes one file (no --partitions or --backend dask yet)")

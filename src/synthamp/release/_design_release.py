@@ -32,6 +32,7 @@ from synthamp.release._designs import (
     design_bounds,
     design_model,
 )
+from synthamp.release._partitioned import PartitionTask, partitions_root, plan_partitions
 from synthamp.release._ridge import OBJECTIVE, _draw_with_factor, _gram_factor, _perturb, clip_rows
 from synthamp.report._privacy import ADJACENCY, PrivacyReport, utility_text
 from synthamp.utility import release_utility
@@ -89,6 +90,7 @@ class DesignRelease:
     guarantee_norm: Guarantee
     _factor: NDArray[np.float64] = field(repr=False)
     _rng: np.random.Generator = field(repr=False)
+    seeded: bool = False
 
     def sample(self, n: int) -> NDArray[np.float64]:
         """``n`` synthetic records σ_z·gR, g ~ N(0, I_k): exactly the law of ZV given V."""
@@ -222,6 +224,21 @@ class DesignRelease:
         )  # fmt: skip
         curves = functools.partial(release_curves, self.release, self.delta)
         return dataclasses.replace(report, curves=curves)
+
+    def partition_tasks(self, n_total: int, partitions: int) -> tuple[PartitionTask, ...]:
+        """``n_total`` records in ``partitions`` independent tasks (local or dask workers).
+
+        Each task holds the k × k factor R (RᵀR = σ_z²VᵀV: what the unlimited-release
+        guarantee covers, docs/theory.md §3, §17) and its own seed, from fresh OS entropy
+        (or, for a seeded research run, from the release's sampling stream), never from
+        the noise's seed.
+        """
+        n_total = check_integer("n_total", n_total, 1)
+        partitions = check_integer("partitions", partitions, 1)
+        if partitions > n_total:
+            raise InputError("partitions", f"{partitions} partitions for {n_total} records")
+        root = partitions_root(self._rng if self.seeded else None)
+        return plan_partitions(self._factor, root, n_total, partitions)
 
     def __getstate__(self):
         raise TypeError("a DesignRelease holds the Gram factor of V: it is not pickled")
@@ -402,4 +419,5 @@ def design_release(
         guarantee_norm=accounted.guarantee_norm,
         _factor=factor,
         _rng=np.random.Generator(np.random.PCG64(sample_seq)),
+        seeded=random_state is not None,
     )

@@ -137,9 +137,7 @@ def _check_numbers(o: dict) -> dict:
     o["label_bound"] = check_positive("label_bound", o["label_bound"])
     o["ridge"] = check_positive("ridge", o["ridge"])
     distributed = o["backend"] == "dask"
-    check_design_options(
-        o["design"], o["width"], o["design_seed"], o["sigma"], o["partitions"], o["backend"]
-    )
+    check_design_options(o["design"], o["width"], o["design_seed"], o["sigma"])
     o["unlimited"] = o["unlimited"] or distributed or o["design"] is not None  # design: unlimited
     o["n_syn"] = check_release_n_syn(o["n_syn"], o["unlimited"])
     o["feature_scale"] = check_positive("feature_scale", o["feature_scale"])
@@ -312,11 +310,17 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
             adjacency=o["adjacency"], accountant=o["accountant"], random_state=o["seed"],
         )  # fmt: skip
         del y, x
-        chunks = released.iter_samples(o["n_syn"])
-        rows = _tabular.write_rows(table_tmp, chunks, o["targets"], fmt=fmt)
+        if o["partitions"] is None:
+            chunks = _progressing(released.iter_samples(o["n_syn"]), monitor, o["n_syn"])
+            rows = _tabular.write_rows(table_tmp, chunks, o["targets"], fmt=fmt)
+        else:
+            tasks = released.partition_tasks(o["n_syn"], o["partitions"])
+            rows = _write_tasks(tasks, table_tmp, o, monitor)
         numbers = {**released.to_dict(), "records": rows, "columns": list(o["targets"])}
         lines = released.summary()
         privacy = released.privacy_report(released.design.n_records, rows)
+        if o["backend"] == "dask":
+            privacy = dataclasses.replace(privacy, notes=(*privacy.notes, DISTRIBUTED_NOTE))
         write_design_reports(numbers, privacy, report_tmps, n_released=rows)
     # the paths are filled in by the caller
     return TableRelease(Path(), (), rows, design_report=numbers, summary=tuple(lines))
@@ -376,7 +380,12 @@ def _write_records(generator, target, o, fmt, monitor) -> int:
     if partitions is None:
         chunks = generator.iter_samples(n_syn, chunk_size=WRITE_CHUNK)
         return _tabular.write_rows(target, _progressing(chunks, monitor, n_syn), columns, fmt=fmt)
-    tasks = generator_partitions(generator, n_syn, partitions)
+    return _write_tasks(generator_partitions(generator, n_syn, partitions), target, o, monitor)
+
+
+def _write_tasks(tasks, target, o, monitor) -> int:
+    """Write planned partitions into the folder ``target``: in this process or on dask."""
+    n_syn, columns = o["n_syn"], o["targets"]
     if o["backend"] == "dask":
         scheduler = o["scheduler"]
         where = f"the dask cluster at {scheduler}" if scheduler else "a local dask cluster"
