@@ -128,5 +128,5 @@ def test_release_table_on_a_public_design_returns_its_numbers(workdir):
     assert result.design_report["records"] == 50 and result.design_report["columns"] == ["y1"]
     assert result.epsilon <= 1.0 and result.delta == 1e-5 and result.utility["gram_error"] > 0
     assert result.summary[0].startswith("design: random-seeds, width D = 200, public seed 3")
-    assert monitor.events == [("stage", "fitting on the public design")]
+    assert monitor.events == [("stage", "fitting on the public design"), ("progress", 50, 50)]
     assert pd.read_csv("d.csv").shape == (50, 1)
