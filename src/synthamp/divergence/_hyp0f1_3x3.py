@@ -16,13 +16,21 @@ evaluated as Σ_λ P_λ(x₁, x₂) H_λ(x₃), H_λ(x₃) = Σ_r h_{λ,r} x₃^
 h_{λ,r} = Σ_κ w_κ ψ_{κ/λ}: one matrix product per batch of arguments.
 
 Truncation at |κ| ≤ N with a proven tail bound: since C_κ(X) ≥ 0,
-Σ_{|κ|=k} C_κ/[b]_κ ≤ (tr X)^k / m_k with m_k = min_{κ⊢k} [b]_κ, and adding a box
-multiplies [b]_κ by at least b − 1, so for ρ = tr X /((N+2)(b−1)) < 1
-tail ≤ u_{N+1}/(1 − ρ), u_k = (tr X)^k / (k! m_k). N is the smallest of
-:data:`_ORDERS` whose bound is below 1e-16 (relative to ₀F₁ ≥ 1) on the whole batch,
-else the largest, with the bound returned as the error. Domain: b > 1 (d ≥ 3 for
-b = d/2), tr X ≤ :data:`MAX_TRACE_3X3`; the bound is below 1e-16 at N = 40 for
-tr X ≤ 21, 40, 65, 134, 364 at b = 1.5, 2, 5, 15, 50.
+Σ_{|κ|=k} C_κ/[b]_κ ≤ (tr X)^k / m_k with m_k = min_{κ⊢k} [b]_κ, so
+tail ≤ Σ_{k>N} u_k, u_k = (tr X)^k / (k! ℓ_k), for any ℓ_k ≤ m_k. Here ℓ_k is the
+minimum of [b]_κ over all (κ₁, κ₂, κ₃) ≥ 0 of size k (the order κ₁ ≥ κ₂ ≥ κ₃
+dropped: a larger set, so ℓ_k ≤ m_k); log [b]_κ is a separable convex sum, so ℓ_k
+is found by adding boxes greedily, each multiplying it by at least b − 1. Hence
+u_{k+1}/u_k ≤ tr X/((k+1)(b − 1)), and tail ≤ Σ_{k=N+1}^{K} u_k + u_{K+1}/(1 − ρ_K),
+ρ_K = tr X/((K+2)(b−1)) ≤ 1/2 for K = max(N+1, ⌈2 T/(b−1)⌉), T = :data:`MAX_TRACE_3X3`.
+The bound is tabulated on a geometric grid of tr X and read at the grid point above
+(it increases with tr X). N is the smallest of :data:`_ORDERS` whose bound is below
+1e-16 (relative to ₀F₁ ≥ 1) on the whole batch, else the largest, with the bound
+returned as the error. Domain: b > 1 (d ≥ 3 for b = d/2), tr X ≤ :data:`MAX_TRACE_3X3`;
+the bound is below 1e-16 at N = 40 for tr X ≤ 37, 42, 64, 132, 362 at b = 1.5, 2, 5,
+15, 50 and below 1e-6 for tr X ≤ 67, 73, 111, 228, 600: beyond, the error it reports
+grows fast (the rank-one worst case of the bound is pessimistic: on rank-one X the
+series converges much faster), and callers must check it.
 
 Accuracy (tests/divergence/test_wishart3.py): against an mpmath sum of the same
 series written from the definitions (40 digits, stored reference), against
@@ -139,32 +147,56 @@ def _structure(order: int):
 
 
 @lru_cache(maxsize=32)
-def _coefficients(b: float, order: int):
-    """h_{λ,r} as a matrix (order+1, #λ), and log m_{order+1} for the tail bound."""
+def _coefficients(b: float, order: int) -> np.ndarray:
+    """h_{λ,r} as a matrix (order+1, #λ)."""
     lams, kappas, _one_row, rows, powers, cols, vals, log_hooks = _structure(order)
     sizes = np.array([sum(k) for k in kappas])
     log_w = sizes * math.log(_JACK) - log_hooks - np.array([_log_poch(b, k) for k in kappas])
     h = np.zeros((order + 1, len(lams)))
     np.add.at(h, (powers, rows), vals * np.exp(log_w[cols]))
-    nxt = order + 1
-    log_m = min(_log_poch(b, k) for k in _partitions(nxt, 3) if sum(k) == nxt)
-    return h, log_m
+    return h
 
 
-def _log_tail_bound(trace: np.ndarray, b: float, order: int, log_m: float) -> np.ndarray:
-    """log of the proven bound on the series beyond |κ| = order (−inf at tr X = 0)."""
+#: Grid of tr X on which the tail bound is tabulated (geometric, up to MAX_TRACE_3X3).
+_TRACE_GRID = np.geomspace(1e-6, MAX_TRACE_3X3, 481)
+
+
+@lru_cache(maxsize=32)
+def _tail_table(b: float, order: int) -> np.ndarray:
+    """log of the proven tail bound beyond |κ| = order at each point of _TRACE_GRID."""
     from scipy import special  # heavy: scipy.special, on use only
 
-    rho = trace / ((order + 2) * (b - 1.0))
-    with np.errstate(divide="ignore"):
-        log_u = (order + 1) * np.log(trace) - special.gammaln(order + 2) - log_m
-        return np.where(rho < 1, log_u - np.log1p(-np.minimum(rho, 0.999999)), np.inf)
+    last = max(order + 1, math.ceil(2.0 * MAX_TRACE_3X3 / (b - 1.0)))
+    # ℓ_k: greedy minimum of Π_i (b − i/2)_{κ_i} over κ ≥ 0 (unordered) of size k
+    parts = [0, 0, 0]
+    log_l = np.empty(last + 2)
+    log_l[0] = 0.0
+    for k in range(1, last + 2):
+        inc = [math.log(b - i / _JACK + parts[i]) for i in range(3)]
+        i = int(np.argmin(inc))
+        parts[i] += 1
+        log_l[k] = log_l[k - 1] + inc[i]
+    ks = np.arange(order + 1, last + 2)
+    log_t = np.log(_TRACE_GRID)[:, None]
+    log_u = ks * log_t - special.gammaln(ks + 1.0) - log_l[ks]  # (grid, k)
+    rho = _TRACE_GRID / ((last + 2) * (b - 1.0))  # ≤ 1/2 on the grid
+    head = special.logsumexp(log_u[:, :-1], axis=1)
+    rest = log_u[:, -1] - np.log1p(-rho)
+    return np.logaddexp(head, rest)
+
+
+def _log_tail_bound(trace: np.ndarray, b: float, order: int) -> np.ndarray:
+    """log of the proven bound on the series beyond |κ| = order (read at the grid
+    point at or above tr X: the bound increases with tr X)."""
+    table = _tail_table(b, order)
+    idx = np.searchsorted(_TRACE_GRID, np.asarray(trace, dtype=float), side="left")
+    return np.where(idx < len(table), table[np.minimum(idx, len(table) - 1)], np.inf)
 
 
 def _series(x: np.ndarray, b: float, order: int) -> np.ndarray:
     """Σ_{|κ|≤order} w_κ P_κ(x) for rows x = (x1, x2, x3)."""
     lams, _, one_row, *_ = _structure(order)
-    h, _ = _coefficients(b, order)
+    h = _coefficients(b, order)
     n = len(x)
     powers = np.arange(order + 1)
     p1 = x[:, 0:1] ** powers  # (n, N+1)
@@ -212,15 +244,11 @@ def log_hyp0f1_3x3(b: float, eigenvalues) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"tr X must be <= {MAX_TRACE_3X3:g}")
     t_max = float(trace.max()) if len(trace) else 0.0
     for order in _ORDERS:
-        _, log_m = _coefficients(b, order)
-        if _log_tail_bound(np.array([t_max]), b, order, log_m)[0] < math.log(_TAIL_TARGET):
+        if _log_tail_bound(np.array([t_max]), b, order)[0] < math.log(_TAIL_TARGET):
             break
-    # else: the largest order; beyond its domain the error bound says so (large or inf)
-    _, log_m = _coefficients(b, order)
+    # else: the largest order; beyond its domain the error bound says so (large)
     total = _series(x, b, order)
     value = np.log(total)
     # ₀F₁ ≥ 1, so the tail relative to the sum is at most the tail itself
-    error = np.exp(_log_tail_bound(trace, b, order, log_m)) + 2.0 * order * _EPS * (
-        1.0 + np.abs(value)
-    )
+    error = np.exp(_log_tail_bound(trace, b, order)) + 2.0 * order * _EPS * (1.0 + np.abs(value))
     return value.reshape(shape), error.reshape(shape)
