@@ -249,7 +249,9 @@ def test_calibration_where_calibrate_sigma_fails_is_sound():
     from synthamp.accountant import DEFAULT_ORDERS, calibrate_sigma, rdp_to_epsilon, worst_case_rdp
     from synthamp.figures._regime import _calibrated_sigma
 
-    plateau = calibrate_sigma(1.0, 1e-5, dim=100, norm_bound=2.0, sensitivity=1.0).sigma
+    plateau = calibrate_sigma(
+        1.0, 1e-5, dim=100, norm_bound=2.0, sensitivity=1.0, accountant="rdp"
+    ).sigma
     sigma, kind, _, route = _calibrated_sigma(100, 2.0, 1.0, 1, plateau)
     assert route.startswith(("calibrate_sigma", "bisection")) and kind == "exact"
     assert sigma < 0.6 * plateau  # measured 0.494 against 1.000

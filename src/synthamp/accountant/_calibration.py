@@ -32,7 +32,7 @@ from synthamp._budget import (
     report_status,
     time_budget,
 )
-from synthamp._kinds import Kind, privacy_quantity
+from synthamp._kinds import Kind
 from synthamp._validation import InputError, check_open_unit, check_positive
 from synthamp.accountant._curves import _check_budget, _rdp_curve, budget_note
 from synthamp.accountant._pld import calibrate_sigma_pld
@@ -56,7 +56,7 @@ from synthamp.accountant._worst_case import (
 )
 from synthamp.bounds import post_processing_rdp
 
-__all__ = ["CALIBRATION_WINDOW", "Calibration", "calibrate_sigma"]
+__all__ = ["CALIBRATION_WINDOW", "Calibration"]
 
 
 @dataclass(frozen=True)
@@ -580,67 +580,26 @@ def _calibrate_finite(
     return (*(finite if finite[0] <= sigma_p else plateau), None)
 
 
-@privacy_quantity("certified")
-def calibrate_sigma(
+def _calibrate_sigma(
     epsilon: float,
     delta: float,
     *,
     dim: int,
-    out_dim: int = 1,
+    out_dim: int,
     norm_bound: float,
     sensitivity: float,
-    n_syn: int | None = None,
-    releases: int = 1,
-    method: Method = "exact",
-    orders: ArrayLike | None = None,
-    rtol: float = 1e-4,
-    time_budget: float | None = DEFAULT_TIME_BUDGET,
-    accountant: str = "rdp",
-    discretization: float = 1e-4,
-    gram_sensitivity: float | None = None,
+    n_syn: int | None,
+    releases: int,
+    method: Method,
+    orders: ArrayLike | None,
+    rtol: float,
+    time_budget: float | None,
+    accountant: str,
+    discretization: float,
+    gram_sensitivity: float | None,
 ):
-    """Smallest noise σ whose release meets the target (ε, δ) (docs/theory.md §12).
-
-    Brackets σ by doublings/halvings from the post-processing calibration, then
-    bisects on log σ until the bracket is narrower than ``rtol``. ε(σ) is
-    non-increasing in σ for every method (module docstring), and the upper end
-    of the bracket is returned, where ε was computed and is <= the target: the
-    result is conservative by construction. The post-processing calibration is
-    reported alongside.
-
-    Parameters
-    ----------
-    epsilon : float
-        Target ε > 0.
-    delta : float
-        δ in (0, 1).
-    dim, out_dim, norm_bound, sensitivity, n_syn, releases
-        The release, as in :class:`SyntheticDataRelease`.
-    method : {"exact", "global", "post-processing"}, default "exact"
-    orders : array_like, optional
-        Rényi orders; default :data:`DEFAULT_ORDERS`.
-    rtol : float, default 1e-4
-        Relative width of the final bracket on σ.
-    time_budget : float or None, default :data:`~synthamp.accountant.DEFAULT_TIME_BUDGET` (10 s)
-        Seconds for the finite-release refinement (None: no limit). For a
-        finite release (``n_syn`` set, exact method, k = 1) σ is first
-        calibrated for an unlimited release (the plateau, sound for every
-        n_syn), then refined with the finite engine; if the budget runs out
-        the plateau's σ is returned and ``fallback`` says so. The budget is
-        checked between engine calls, so it may be overrun by one.
-    accountant : {"rdp", "pld"}, default "rdp"
-        pld: calibrate on the exact privacy profile composed by PLD
-        (:func:`synthamp.accountant.calibrate_sigma_pld`, docs/theory.md §14).
-    discretization : float, default 1e-4
-        The PLD's interval h.
-    gram_sensitivity : float or None, default None
-        s₂: statistic-level adjacency (k = 1, unlimited release), as in
-        :class:`SyntheticDataRelease` (docs/gram-adjacency.md).
-
-    Returns
-    -------
-    Calibration (rdp) or PldCalibration (pld)
-    """
+    """:func:`~synthamp.accountant.calibrate_sigma` by the accountant named (``"rdp"``,
+    ``"pld"``): validates, then calls :func:`_calibration` or the PLD accountant."""
     if accountant == "pld":  # docs/theory.md §14: the exact privacy profile, PLD composition
         return calibrate_sigma_pld(
             epsilon, delta, dim=dim, out_dim=out_dim, norm_bound=norm_bound,
@@ -665,6 +624,26 @@ def calibrate_sigma(
                 f"must be >= {MIN_SCALE:g} to calibrate σ (got {value:g}; C and Δ scale with the "
                 "label and norm bounds): rescale the data",
             )
+    return _calibration(target, delta, base, method, orders, rtol, budget, stacklevel=4)
+
+
+def _calibration(
+    target: float,
+    delta: float,
+    base: SyntheticDataRelease,
+    method: str,
+    orders: NDArray[np.float64],
+    rtol: float = 1e-4,
+    budget: float | None = DEFAULT_TIME_BUDGET,
+    *,
+    stacklevel: int = 3,
+) -> Calibration:
+    """The kernel of the RDP calibration: validated inputs, ``orders`` sorted and unique,
+    ``base`` the release at σ = 1 (C and Δ at least :data:`MIN_SCALE`).
+
+    ``stacklevel`` points an :class:`OrderGridWarning` at the public caller.
+    """
+    out_dim, n_syn, releases = base.out_dim, base.n_syn, base.releases
 
     def make_epsilon_at(name: str) -> Callable[[float], tuple[float, float, Kind]]:
         return lambda sigma: _epsilon_at_sigma(sigma, base, orders, name, delta)
@@ -694,7 +673,7 @@ def calibrate_sigma(
             f"the optimal order {order:g} at the calibrated sigma is at the edge of the grid "
             f"[{orders.min():g}, {orders.max():g}]; more orders may give a smaller sigma",
             OrderGridWarning,
-            stacklevel=2,
+            stacklevel=stacklevel,
         )
     return Calibration(
         sigma=sigma,

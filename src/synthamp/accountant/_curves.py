@@ -43,7 +43,7 @@ from synthamp.accountant._releases import (
 from synthamp.accountant._worst_case import _worst_case, _worst_case_result
 from synthamp.bounds import amplification_ratio_local_upper, global_bound, post_processing_rdp
 
-__all__ = ["PLATEAU_FALLBACK", "EpsilonResult", "budget_note", "compute_epsilon", "rdp_curve"]
+__all__ = ["PLATEAU_FALLBACK", "EpsilonResult", "budget_note", "rdp_curve"]
 
 
 def _gaussian_curve(release: GaussianRelease, orders: NDArray[np.float64]) -> RdpCurve:
@@ -341,64 +341,20 @@ def _extra_curve(
     raise InputError("extra_curves", f"must hold RdpCurve or release objects, got {extra!r}")
 
 
-@privacy_quantity("certified")
-def compute_epsilon(
+def _compute_epsilon(
     release: SyntheticDataRelease | GaussianRelease,
     delta: float,
-    orders: ArrayLike | None = None,
-    method: Method = "exact",
-    extra_curves: Iterable[RdpCurve | Release] = (),
+    orders: ArrayLike | None,
+    method: Method,
+    extra_curves: Iterable[RdpCurve | Release],
     *,
-    time_budget: float | None = DEFAULT_TIME_BUDGET,
-    accountant: str = "rdp",
-    discretization: float = 1e-4,
-    search: int = 0,
+    time_budget: float | None,
+    accountant: str,
+    discretization: float,
+    search: int,
 ):
-    """(ε, δ) guarantee of a release, composed with other mechanisms on the same data.
-
-    ``accountant="pld"`` returns instead the tight ε of the exact privacy
-    profile composed by privacy loss distributions
-    (:func:`synthamp.accountant.compute_epsilon_pld`, a ``PldEpsilon`` with
-    its discretisation error; docs/theory.md §14); ``extra_curves`` must then hold
-    mechanisms, not RDP curves, and ``orders``/``method`` are not used.
-
-    The RDP curve of ``release`` (:func:`rdp_curve`), plus the curves of
-    ``extra_curves`` (RDP composition), converted by :func:`rdp_to_epsilon`.
-    The post-processing baseline (releasing the model instead of synthetic
-    data) is computed alongside, composed with the same extras.
-
-    Parameters
-    ----------
-    release : SyntheticDataRelease or GaussianRelease
-        The mechanism.
-    delta : float
-        δ in (0, 1).
-    orders : array_like, optional
-        Rényi orders; default :data:`DEFAULT_ORDERS`.
-    method : {"exact", "global", "post-processing"}, default "exact"
-    extra_curves : iterable of RdpCurve, SyntheticDataRelease or GaussianRelease
-        Other mechanisms run on the same data, composed with ``release``.
-        Curves must use the same orders; heuristic curves are refused.
-    time_budget : float or None, default :data:`~synthamp.accountant.DEFAULT_TIME_BUDGET` (10 s)
-        Seconds for the finite-release computation of ``release`` (None: no
-        limit); past it the plateau bound is used and ``fallback`` says so
-        (:func:`rdp_curve`).
-    accountant : {"rdp", "pld"}, default "rdp"
-    discretization : float, default 1e-4
-        The PLD's interval h (``accountant="pld"``).
-    search : int, default 0
-        k = 2, unlimited release: pairs screened for the searched lower bound
-        ``curve.rdp_search`` (:func:`rdp_curve`); it never changes ε.
-
-    Returns
-    -------
-    EpsilonResult (rdp) or PldEpsilon (pld)
-
-    Warns
-    -----
-    OrderGridWarning
-        When the optimal order is at the edge of the grid.
-    """
+    """:func:`~synthamp.accountant.compute_epsilon` by the accountant named (``"rdp"``,
+    ``"pld"``): validates, then calls :func:`_epsilon_result` or the PLD accountant."""
     if accountant == "pld":
         if search:
             raise InputError("search", "adds a lower bound to the RDP curve: use accountant='rdp'")
@@ -419,12 +375,30 @@ def compute_epsilon(
     extras = [_extra_curve(e, orders, budget) for e in extra_curves]
     release = _check_release(release)
     search = _check_search(search, release, method, True)
+    return _epsilon_result(release, delta, orders, method, extras, budget, search, stacklevel=5)
+
+
+def _epsilon_result(
+    release: Release,
+    delta: float,
+    orders: NDArray[np.float64],
+    method: str,
+    extras: list[RdpCurve] = (),
+    budget: float | None = DEFAULT_TIME_BUDGET,
+    search: int = 0,
+    *,
+    stacklevel: int = 3,
+) -> EpsilonResult:
+    """The kernel of the RDP accountant's ε: validated inputs, extras already RDP curves.
+
+    ``stacklevel`` points an :class:`OrderGridWarning` at the public caller.
+    """
     curve = _rdp_curve_within_budget(release, orders, method, True, budget, search)
     base = post = _rdp_curve(release, orders, "post-processing", lower=True)
     for extra in extras:
         curve = curve + extra
         post = post + extra
-    epsilon, order = _epsilon(orders, curve.rdp, delta, warn=True, stacklevel=3)
+    epsilon, order = _epsilon(orders, curve.rdp, delta, warn=True, stacklevel=stacklevel)
     epsilon_post, _ = _epsilon(orders, post.rdp, delta, warn=False)
     heuristics: dict[str, RdpCurve] = {}
     if isinstance(release, SyntheticDataRelease):

@@ -35,14 +35,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from synthamp._budget import DEFAULT_TIME_BUDGET, PLATEAU_FALLBACK
-from synthamp.accountant._calibration import calibrate_sigma, finite_epsilon_lower_bound
+from synthamp.accountant._calibration import _calibrate_sigma, finite_epsilon_lower_bound
 from synthamp.accountant._choice import (
     accountant_reason,
     choose_accountant,
     finite_or_unlimited,
     weighs_unlimited_profile,
 )
-from synthamp.accountant._curves import compute_epsilon
+from synthamp.accountant._curves import _compute_epsilon
 from synthamp.accountant._pld import (
     DEFAULT_DISCRETIZATION,
     calibrate_sigma_pld,
@@ -51,6 +51,9 @@ from synthamp.accountant._pld import (
 )
 from synthamp.accountant._profile import beyond_exact_profile, profile_epsilon
 from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease
+
+#: Relative width of a calibration's final bracket on σ (RDP and PLD alike).
+DEFAULT_RTOL = 1e-4
 
 __all__ = ["Guarantee", "account", "calibrate", "finite_accounting_name"]
 
@@ -198,6 +201,40 @@ class _Rdp(NamedTuple):
         )  # fmt: skip
 
 
+def _rdp_epsilon(
+    release: SyntheticDataRelease,
+    delta: float,
+    orders,
+    method: str,
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
+    search: int = 0,
+):
+    """The RDP accountant's ε of ``release`` (an :class:`EpsilonResult`)."""
+    return _compute_epsilon(
+        release, delta, orders, method, (), time_budget=time_budget, accountant="rdp",
+        discretization=DEFAULT_DISCRETIZATION, search=search,
+    )  # fmt: skip
+
+
+def _rdp_calibration(
+    epsilon: float,
+    delta: float,
+    shape: dict,
+    n_syn: int | None,
+    releases: int,
+    method: str,
+    orders=None,
+    rtol: float = DEFAULT_RTOL,
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
+):
+    """The RDP accountant's calibration (a :class:`Calibration`); ``shape``: d, k, C, Δ, s₂."""
+    return _calibrate_sigma(
+        epsilon, delta, **{"out_dim": 1, "gram_sensitivity": None, **shape}, n_syn=n_syn,
+        releases=releases, method=method, orders=orders, rtol=rtol, time_budget=time_budget,
+        accountant="rdp", discretization=DEFAULT_DISCRETIZATION,
+    )  # fmt: skip
+
+
 def account(
     release: SyntheticDataRelease,
     delta: float,
@@ -236,9 +273,7 @@ def account(
     Guarantee
         With ``sigma_post_processing`` the σ releasing V needs for the achieved ε.
     """
-    result = compute_epsilon(
-        release, delta, orders=orders, method=method, time_budget=time_budget, search=search
-    )
+    result = _rdp_epsilon(release, delta, orders, method, time_budget, search)
     at = _account(release, delta, _Rdp.of(result), accountant, method, discretization)
     return replace(at, sigma_post_processing=_post_sigma(release, at, at.epsilon))
 
@@ -317,10 +352,10 @@ def _post_sigma(release: SyntheticDataRelease, at: Guarantee, epsilon: float) ->
         composed = release.effective_sensitivity * math.sqrt(release.releases)
         return float(gaussian_sigma(epsilon, at.delta, composed))
     return float(
-        calibrate_sigma(
-            epsilon, at.delta, dim=release.dim, out_dim=release.out_dim,
-            norm_bound=release.norm_bound, sensitivity=release.sensitivity,
-            releases=release.releases, method="post-processing",
+        _rdp_calibration(
+            epsilon, at.delta, dict(dim=release.dim, out_dim=release.out_dim,
+            norm_bound=release.norm_bound, sensitivity=release.sensitivity),
+            None, release.releases, "post-processing",
         ).sigma
     )  # fmt: skip
 
@@ -341,10 +376,12 @@ def calibrate(
     discretization: float = DEFAULT_DISCRETIZATION,
     time_budget: float | None = DEFAULT_TIME_BUDGET,
     gram_sensitivity: float | None = None,
+    rtol: float = DEFAULT_RTOL,
 ) -> Guarantee:
     """The smallest σ whose guarantee (by the rule) is (``epsilon``, ``delta``)-DP.
 
-    Parameters as :func:`account` and :func:`~synthamp.accountant.calibrate_sigma`;
+    Parameters as :func:`account` and :func:`~synthamp.accountant.calibrate_sigma`
+    (``rtol``: the relative width of each calibration's final bracket on σ);
     ``gram_sensitivity`` (s₂, k = 1, unlimited) accounts under the statistic-level
     adjacency of a public design (docs/gram-adjacency.md).
     The σ is that of the accountant the rule picks; where it weighs the
@@ -362,7 +399,7 @@ def calibrate(
     shape = dict(dim=dim, out_dim=out_dim, norm_bound=norm_bound, sensitivity=sensitivity)
     if gram_sensitivity is not None:
         shape["gram_sensitivity"] = gram_sensitivity
-    pld_options = dict(releases=releases, discretization=discretization)
+    pld_options = dict(releases=releases, discretization=discretization, rtol=rtol)
     weigh = weighs_unlimited_profile(accountant, out_dim, n_syn, method)
     unlimited = skipped = None
     if weigh:
@@ -371,13 +408,12 @@ def calibrate(
     if skipped is not None:
         sigma = float(unlimited.sigma)
         plateau = SyntheticDataRelease(**shape, sigma=sigma, releases=releases)
-        result = compute_epsilon(plateau, delta, orders=orders, method=method)
+        result = _rdp_epsilon(plateau, delta, orders, method)
         rdp, ran = _Rdp.of(result, fallback=skipped), {}
     else:
-        cal = calibrate_sigma(
-            epsilon, delta, **shape, n_syn=n_syn, releases=releases, method=method,
-            orders=orders, time_budget=time_budget,
-        )  # fmt: skip
+        cal = _rdp_calibration(
+            epsilon, delta, shape, n_syn, releases, method, orders, rtol, time_budget
+        )
         sigma, ran = float(cal.sigma), {"sigma_rdp": float(cal.sigma)}
         rdp = _Rdp.of(cal)
         if choose_accountant(accountant, out_dim, n_syn, method) == "pld":
@@ -387,9 +423,7 @@ def calibrate(
             sigma = float(unlimited.sigma)
         if sigma != cal.sigma:  # the RDP numbers of the release at the σ taken
             release = SyntheticDataRelease(**shape, sigma=sigma, n_syn=n_syn, releases=releases)
-            result = compute_epsilon(
-                release, delta, orders=orders, method=method, time_budget=time_budget
-            )
+            result = _rdp_epsilon(release, delta, orders, method, time_budget)
             rdp = _Rdp.of(result, fallback=cal.fallback)
     release = SyntheticDataRelease(**shape, sigma=sigma, n_syn=n_syn, releases=releases)
     known = None

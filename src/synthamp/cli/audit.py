@@ -174,7 +174,8 @@ def _upper_bounds(release, delta: float, accountant: str | None) -> dict:
 
     delta = check_open_unit("delta", delta)
     if isinstance(release, GaussianRelease):  # releasing V: the exact profile, or RDP
-        rdp, tight = compute_epsilon(release, delta), profile_epsilon(release, delta)
+        rdp = compute_epsilon(release, delta, accountant="rdp")
+        tight = profile_epsilon(release, delta)
         chosen = accountant or "pld"
         used = tight if chosen == "pld" else rdp
         return {
