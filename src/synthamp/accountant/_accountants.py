@@ -24,6 +24,7 @@ from synthamp._budget import DEFAULT_TIME_BUDGET
 from synthamp._kinds import privacy_quantity
 from synthamp._validation import InputError
 from synthamp.accountant._calibration import _calibrate_sigma
+from synthamp.accountant._choice import check_accountant
 from synthamp.accountant._curves import _compute_epsilon
 from synthamp.accountant._guarantee import DEFAULT_RTOL, account, calibrate
 from synthamp.accountant._pld import DEFAULT_DISCRETIZATION
@@ -36,14 +37,6 @@ from synthamp.accountant._releases import (
 )
 
 __all__ = ["calibrate_sigma", "compute_epsilon"]
-
-_NAMED = ("rdp", "pld")
-
-
-def _check_accountant(accountant: str | None) -> str | None:
-    if accountant is not None and accountant not in _NAMED:
-        raise InputError("accountant", f"must be None, 'rdp' or 'pld', got {accountant!r}")
-    return accountant
 
 
 @privacy_quantity("certified")
@@ -121,7 +114,7 @@ def compute_epsilon(
     OrderGridWarning
         When the RDP accountant's optimal order is at the edge of the grid.
     """
-    if _check_accountant(accountant) is not None:
+    if check_accountant(accountant) is not None:
         return _compute_epsilon(
             release, delta, orders, method, extra_curves, time_budget=time_budget,
             accountant=accountant, discretization=discretization, search=search,
@@ -222,6 +215,6 @@ def calibrate_sigma(
         releases=releases, method=method, orders=orders, rtol=rtol, time_budget=time_budget,
         discretization=discretization, gram_sensitivity=gram_sensitivity,
     )  # fmt: skip
-    if _check_accountant(accountant) is not None:
+    if check_accountant(accountant) is not None:
         return _calibrate_sigma(epsilon, delta, **release, accountant=accountant)
     return calibrate(epsilon, delta, **release)

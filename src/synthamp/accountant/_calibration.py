@@ -2,7 +2,9 @@
 
 Kept apart from the accounting it inverts, as ``dp_accounting`` keeps
 ``mechanism_calibration.py`` apart from its accountants: the accountant maps
-σ to ε, this module searches σ.
+σ to ε, this module searches σ. ``_calibrate_sigma`` validates the RDP (or PLD)
+calibration of :func:`~synthamp.accountant.calibrate_sigma` (``_accountants``)
+once; ``_calibration`` is its kernel, which the guarantee room calls.
 
 Monotonicity in σ
 -----------------
@@ -20,7 +22,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -45,6 +47,7 @@ from synthamp.accountant._releases import (
     _check_orders,
     _epsilon,
     _epsilon_terms,
+    _with,
 )
 from synthamp.accountant._worst_case import (
     COLD_HINT_WIDTH,
@@ -54,7 +57,7 @@ from synthamp.accountant._worst_case import (
     _worst_case,
     gaussian_edge_maximiser,
 )
-from synthamp.bounds import post_processing_rdp
+from synthamp.bounds import _post_processing_scaled
 
 __all__ = ["CALIBRATION_WINDOW", "Calibration"]
 
@@ -164,7 +167,7 @@ def _epsilon_at_sigma(
     delta: float,
 ) -> tuple[float, float, Kind]:
     """(ε, optimal order, kind) of the release ``base`` at noise ``sigma``, every order."""
-    curve = _rdp_curve(base.with_sigma(sigma), orders, method, lower=False)
+    curve = _rdp_curve(_with(base, sigma=sigma), orders, method, lower=False)
     eps, order = _epsilon(orders, curve.rdp, delta, warn=False)
     return eps, order, curve.kind
 
@@ -207,10 +210,10 @@ def _calibrate_worst_case(
         window = orders[lo_i:hi_i]
 
         def epsilon_at(sigma: float, window=window, guard=guard) -> tuple[float, float]:
-            r = base.with_sigma(sigma)
+            r = _with(base, sigma=sigma)
             c, gap = r.adjacency_norm_bound / sigma, r.amplitude_gap / sigma
             upper = _worst_case(window, r.dim, c, gap, r.n_syn, guard=guard)[0]
-            post = post_processing_rdp(window, r.effective_sensitivity, sigma)
+            post = _post_processing_scaled(window, r.effective_sensitivity / sigma)
             return _epsilon(window, r.releases * np.minimum(upper, post), delta, warn=False)
 
         sigma, _ = _bisect_sigma(epsilon_at, target, start, rtol, first_step)
@@ -298,7 +301,7 @@ class _FiniteAccountant:
         return self._evaluators[sigma]
 
     def _post(self, sigma: float) -> NDArray[np.float64]:
-        return post_processing_rdp(self.orders, self.base.effective_sensitivity, sigma)
+        return _post_processing_scaled(self.orders, self.base.effective_sensitivity / sigma)
 
     def lower(self, sigma: float) -> float:
         """A lower bound on the accountant's ε at σ (one engine call; up to six the first)."""
@@ -555,7 +558,7 @@ def _calibrate_finite(
     n_syn = base.n_syn
     report_status("calibrating σ for an unlimited release (plateau)")
     sigma_p, eps_p, order_p, _ = _calibrate_worst_case(
-        replace(base, n_syn=None), target, delta, orders, start, center, rtol
+        _with(base, n_syn=None), target, delta, orders, start, center, rtol
     )
     plateau = (sigma_p, eps_p, order_p, Kind.CERTIFIED)
     report_status(
@@ -617,13 +620,6 @@ def _calibrate_sigma(
     base = SyntheticDataRelease(
         dim, out_dim, norm_bound, sensitivity, 1.0, n_syn, releases, gram_sensitivity
     )
-    for name, value in (("norm_bound", base.norm_bound), ("sensitivity", base.sensitivity)):
-        if value < MIN_SCALE:  # Δ²/σ² underflows: ε = 0 at every σ, the search hits σ = 0
-            raise InputError(
-                name,
-                f"must be >= {MIN_SCALE:g} to calibrate σ (got {value:g}; C and Δ scale with the "
-                "label and norm bounds): rescale the data",
-            )
     return _calibration(target, delta, base, method, orders, rtol, budget, stacklevel=4)
 
 
@@ -639,10 +635,17 @@ def _calibration(
     stacklevel: int = 3,
 ) -> Calibration:
     """The kernel of the RDP calibration: validated inputs, ``orders`` sorted and unique,
-    ``base`` the release at σ = 1 (C and Δ at least :data:`MIN_SCALE`).
+    ``base`` the release at σ = 1 (C and Δ are checked against :data:`MIN_SCALE` here).
 
     ``stacklevel`` points an :class:`OrderGridWarning` at the public caller.
     """
+    for name, value in (("norm_bound", base.norm_bound), ("sensitivity", base.sensitivity)):
+        if value < MIN_SCALE:  # Δ²/σ² underflows: ε = 0 at every σ, the search hits σ = 0
+            raise InputError(
+                name,
+                f"must be >= {MIN_SCALE:g} to calibrate σ (got {value:g}; C and Δ scale with the "
+                "label and norm bounds): rescale the data",
+            )
     out_dim, n_syn, releases = base.out_dim, base.n_syn, base.releases
 
     def make_epsilon_at(name: str) -> Callable[[float], tuple[float, float, Kind]]:
@@ -704,9 +707,9 @@ def finite_epsilon_lower_bound(release: SyntheticDataRelease, delta: float) -> f
     need not start it.
     """
     orders = np.unique(_check_orders(None))
-    base = replace(release, sigma=1.0)
-    post = release.releases * post_processing_rdp(
-        orders, release.effective_sensitivity, release.sigma
+    base = _with(release, sigma=1.0)
+    post = release.releases * _post_processing_scaled(
+        orders, release.effective_sensitivity / release.sigma
     )
     center = int(np.argmin(_epsilon_terms(orders, post, delta)))
     finite = _FiniteAccountant(base, orders, delta, center)

@@ -6,14 +6,18 @@ composes it with other mechanisms on the same data, converts it to (ε, δ)
 and reports the post-processing baseline next to it (:class:`EpsilonResult`).
 
 The public functions validate their inputs once, then call the kernels
-(``_rdp_curve``, ``_worst_case``, ``_epsilon``), which trust them; library
-code calls the kernels.
+(``_rdp_curve``, ``_rdp_curve_within_budget``, ``_epsilon_result``,
+``_worst_case``, ``_epsilon``, and the ``*_scaled`` kernels of ``bounds``),
+which trust them; library code calls the kernels. The public
+:func:`~synthamp.accountant.compute_epsilon` (``_accountants``) names the
+accountant or applies the rule of the guarantee room; its RDP accountant is
+``_compute_epsilon`` here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import numpy as np
@@ -38,17 +42,19 @@ from synthamp.accountant._releases import (
     SyntheticDataRelease,
     _check_method,
     _check_orders,
+    _curve,
     _epsilon,
+    _with,
 )
 from synthamp.accountant._worst_case import _worst_case, _worst_case_result
-from synthamp.bounds import amplification_ratio_local_upper, global_bound, post_processing_rdp
+from synthamp.bounds import _global_scaled, _local_upper_scaled, _post_processing_scaled
 
 __all__ = ["PLATEAU_FALLBACK", "EpsilonResult", "budget_note", "rdp_curve"]
 
 
 def _gaussian_curve(release: GaussianRelease, orders: NDArray[np.float64]) -> RdpCurve:
-    rdp = release.releases * post_processing_rdp(orders, release.sensitivity, release.sigma)
-    return RdpCurve(orders, rdp, Kind.EXACT, "gaussian")
+    rdp = release.releases * _post_processing_scaled(orders, release.sensitivity / release.sigma)
+    return _curve(orders, rdp, Kind.EXACT, "gaussian")
 
 
 @privacy_quantity("certified")
@@ -207,12 +213,12 @@ def _rdp_curve_within_budget(
     except TimeBudgetExceeded:
         report_status("time budget spent: accounting for an unlimited release (plateau)")
         if release.out_dim == 1:
-            plateau = _rdp_curve(replace(release, n_syn=None), orders, method, lower=False)
+            plateau = _rdp_curve(_with(release, n_syn=None), orders, method, lower=False)
             note = budget_note(release.n_syn, budget)
         else:  # the certified curve does not depend on n_syn; only the lower bound is dropped
             plateau = _rdp_curve(release, orders, method, lower=False)
             note = budget_note(release.n_syn, budget, "the exact k = 1 lower bound is omitted")
-        return RdpCurve(orders, plateau.rdp, Kind.CERTIFIED, plateau.method, None, note)
+        return _curve(orders, plateau.rdp, Kind.CERTIFIED, plateau.method, None, note)
 
 
 def _check_release(release: object) -> Release:
@@ -231,7 +237,7 @@ def _rdp_curve(
         return _gaussian_curve(release, orders)
     r = release
     c, s = r.adjacency_norm_bound / r.sigma, r.sensitivity / r.sigma
-    post = post_processing_rdp(orders, r.effective_sensitivity, r.sigma)
+    post = _post_processing_scaled(orders, r.effective_sensitivity / r.sigma)
     rdp_lower = rdp_search = search_note = None
     if method == "post-processing":
         rdp, kind = post, Kind.CERTIFIED
@@ -243,10 +249,11 @@ def _rdp_curve(
             rdp = np.where(np.isnan(exact), post, np.minimum(exact, post))
             kind = Kind.EXACT if np.all(exact <= post) else Kind.CERTIFIED
         else:
-            rdp = global_bound(orders, r.dim, r.adjacency_norm_bound, r.amplitude_gap, r.sigma, 1)
+            rdp = _global_scaled(orders, r.dim, c, r.amplitude_gap / r.sigma)
             kind = Kind.CERTIFIED
     else:
-        rdp = global_bound(orders, r.dim, r.norm_bound, r.effective_sensitivity, r.sigma, r.out_dim)
+        width, s_eff = r.dim // r.out_dim, r.effective_sensitivity / r.sigma
+        rdp = _global_scaled(orders, width, r.norm_bound / r.sigma, s_eff)
         if method == "exact":
             rdp = np.minimum(rdp, post)
         kind = Kind.CERTIFIED
@@ -258,9 +265,7 @@ def _rdp_curve(
                 found = _search(orders, r.dim, c, s_eff, r.sigma, search, 0, worst=worst)
                 rdp_search = r.releases * np.minimum(found.value, rdp)
                 search_note = found.note
-    return RdpCurve(
-        orders, r.releases * rdp, kind, method, rdp_lower, None, rdp_search, search_note
-    )
+    return _curve(orders, r.releases * rdp, kind, method, rdp_lower, None, rdp_search, search_note)
 
 
 # --------------------------------------------------------------------------- ε
@@ -402,10 +407,9 @@ def _epsilon_result(
     epsilon_post, _ = _epsilon(orders, post.rdp, delta, warn=False)
     heuristics: dict[str, RdpCurve] = {}
     if isinstance(release, SyntheticDataRelease):
-        eta = amplification_ratio_local_upper(
-            release.dim, release.adjacency_norm_bound, release.sigma, release.out_dim
-        )
-        heuristics["local_upper"] = RdpCurve(
+        width = release.dim // release.out_dim
+        eta = _local_upper_scaled(width, release.adjacency_norm_bound / release.sigma)
+        heuristics["local_upper"] = _curve(
             orders, eta * base.rdp, Kind.HEURISTIC, "local expansion (Theorem 5.1/5.3)"
         )
         sensitivity = release.effective_sensitivity
