@@ -70,6 +70,13 @@ def compute_epsilon(
     (releasing the model instead of synthetic data) is computed alongside,
     composed with the same extras (docs/theory.md §12).
 
+    For a finite k = 1 release without ``extra_curves``, the exact worst case is
+    computed only at the orders that can give ε at ``delta`` (the pruning lemma of
+    :mod:`synthamp.accountant._pruning`, proved there); ``curve`` holds the plateau
+    bound (valid for every n_syn, docs/theory.md §3) at the others, so its ε is the
+    exact curve's, and at another δ it is sound but possibly looser than
+    :func:`~synthamp.accountant.rdp_curve`'s.
+
     ``accountant="pld"``: the tight ε of the exact privacy profile composed by
     privacy loss distributions (:func:`synthamp.accountant.compute_epsilon_pld`,
     a ``PldEpsilon`` with its discretisation error; docs/theory.md §14);

@@ -36,9 +36,9 @@ from synthamp._budget import (
 )
 from synthamp._kinds import Kind
 from synthamp._validation import InputError, check_open_unit, check_positive
-from synthamp.accountant._curves import _check_budget, _rdp_curve, budget_note
+from synthamp.accountant._curves import _check_budget, _epsilon_curve, budget_note
+from synthamp.accountant._finite_epsilon import _FiniteAccountant
 from synthamp.accountant._pld import calibrate_sigma_pld
-from synthamp.accountant._pruning import lower_curve, relevant_orders
 from synthamp.accountant._releases import (
     Method,
     OrderGridWarning,
@@ -49,14 +49,7 @@ from synthamp.accountant._releases import (
     _epsilon_terms,
     _with,
 )
-from synthamp.accountant._worst_case import (
-    COLD_HINT_WIDTH,
-    _EdgeEvaluator,
-    _to_t,
-    _to_u,
-    _worst_case,
-    gaussian_edge_maximiser,
-)
+from synthamp.accountant._worst_case import _worst_case
 from synthamp.bounds import _post_processing_scaled
 
 __all__ = ["CALIBRATION_WINDOW", "Calibration"]
@@ -166,8 +159,13 @@ def _epsilon_at_sigma(
     method: str,
     delta: float,
 ) -> tuple[float, float, Kind]:
-    """(ε, optimal order, kind) of the release ``base`` at noise ``sigma``, every order."""
-    curve = _rdp_curve(_with(base, sigma=sigma), orders, method, lower=False)
+    """(ε, optimal order, kind) of the release ``base`` at noise ``sigma``: the accountant's.
+
+    The curve :func:`~synthamp.accountant.compute_epsilon` converts
+    (:func:`~synthamp.accountant._curves._epsilon_curve`), so a σ verified here has the
+    ε the accountant states for it.
+    """
+    curve = _epsilon_curve(_with(base, sigma=sigma), orders, method, delta)
     eps, order = _epsilon(orders, curve.rdp, delta, warn=False)
     return eps, order, curve.kind
 
@@ -235,164 +233,6 @@ def _calibrate_worst_case(
 
 #: First bracketing step of the finite refinement, which starts at the plateau's σ.
 FINITE_FIRST_STEP = 1.01
-#: Orders either side of the optimum at which the finite lower model evaluates its pair.
-CORE_HALF_WIDTH = 2
-#: Half-width (in u = asinh(t)) of the points around a maximiser found at a nearby σ (around
-#: one predicted by the Gaussian model: :data:`COLD_HINT_WIDTH`, the guard's own).
-WARM_HINT_WIDTH = 0.01
-
-
-class _FiniteAccountant:
-    """ε of a finite k = 1 release at any σ: a cheap lower bound and the accountant's value.
-
-    ``lower(σ)`` evaluates one adjacent pair at a few *core* orders around the
-    optimum and at the lowest order (one engine call) and extends it to every order by the convexity
-    lemma of ``_pruning``: a lower bound on the accountant's ε at σ.
-    ``upper(σ)`` is the accountant's ε (the guarded worst case, as
-    :func:`compute_epsilon` computes it) at the orders that can give the
-    minimum (the pruning lemma of ``_pruning``: those with ε_α(lower) at most
-    the plateau's ε), the plateau and post-processing curves (upper bounds for
-    every n_syn, docs/theory.md §3) standing at the others; its ε is the one the
-    accountant computes at every order. The pair of ``lower`` sits at the
-    maximiser found by the last ``upper`` (scaled units). Before ``upper`` has
-    found one, the first call tries the Gaussian model's t = (d(d + n))^{1/4}
-    on the forward edge, its neighbours at ±``COLD_HINT_WIDTH`` in u and the
-    vertex of the parabola through the three, and the far ends of both edges,
-    and keeps the pair of the largest bound (each pair's divergence is a lower
-    bound on the worst case, so the bound stays one whichever is kept). These
-    positions are only where to look (the Gaussian one warm-starts the guarded
-    search too, never replacing a check).
-    """
-
-    def __init__(
-        self, base: SyntheticDataRelease, orders: NDArray[np.float64], delta: float, center: int
-    ) -> None:
-        self.base, self.orders, self.delta = base, orders, delta
-        # where the last maximiser was: (t, forward edge?, search width in u)
-        self.hint: tuple[float, bool, float] | None = (
-            gaussian_edge_maximiser(base.dim, base.n_syn),
-            True,
-            COLD_HINT_WIDTH,
-        )
-        self.found = False  # has ``upper`` found a maximiser (then ``hint`` is where)?
-        self.pick: tuple[float | None, bool] | None = None  # the lower model's pair till then
-        self._center(center)
-        self.lower_curves: dict[float, NDArray[np.float64]] = {}
-        self._evaluators: dict[float, _EdgeEvaluator] = {}
-
-    def _center(self, index: int) -> None:
-        # The lowest order too: D_α >= D_{α_min} keeps every lower bound above the
-        # conversion's zero threshold (δ >= √(1 − e^{−r}) gives ε = 0), at little cost.
-        lo = max(0, min(index - CORE_HALF_WIDTH, self.orders.size - 2 * CORE_HALF_WIDTH - 1))
-        window = np.arange(lo, min(self.orders.size, lo + 2 * CORE_HALF_WIDTH + 1))
-        self.core = np.union1d([0], window)
-
-    def _scaled(self, sigma: float) -> tuple[float, float, float]:
-        c, s = self.base.adjacency_norm_bound / sigma, self.base.amplitude_gap / sigma
-        return c, s, c - min(s, c)
-
-    def _evaluate(self, sigma: float) -> _EdgeEvaluator:
-        """The engine at σ, over every order, its points cached (shared by lower and upper)."""
-        if sigma not in self._evaluators:
-            c, _, length = self._scaled(sigma)
-            self._evaluators[sigma] = _EdgeEvaluator(
-                self.orders, self.base.dim, c - length, self.base.n_syn
-            )
-        return self._evaluators[sigma]
-
-    def _post(self, sigma: float) -> NDArray[np.float64]:
-        return _post_processing_scaled(self.orders, self.base.effective_sensitivity / sigma)
-
-    def lower(self, sigma: float) -> float:
-        """A lower bound on the accountant's ε at σ (one engine call; up to six the first)."""
-        _, _, length = self._scaled(sigma)
-        t, forward = (length, True) if self.hint is None else self.hint[:2]
-        pairs: list[tuple[float | None, bool]] = [(t, forward)]  # None: the edge's far end
-        if not self.found:
-            # No maximiser found yet: the first call also tries the far ends of both edges
-            # (two more engine calls) and keeps the pair of the largest bound until
-            # ``upper`` finds the maximiser. Any pair's bound is a lower bound.
-            pairs = [self.pick] if self.pick is not None else [*pairs, (None, True), (None, False)]
-        best = (-math.inf, pairs[0], np.zeros(self.orders.shape))
-
-        def bound(pair: tuple[float | None, bool]) -> float:
-            nonlocal best
-            position = length if pair[0] is None else min(pair[0], length)
-            value, error = self._evaluate(sigma)(position, pair[1], self.core)
-            curve = lower_curve(self.orders, self.orders[self.core], value - error, value + error)
-            curve = self.base.releases * np.minimum(curve, self._post(sigma))
-            eps = max(0.0, float(np.min(_epsilon_terms(self.orders, curve, self.delta))))
-            if eps > best[0]:
-                best = (eps, pair, curve)
-            return eps
-
-        if not self.found and self.pick is None and 0.0 < t < length:
-            # ... and the Gaussian model's position at ±COLD_HINT_WIDTH in u, then the vertex
-            # of the parabola through the three (one call more): nearer the maximiser, the
-            # bound is tighter and the first σ it proposes is more often the accountant's.
-            u, h = float(_to_u(t)), COLD_HINT_WIDTH
-            e_m, e_0, e_p = (bound((float(_to_t(u + d)), True)) for d in (-h, 0.0, h))
-            curvature = e_m - 2.0 * e_0 + e_p
-            if curvature < 0.0:
-                shift = min(max(0.5 * h * (e_m - e_p) / curvature, -2.0 * h), 2.0 * h)
-                bound((float(_to_t(u + shift)), True))
-            pairs = pairs[1:]
-        for pair in pairs:
-            bound(pair)
-        if not self.found:
-            self.pick = best[1]
-        self.lower_curves[sigma] = best[2]
-        return best[0]
-
-    def slope(self, sigma: float) -> float:
-        """≈ −dε/d log σ at σ: twice the lower curve at its optimal order (RDP ∝ σ^−2)."""
-        curve = self.lower_curves[sigma]
-        return 2.0 * float(curve[np.argmin(_epsilon_terms(self.orders, curve, self.delta))])
-
-    def upper(self, sigma: float) -> tuple[float, float, Kind]:
-        """The accountant's (ε, optimal order, kind) at σ, at the orders that can give it.
-
-        In two passes: the guarded worst case at the relevant core orders
-        first, whose ε tightens the threshold of the pruning lemma, then at
-        any other order still relevant.
-        """
-        if sigma not in self.lower_curves:
-            self.lower(sigma)
-        lower = self.lower_curves[sigma]
-        c, s, length = self._scaled(sigma)
-        releases = self.base.releases
-        plateau = _worst_case(self.orders, self.base.dim, c, s, None)[0]
-        curve = releases * np.minimum(plateau, self._post(sigma))  # upper bounds for every n_syn
-        exact = np.zeros(self.orders.shape, dtype=bool)
-        hint, width = (None, 0.0) if self.hint is None else (self.hint[0], self.hint[2])
-        if self.hint is not None and not self.hint[1]:
-            hint = None  # the warm start is for the forward edge
-        positions = np.full(self.orders.shape, length)
-        forwards = np.ones(self.orders.shape, dtype=bool)
-        for first in (True, False):
-            where = np.flatnonzero(relevant_orders(self.orders, lower, curve, self.delta) & ~exact)
-            if first:
-                where = np.intersect1d(where, self.core[1:])
-            if where.size == 0:
-                continue
-            result = _worst_case(
-                self.orders, self.base.dim, c, s, self.base.n_syn,
-                hint=hint, hint_width=width, where=where, evaluate=self._evaluate(sigma),
-            )  # fmt: skip
-            finite = releases * result[0]
-            exact[where] = finite <= curve[where]
-            curve[where] = np.minimum(finite, curve[where])
-            positions[where], forwards[where] = result[6], result[7]
-        terms = np.maximum(_epsilon_terms(self.orders, curve, self.delta), 0.0)
-        index = int(np.argmin(terms))
-        if exact[index]:
-            self.found = True
-            endpoint = forwards[index] and positions[index] >= length
-            position = float(positions[index])
-            self.hint = None if endpoint else (position, bool(forwards[index]), WARM_HINT_WIDTH)
-        self._center(index)
-        kind = Kind.EXACT if exact[index] else Kind.CERTIFIED
-        return float(terms[index]), float(self.orders[index]), kind
 
 
 def _solve_sigma(
@@ -509,16 +349,17 @@ def _verified(
     rtol: float,
     ceiling: float,
 ) -> tuple[float, float, float, Kind]:
-    """The finite calibration checked by the accountant's full search at its optimal order.
+    """The finite calibration checked by the accountant that states its guarantee.
 
-    The refinement verifies its σ on the orders that can give ε with a warm-started
-    search on cached evaluations; :func:`~synthamp.accountant.compute_epsilon`, which
-    states the guarantee, evaluates the whole order grid and can give a slightly larger
-    ε (measured: 1.4·10⁻⁵ relative at d = 100, n_syn = 10, C/Δ = 800, where the σ at the
-    top of the tolerance then gave ε = 1.0000067 > 1; a single-order search at the same
-    order gives the smaller value, so the whole grid is evaluated here). A σ is returned
-    only where that accountant's ε is within the target: otherwise σ steps up by
-    ``rtol`` (at most to ``ceiling``, the plateau's σ, sound for every n_syn).
+    The refinement verifies its σ with a search warm-started on cached evaluations;
+    :func:`~synthamp.accountant.compute_epsilon` converts a fresh curve
+    (:func:`~synthamp.accountant._finite_epsilon.finite_epsilon_curve`) whose guarded
+    search can end a little higher (measured: 1.4·10⁻⁵ relative at d = 100,
+    n_syn = 10, C/Δ = 800, where the σ at the top of the tolerance then gave
+    ε = 1.0000067 > 1: the joint search had spent its calls on other orders, and the
+    remaining concave bound is added to the value). A σ is returned only where that
+    curve's ε is within the target: otherwise σ steps up by ``rtol`` (at most to
+    ``ceiling``, the plateau's σ, sound for every n_syn).
     """
     sigma, order = finite[0], orders
     while sigma < ceiling:

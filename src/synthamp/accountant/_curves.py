@@ -32,6 +32,7 @@ from synthamp._budget import (
 )
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_integer, check_nonnegative, check_open_unit
+from synthamp.accountant._finite_epsilon import finite_epsilon_curve
 from synthamp.accountant._k2_search import _search
 from synthamp.accountant._pld import compute_epsilon_pld
 from synthamp.accountant._releases import (
@@ -184,6 +185,32 @@ def _needs_finite_engine(release: Release, method: str, lower: bool) -> bool:
     )
 
 
+def _epsilon_curve(
+    release: Release,
+    orders: NDArray[np.float64],
+    method: str,
+    delta: float | None,
+    *,
+    lower: bool = False,
+) -> RdpCurve:
+    """The curve whose conversion at ``delta`` is the release's ε (:func:`compute_epsilon`).
+
+    For a finite k = 1 release (exact method, sorted distinct orders, ``delta`` given),
+    the exact worst case at the orders that can give ε at δ and the plateau bound at
+    the others (:func:`~synthamp.accountant._finite_epsilon.finite_epsilon_curve`:
+    the same ε as the exact curve at every order, by the pruning lemma of
+    ``_pruning``, at a fraction of the engine calls); else :func:`_rdp_curve`.
+    """
+    if (
+        delta is not None
+        and _needs_finite_engine(release, method, lower)
+        and release.out_dim == 1
+        and bool(np.all(np.diff(orders) > 0))
+    ):
+        return finite_epsilon_curve(release, orders, delta)
+    return _rdp_curve(release, orders, method, lower=lower)
+
+
 def _rdp_curve_within_budget(
     release: Release,
     orders: NDArray[np.float64],
@@ -191,9 +218,11 @@ def _rdp_curve_within_budget(
     lower: bool,
     budget: float | None,
     search: int = 0,
+    delta: float | None = None,
 ) -> RdpCurve:
     """:func:`_rdp_curve` with the finite engine under a time budget, the plateau as fallback;
-    or with the k = 2 search under the budget (it stops itself and says so)."""
+    or with the k = 2 search under the budget (it stops itself and says so). With
+    ``delta``, the finite k = 1 curve is the one converted at that δ (:func:`_epsilon_curve`)."""
     if search:
         report_status(
             f"k = 2 search over {search} pairs"
@@ -209,7 +238,7 @@ def _rdp_curve_within_budget(
     )
     try:
         with time_budget(budget):
-            return _rdp_curve(release, orders, method, lower=lower)
+            return _epsilon_curve(release, orders, method, delta, lower=lower)
     except TimeBudgetExceeded:
         report_status("time budget spent: accounting for an unlimited release (plateau)")
         if release.out_dim == 1:
@@ -398,7 +427,10 @@ def _epsilon_result(
 
     ``stacklevel`` points an :class:`OrderGridWarning` at the public caller.
     """
-    curve = _rdp_curve_within_budget(release, orders, method, True, budget, search)
+    # at one δ the finite k = 1 curve needs the exact worst case only where ε can be
+    # attained (:func:`_epsilon_curve`); composed with other curves, at every order
+    at_delta = None if extras else delta
+    curve = _rdp_curve_within_budget(release, orders, method, True, budget, search, at_delta)
     base = post = _rdp_curve(release, orders, "post-processing", lower=True)
     for extra in extras:
         curve = curve + extra
