@@ -51,3 +51,44 @@ def test_design_release_norm_and_features(targets):
     assert out.sigma_gram is None and out.sample(5).shape == (5, 2)
     with pytest.raises(InputError, match="adjacency"):
         design_release(two, "random-seeds", 50, seed=1, epsilon=1.0, delta=1e-5)
+
+
+def test_design_release_privacy_report_is_a_full_report_of_the_gram_guarantee(targets):
+    from synthamp.report import PrivacyReport, render_html
+
+    out = design_release(targets, "random-seeds", 3000, seed=5, epsilon=1.0, delta=1e-5)
+    report = out.privacy_report(targets.size, 1000)
+    assert report.epsilon == out.guarantee.epsilon and report.sigma == out.sigma_gram
+    assert report.dim == 3000 and report.n_records == targets.size and report.n_syn is None
+    assert "s₂" in report.adjacency and "public seed 5" in report.feature_scaling
+    assert report.utility_table and report.utility_verdict == out.utility["utility_verdict"]
+    # the page draws the accounted release's curves (Gram adjacency): the profile's ε at the
+    # guarantee's δ is the guarantee's, not the norm model's at the same σ
+    profile = next(p for p in report.release_curves().profiles if p.accountant == "pld")
+    at = int(np.argmin(np.abs(np.log(profile.delta) - math.log(1e-5))))
+    assert profile.epsilon[at] == pytest.approx(report.epsilon, rel=1e-3)
+    page = render_html(report)
+    assert "public design random-seeds" in page and 'id="utility-baselines"' in page
+    assert PrivacyReport.from_dict(report.to_dict()).epsilon == report.epsilon
+
+
+def test_the_plan_of_a_design_gives_the_release_its_numbers(targets):
+    from synthamp.release._design_plan import plan_design
+
+    plan = plan_design(
+        n_records=targets.size, widths=[3000], design_seed=5, label_bound=1.0, epsilon=1.0,
+        delta=1e-5, ridges=[0.01, 0.1],
+    )  # fmt: skip
+    out = design_release(targets, "random-seeds", 3000, seed=5, epsilon=1.0, delta=1e-5)
+    row = plan.rows[0]  # λ = 0.01, the release's default
+    assert (row.sensitivity, row.norm_bound) == (out.sensitivity, out.norm_bound)
+    assert (row.gram_sensitivity, row.sigma, row.sigma_norm) == (
+        out.gram_sensitivity, out.sigma, out.sigma_norm,
+    )  # fmt: skip
+    assert row.utility_verdict == out.utility["utility_verdict"]
+    assert plan.rows[1].ridge == 0.1 and plan.rows[1].norm_bound < row.norm_bound
+    with pytest.raises(InputError, match="random-features"):
+        plan_design(
+            n_records=60, design="random-features", widths=[10], design_seed=1,
+            label_bound=1.0, epsilon=1.0, delta=1e-5,
+        )  # fmt: skip

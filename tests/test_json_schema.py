@@ -127,11 +127,12 @@ def test_plan_and_release_json_and_the_report_validate(tmp_path, table, capsys, 
 
 
 def test_figures_json_validates(tmp_path, capsys, validator, monkeypatch):
-    import synthamp.cli.figures as figures_cli
+    import synthamp.figures as figures
 
     written = [tmp_path / "a.csv", tmp_path / "a.png", tmp_path / "b.csv", tmp_path / "b.png"]
     written.append(tmp_path / "index.md")
-    monkeypatch.setattr(figures_cli, "write_figures", lambda out, **kwargs: written)
+    done = figures.WrittenFigures(str(tmp_path), tuple(written), written[-1], ("fig_k2_study",))
+    monkeypatch.setattr(figures, "write_figures", lambda out, **kwargs: done)
     data = _json(capsys, ["figures", "--out", str(tmp_path), "--quick", "--no-progress"])
     validator.validate(data)
     assert [f["name"] for f in data["figures"]] == ["a", "b"]

@@ -51,7 +51,7 @@ def workdir(tmp_path_factory) -> Path:
 
 
 def test_readme_has_console_examples_and_keeps_its_first_two_commands():
-    assert len(examples(README)) >= 4
+    assert len(examples(README)) >= 1  # the worked example; the others live in docs/*.md
     first = _blocks("bash")[0]
     assert "pip install . && synthamp demo" in first
     assert "pip install '.[test]' && python -m pytest" in first

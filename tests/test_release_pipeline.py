@@ -237,15 +237,13 @@ def test_clipping_statistics_say_they_are_not_covered(workdir, capsys):
 def test_python_warnings_are_one_line(workdir, capsys, monkeypatch):
     import warnings
 
-    import synthamp.release as release_face  # the CLI reads through the package face
-
-    real = release_face.read_table
+    real = tabular.read_table  # the pipeline reads through synthamp.release._tabular
 
     def noisy(*args, **kwargs):
         warnings.warn("something\nworth knowing", UserWarning, stacklevel=1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(release_face, "read_table", noisy)
+    monkeypatch.setattr(tabular, "read_table", noisy)
     code, _, err = run(capsys, release_args())
     assert code == 0, err
     assert "synthamp: warning: something worth knowing" in err.splitlines()
@@ -256,7 +254,7 @@ def test_python_warnings_are_one_line(workdir, capsys, monkeypatch):
 
 
 def test_n_syn_is_unlimited_only_under_unlimited_accounting(workdir, capsys, monkeypatch):
-    monkeypatch.setattr("synthamp.cli._release_checks.MAX_N_SYN", 100)
+    monkeypatch.setattr("synthamp.release._checks.MAX_N_SYN", 100)
     code, _, err = run(capsys, release_args(**{"--n-syn": "500"}))
     assert code == 2 and "--unlimited" in one_error_line(err, "--n-syn")
     code, _, err = run(capsys, release_args(**{"--n-syn": "500", "--unlimited": True}))

@@ -201,6 +201,23 @@ document.getElementById("frame").onload = function () {
       bars: Array.from(svg.querySelectorAll("rect.bar")).map(function (b) {
         return b.getBBox().width; })});
   });
+  // words of table cells drawn over more than one line (wrapped mid-word; a break after a
+  // hyphen is a break between words)
+  out.broken = [];
+  doc.querySelectorAll("td, th").forEach(function (cell) {
+    var walk = doc.createTreeWalker(cell, NodeFilter.SHOW_TEXT), node, word, range;
+    while ((node = walk.nextNode())) {
+      var words = /[^\\s-]+/g;
+      while ((word = words.exec(node.data))) {
+        range = doc.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        var tops = Array.from(range.getClientRects()).filter(function (r) {
+          return r.width > 0; }).map(function (r) { return Math.round(r.top); });
+        if (new Set(tops).size > 1) out.broken.push(word[0]);
+      }
+    }
+  });
   out.text = doc.body.innerText;
   document.getElementById("out").textContent = JSON.stringify(out);
 };
@@ -290,6 +307,7 @@ def test_browser_renders_plots_and_numbers_and_fetches_nothing(released):
     assert bars[0] / bars[1] == pytest.approx(
         report["sigma"] / report["sigma_post_processing"], rel=0.01
     )
+    assert measured["broken"] == []  # no word of a table cell wrapped mid-word
     text = measured["text"]
     assert text.startswith("Privacy report\n")
     for number in (report["epsilon"], report["sigma"], report["sigma_post_processing"]):

@@ -11,7 +11,6 @@ from synthamp.accountant import gaussian_epsilon
 from synthamp.cli import main
 from synthamp.release import plan_release
 from synthamp.utility import (
-    baseline_verdict,
     gaussian_gram_error,
     gaussian_gram_sigma,
     gram_error_bound,
@@ -84,13 +83,6 @@ def test_records_error_floor_by_simulation(d, k):
             else gram_error_bound(sigma=sigma, dim=d, out_dim=k, norm_bound=c, n_syn=None)
         )
         assert rmse == pytest.approx(exact, rel=0.03)
-
-
-def test_the_verdict_says_which_serves_better():
-    assert "release it that way instead" in baseline_verdict(1.0, 2.0, 0.1)
-    assert "10×" in baseline_verdict(1.0, 2.0, 0.1)
-    assert "unless ‖v‖ is well below C" in baseline_verdict(1.0, 2.0, 1.5)
-    assert "the records serve vᵀv at least as well (1.5×)" in baseline_verdict(1.0, 2.0, 3.0)
 
 
 def test_plan_rows_carry_the_baseline_and_the_cli_prints_the_verdict(tmp_path, capsys):

@@ -58,6 +58,7 @@ The release (:mod:`synthamp.release`)
    :toctree: generated/
 
    PrivateLinearGenerator -- scikit-learn estimator: fit, perturb, sample synthetic records
+   release_table          -- a private table to written synthetic records and their report
 
 Planning and reporting (:mod:`synthamp.release`, :mod:`synthamp.report`)
 -------------------------------------------------------------------------
@@ -119,7 +120,7 @@ if TYPE_CHECKING:  # the names below are loaded on first use, see __getattr__
         renyi_plateau,
         renyi_plateau_gram,
     )
-    from synthamp.release import PrivateLinearGenerator, plan_release
+    from synthamp.release import PrivateLinearGenerator, plan_release, release_table
     from synthamp.report import render_html
 
 __all__ = [
@@ -145,6 +146,7 @@ __all__ = [
     "privacy_quantity",
     "rdp_curve",
     "rdp_to_epsilon",
+    "release_table",
     "render_html",
     "renyi_finite",
     "renyi_plateau",
@@ -188,6 +190,7 @@ _LAZY: dict[str, str] = {
     ),
     "PrivateLinearGenerator": "synthamp.release",
     "plan_release": "synthamp.release",
+    "release_table": "synthamp.release",
     "render_html": "synthamp.report",
 }
 

@@ -19,10 +19,12 @@ Each privacy quantity carries its kind (:mod:`synthamp._kinds`):
     does not follow from Proposition 3.2).
 ``exact``
     Computed by the exact engine (:mod:`synthamp.divergence`): the divergence
-    without a norm bound of Proposition 4.3. Only two functions here call the
+    without a norm bound of Proposition 4.3. Only three functions here call the
     engine, :func:`no_norm_bound_divergence` and :func:`no_norm_bound_ratio`
-    (through the former); they validate their input and call its plateau
-    kernel. Everything else is closed form.
+    (through the former), which validate their input and call its plateau
+    kernel, and :func:`fisher_with_bounds` (the Fisher information beside its
+    bounds, ``synthamp fisher``). Everything else is closed form;
+    :func:`closed_form_bounds` tabulates it for ``synthamp bounds``.
 
 The global bounds bound the plateau D_α(VᵀV‖WᵀW), the n_syn → ∞ limit; since
 D_α(ZV‖ZW) is non-decreasing in n_syn (Proposition 4.2), they bound the
@@ -51,6 +53,7 @@ from synthamp._validation import (
     check_nonnegative,
     check_positive,
 )
+from synthamp.divergence import fisher_information
 from synthamp.divergence._plateau import plateau_scaled
 
 __all__ = [
@@ -58,6 +61,7 @@ __all__ = [
     "amplification_ratio_local_bounds",
     "amplification_ratio_local_upper",
     "certified_plateau_bound",
+    "closed_form_bounds",
     "envelope_integral",
     "fisher_bound_along_path",
     "fisher_criterion_bound",
@@ -65,6 +69,7 @@ __all__ = [
     "fisher_upper_bound",
     "fisher_upper_bound_idier_collewet",
     "fisher_upper_bound_simple",
+    "fisher_with_bounds",
     "global_bound",
     "global_bound_as_printed",
     "local_rdp",
@@ -950,3 +955,70 @@ def prior_work_rdp(
     n_syn = check_n_syn(n_syn)
     post = post_processing_rdp(alpha, sensitivity, sigma)
     return np.minimum(post, post * out_dim * n_syn / (2.0 * (dim - out_dim)))
+
+
+# --------------------------------------------------------------------------- the commands' tables
+
+
+def closed_form_bounds(
+    alpha: ArrayLike,
+    dim: int,
+    out_dim: int,
+    norm_bound: float,
+    sensitivity: float,
+    sigma: float = 1.0,
+    n_syn: int | None = None,
+) -> dict:
+    """The closed-form bounds of one configuration, over orders (``synthamp bounds``).
+
+    Returns
+    -------
+    dict
+        Lists over ``alpha``: ``alpha``, ``post_processing``, ``global`` (Theorem
+        5.2/5.4, exact J), ``global_elementary``, ``global_as_printed``,
+        ``local_upper`` (the local upper ratio times post-processing), ``prior_work``
+        (None without ``n_syn``); ``eta_local_upper`` and ``kinds``
+        (:data:`BOUND_KINDS`). Only the certified ones may feed a guarantee, as
+        min(global, post_processing).
+    """
+    alpha_arr = check_alpha(alpha)
+    dim = check_dim(dim)
+    args = (alpha_arr, dim, norm_bound, sensitivity, sigma, out_dim)
+    post = post_processing_rdp(alpha_arr, sensitivity, sigma)
+    eta = amplification_ratio_local_upper(dim, norm_bound, sigma, out_dim)
+    result = {
+        "alpha": alpha_arr,
+        "post_processing": post,
+        "global": global_bound(*args, integral="exact"),
+        "global_elementary": global_bound(*args, integral="elementary"),
+        "global_as_printed": global_bound_as_printed(*args),
+        "local_upper": eta * post,
+        "prior_work": None,
+        "eta_local_upper": eta,
+        "kinds": {name: str(kind) for name, kind in BOUND_KINDS.items()},
+    }
+    if n_syn is not None:
+        result["prior_work"] = prior_work_rdp(alpha_arr, dim, out_dim, n_syn, sensitivity, sigma)
+    return result
+
+
+def fisher_with_bounds(dim: int, theta: float) -> dict:
+    """The Fisher information I(d, θ) beside the bounds of Proposition 5.1 (``synthamp fisher``).
+
+    Returns
+    -------
+    dict
+        ``dim``, ``theta``, ``fisher`` (I(d, θ), exact engine), ``error`` (its
+        estimated absolute numerical error), ``lower_bound`` 2θ²/(2θ² + d) and
+        ``upper_bound`` min{1, 2θ²/(A + √(A² + 4θ²))}, A = θ² + (d − 3)/2
+        (docs/theory.md §5).
+    """
+    value, error = fisher_information(dim, theta, full_output=True)
+    return {
+        "dim": dim,
+        "theta": theta,
+        "fisher": float(value),
+        "error": float(error),
+        "lower_bound": float(fisher_lower_bound(dim, theta)),
+        "upper_bound": float(fisher_upper_bound(dim, theta)),
+    }

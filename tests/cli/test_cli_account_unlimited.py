@@ -23,7 +23,9 @@ import pytest
 from synthamp.accountant import (
     GaussianRelease,
     SyntheticDataRelease,
+    account_summary,
     calibrate_sigma,
+    calibrate_summary,
     compute_epsilon,
     compute_epsilon_pld,
     profile_epsilon,
@@ -31,7 +33,6 @@ from synthamp.accountant import (
 from synthamp.accountant._gaussian import gaussian_epsilon
 from synthamp.accountant._pld import calibrate_sigma_pld
 from synthamp.cli import main
-from synthamp.cli.account import account_result, calibrate_result
 from synthamp.release import _accounting as release_accounting
 
 C, DELTA_SENS, SIGMA = 2.0, 0.1, 0.5
@@ -231,7 +232,8 @@ def test_release_and_account_agree_on_epsilon_for_the_same_sigma():
         epsilon=None, delta=1e-5, sigma=SIGMA, dim=NARROW["dim"], out_dim=1, norm_bound=C,
         sensitivity=DELTA_SENS, n_syn=NARROW["n_syn"], method="exact", choice=None,
     )  # fmt: skip
-    account = account_result(NARROW["dim"], 1, C, DELTA_SENS, SIGMA, n_syn=NARROW["n_syn"])
+    account = account_summary(NARROW["dim"], 1, C, DELTA_SENS, SIGMA, n_syn=NARROW["n_syn"])
+    account = account.to_dict()
     assert account["epsilon"] == release.epsilon
     assert account["accountant"] == release.accountant == "pld"
     assert account["kind"] == release.kind
@@ -242,7 +244,8 @@ def test_release_and_calibrate_agree_on_sigma():
         epsilon=4.0, delta=1e-5, sigma=None, dim=NARROW["dim"], out_dim=1, norm_bound=C,
         sensitivity=DELTA_SENS, n_syn=NARROW["n_syn"], method="exact", choice=None,
     )  # fmt: skip
-    calibrate = calibrate_result(4.0, 1e-5, NARROW["dim"], 1, C, DELTA_SENS, n_syn=NARROW["n_syn"])
+    calibrate = calibrate_summary(4.0, 1e-5, NARROW["dim"], 1, C, DELTA_SENS, n_syn=NARROW["n_syn"])
+    calibrate = calibrate.to_dict()
     assert calibrate["sigma"] == release.sigma and calibrate["epsilon"] == release.epsilon
     assert calibrate["accountant"] == release.accountant == "pld"
     assert calibrate["sigma_post_processing"] == pytest.approx(release.sigma_post_processing)

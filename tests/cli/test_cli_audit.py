@@ -99,8 +99,12 @@ def test_cli_finite_release_upper_is_the_release_guarantee(capsys, dim, n_syn, s
     """k = 1, finite n_syn, default accountant: epsilon_upper is the smaller of the finite
     RDP ε and the unlimited release's exact ε (valid for every n_syn), as release and
     account state it; an explicit --accountant rdp keeps the finite RDP ε."""
-    from synthamp.accountant import SyntheticDataRelease, compute_epsilon, profile_epsilon
-    from synthamp.cli.account import account_result
+    from synthamp.accountant import (
+        SyntheticDataRelease,
+        account_summary,
+        compute_epsilon,
+        profile_epsilon,
+    )
 
     release = SyntheticDataRelease(dim, 1, 2.0, 0.1, sigma, n_syn=n_syn)
     finite = compute_epsilon(release, 1e-5, accountant="rdp").epsilon
@@ -118,7 +122,7 @@ def test_cli_finite_release_upper_is_the_release_guarantee(capsys, dim, n_syn, s
     assert any("unlimited-release guarantee" in note for note in out["notes"])
     assert out["consistent"] and out["epsilon_lower"] <= out["epsilon_upper"]
     # the same number as account --n-syn
-    accounted = account_result(dim, 1, 2.0, 0.1, sigma, n_syn=n_syn, delta=1e-5)
+    accounted = account_summary(dim, 1, 2.0, 0.1, sigma, n_syn=n_syn, delta=1e-5).to_dict()
     assert out["epsilon_upper"] == pytest.approx(accounted["epsilon"], rel=1e-9)
     assert main([*args, "--accountant", "rdp", "--json"]) == 0
     explicit = json.loads(capsys.readouterr().out)

@@ -49,7 +49,7 @@ def test_only_runs_the_k2_study_with_live_status_and_writes_both_files(
     """One command reproduces the study; here with one setting and three starts injected."""
     import json
 
-    from synthamp.figures import _k2_study
+    from synthamp.figures import _k2_study, _writer
 
     monkeypatch.setattr(_k2_study, "SETTINGS", ((10, 0.5),))
     monkeypatch.setattr(_k2_study, "STARTS", 3)
@@ -65,7 +65,7 @@ def test_only_runs_the_k2_study_with_live_status_and_writes_both_files(
 
         return original(progress=record, **kwargs)
 
-    monkeypatch.setattr(F, "DATA_SETS", {**F.DATA_SETS, "k2_study": data})
+    monkeypatch.setattr(_writer, "DATA_SETS", {**F.DATA_SETS, "k2_study": data})
     argv = ["figures", "--out", str(tmp_path), "--only", "fig_k2_study", "--quick", "--no-progress"]
     assert main([*argv, "--json"]) == 0
     result = json.loads(capsys.readouterr().out)

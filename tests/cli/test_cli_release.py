@@ -22,7 +22,9 @@ import pytest
 from release_cases import FEATURES, TARGETS, private_frame, release_args, run, snapshot
 from synthamp.cli import main
 from synthamp.cli import release as release_cli
+from synthamp.release import _demo as demo_lib
 from synthamp.release import _generator as generator
+from synthamp.release import _pipeline as pipeline
 from synthamp.release import clip_rows, ridge_fit
 from synthamp.report import PrivacyReport
 
@@ -156,7 +158,7 @@ def test_force_overwrites(workdir, capsys):
 
 def test_progress_bar_for_large_releases(workdir, capsys, monkeypatch):
     monkeypatch.setattr(release_cli, "PROGRESS_THRESHOLD", 100)
-    monkeypatch.setattr(release_cli, "WRITE_CHUNK", 64)
+    monkeypatch.setattr(pipeline, "WRITE_CHUNK", 64)
     code, _, err = run(capsys, release_args(**{"--n-syn": "1000"}))
     assert code == 0, err
     assert len(pd.read_csv("syn.csv")) == 1000
@@ -304,11 +306,11 @@ def quick_accounting(monkeypatch):
 
 
 def test_demo_writes_files_and_summary(tmp_path, capsys, quick_accounting, monkeypatch):
-    monkeypatch.setattr(release_cli, "DEMO_REPEATS", 20)
+    monkeypatch.setattr(demo_lib, "DEMO_REPEATS", 20)
     out_dir = tmp_path / "demo"
     code, out, err = run(capsys, ["demo", "--out", str(out_dir), "--n-syn", "2000", "--seed", "3"])
     assert code == 0, err
-    assert sorted(p.name for p in out_dir.iterdir()) == sorted(release_cli.DEMO_FILES)
+    assert sorted(p.name for p in out_dir.iterdir()) == sorted(demo_lib.DEMO_FILES)
     synthetic = pd.read_csv(out_dir / "synthetic.csv")
     assert synthetic.shape == (2000, 1)
     report = json.loads((out_dir / "privacy-report.json").read_text())
@@ -333,7 +335,7 @@ def test_demo_writes_files_and_summary(tmp_path, capsys, quick_accounting, monke
 def test_demo_old_flags_are_hidden_aliases_that_warn(
     tmp_path, capsys, quick_accounting, monkeypatch
 ):
-    monkeypatch.setattr(release_cli, "DEMO_REPEATS", 5)
+    monkeypatch.setattr(demo_lib, "DEMO_REPEATS", 5)
     argv = ["demo", "--out-dir", str(tmp_path / "d"), "--n-syn", "100", "--finite", "--json"]
     code, out, err = run(capsys, argv)
     assert code == 0, err
@@ -348,12 +350,12 @@ def test_demo_old_flags_are_hidden_aliases_that_warn(
 
 
 def test_demo_features_use_public_scaling_only():
-    features, target, names = release_cli.demo_dataset()
+    features, target, names = demo_lib.demo_dataset()
     assert features.shape == (442, 65) and target.shape == (442, 1) and len(names) == 65
     assert (np.linalg.norm(features, axis=1) <= 1 + 1e-12).all()
     assert (np.abs(target) <= 1).all()
     # The scaling constants are the documented public ranges, not data statistics.
-    assert release_cli.DEMO_RANGES["age"] == (18.0, 90.0)
+    assert demo_lib.DEMO_RANGES["age"] == (18.0, 90.0)
 
 
 @pytest.mark.slow

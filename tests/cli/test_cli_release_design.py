@@ -58,3 +58,45 @@ def test_design_options_are_checked_before_the_table_is_read(table, capsys):
     assert main([*ARGS[:15], "--width", "10", "--out", "s.csv"]) == 2
     assert "applies only with --design" in capsys.readouterr().err
     assert not (table / "s.csv").exists()
+
+
+def test_plan_with_a_design_gives_the_release_its_sigma(table, capsys):
+    plan = [
+        "plan", "--data", "t.csv", "--targets", "y", "--label-bound", "1", "--ridge", "0.01",
+        "--epsilon", "1", "--delta", "1e-5", "--design", "random-seeds", "--width", "2000",
+        "--design-seed", "9", "--no-progress",
+    ]  # fmt: skip
+    assert main([*plan, "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)["rows"][0]
+    assert main([*ARGS, "--json"]) == 0
+    capsys.readouterr()
+    report = json.loads((table / "s.privacy.json").read_text())
+    for key in ("sensitivity", "norm_bound", "gram_sensitivity", "sigma", "sigma_norm"):
+        assert row[key] == report[key], key
+    assert main(plan) == 0
+    text = capsys.readouterr().out
+    assert "public design random-seeds, seed 9" in text and "s₂" in text
+    assert "Analyze Gauss" in text and "output perturbation of v" in text
+    assert main([*plan, "--n-syn", "10"]) == 2
+    assert "one unlimited release" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("backend", ["local", pytest.param("dask", marks=pytest.mark.slow)])
+def test_a_design_release_writes_partitions_locally_and_on_dask(table, capsys, backend):
+    if backend == "dask":
+        pytest.importorskip("distributed", reason="dask[distributed] is an optional extra")
+    args = [a if a != "s.csv" else "parts" for a in ARGS]
+    args[args.index("500")] = "3000"
+    assert main([*args, "--partitions", "3", "--backend", backend, "--json"]) == 0
+    capsys.readouterr()
+    import pyarrow.parquet as pq
+
+    parts = sorted((table / "parts").glob("*.parquet"))
+    assert len(parts) == 3
+    records = np.concatenate([pq.read_table(p).column("y").to_numpy() for p in parts])
+    report = json.loads((table / "parts.privacy.json").read_text())
+    assert records.size == 3000 == report["records"]
+    # the parts are independent draws of one law N(0, σ_z²‖V‖²): not copies of one stream
+    assert len({float(pq.read_table(p).column("y")[0].as_py()) for p in parts}) == 3
+    if backend == "dask":
+        assert "dask" in (table / "parts.privacy.md").read_text()

@@ -113,6 +113,11 @@ guarantee (PLD or RDP; for k = 1 and finite n_syn the smaller of the finite rele
 RDP bound and the unlimited release's exact profile) and return a :class:`Guarantee`
 that says what it is and why. Every output of synthamp that states a guarantee renders
 one: use these, not the single accountants below, to state a release's guarantee.
+:func:`account_summary` and :func:`calibrate_summary` (``_summary``) validate a
+command's input, call them and return an :class:`AccountSummary` or a
+:class:`CalibrationSummary`: the guarantees with their notes and warnings, whose
+``to_dict()`` is the JSON of ``synthamp account``/``calibrate`` and ``lines()`` its text.
+:data:`ACCOUNTANTS` names the accountants (``pld``, ``rdp``).
 
 ``compute_epsilon`` and ``calibrate_sigma`` (``_accountants``) apply that rule by
 default (``accountant=None``, as the command line does: they return its
@@ -131,6 +136,7 @@ from __future__ import annotations
 from synthamp._budget import DEFAULT_TIME_BUDGET
 from synthamp.accountant._accountants import calibrate_sigma, compute_epsilon
 from synthamp.accountant._calibration import CALIBRATION_WINDOW, Calibration
+from synthamp.accountant._choice import ACCOUNTANTS
 from synthamp.accountant._curves import EpsilonResult, rdp_curve
 from synthamp.accountant._epsilon_delta import (
     DELTA_GRID,
@@ -175,6 +181,12 @@ from synthamp.accountant._releases import (
     SyntheticDataRelease,
     rdp_to_epsilon,
 )
+from synthamp.accountant._summary import (
+    AccountSummary,
+    CalibrationSummary,
+    account_summary,
+    calibrate_summary,
+)
 from synthamp.accountant._worst_case import (
     SCAN_POINTS,
     SEARCH_SCAN,
@@ -183,6 +195,7 @@ from synthamp.accountant._worst_case import (
 )
 
 __all__ = [
+    "ACCOUNTANTS",
     "CALIBRATION_WINDOW",
     "DEFAULT_DISCRETIZATION",
     "DEFAULT_ORDERS",
@@ -193,7 +206,9 @@ __all__ = [
     "PROFILE_ACCOUNTANTS",
     "SCAN_POINTS",
     "SEARCH_SCAN",
+    "AccountSummary",
     "Calibration",
+    "CalibrationSummary",
     "EpsilonDeltaCurve",
     "EpsilonResult",
     "GaussianRelease",
@@ -215,9 +230,11 @@ __all__ = [
     "SyntheticDataRelease",
     "WorstCase",
     "account",
+    "account_summary",
     "calibrate",
     "calibrate_sigma",
     "calibrate_sigma_pld",
+    "calibrate_summary",
     "compute_epsilon",
     "compute_epsilon_pld",
     "gaussian_delta",

@@ -377,6 +377,49 @@ FINITE_OUT_OF_RANGE = (
 )
 
 
+def _search_in_range(
+    base: SyntheticDataRelease,
+    target: float,
+    delta: float,
+    orders: NDArray[np.float64],
+    ceiling: float,
+    rtol: float,
+) -> tuple[float, float, float, Kind] | None:
+    """The finite calibration on the accountant itself, where the refinement left its range.
+
+    With n_syn ≪ d the refinement's lower model can step σ so far below the
+    plateau's that the engine is called past its numerical range (amplitudes of
+    10¹⁶ and beyond) and raises. Here σ is searched on log σ from ``ceiling`` (the
+    plateau's σ, sound for every n_syn) down, on the accountant's own ε
+    (:func:`_epsilon_at_sigma`, the curve :func:`~synthamp.accountant.compute_epsilon`
+    converts), by the secant search of :func:`_solve_sigma`; a σ where the engine
+    raises counts as one above the target. Sound: the σ returned is one where that
+    ε was computed and is within the target. Tight to ``rtol`` where ε(σ) is
+    computable down to the bracket's lower end; where that end is the engine's
+    range, σ is the smallest verified one found. None if the accountant's ε at
+    ``ceiling`` is not within the target (the plateau's σ then stands).
+    """
+
+    seen: dict[float, tuple[float, float, Kind]] = {}
+
+    def epsilon_at(sigma: float) -> float:
+        if sigma not in seen:
+            try:
+                seen[sigma] = _epsilon_at_sigma(sigma, base, orders, "exact", delta)
+            except (ArithmeticError, ValueError, RuntimeError):
+                seen[sigma] = (math.inf, math.nan, Kind.CERTIFIED)
+        return seen[sigma][0]
+
+    if not epsilon_at(ceiling) <= target:
+        return None
+    # Newton's first step with ε's slope in log σ taken as 2·target (RDP ∝ σ⁻²), then secant
+    # steps (bisection where ε is infinite): only the bracket's verified upper end matters
+    _, sigma = _solve_sigma(
+        epsilon_at, lambda _: 2.0 * target, target, ceiling, None, ceiling, rtol
+    )
+    return (sigma, *seen[sigma])
+
+
 def _calibrate_finite(
     base: SyntheticDataRelease,
     target: float,
@@ -419,8 +462,15 @@ def _calibrate_finite(
         return (*plateau, budget_note(n_syn, budget))
     except (ArithmeticError, ValueError, RuntimeError):
         # the search stepped σ far below the plateau's (n_syn ≪ d), past the engine's range:
-        # the plateau's σ stands, sound for every n_syn, and the note says so
-        return (*plateau, FINITE_OUT_OF_RANGE.format(n_syn=n_syn))
+        # bisect on the accountant instead; if that cannot verify a σ either, the plateau's
+        # σ stands, sound for every n_syn, and the note says so
+        try:
+            with time_budget(budget):
+                finite = _search_in_range(base, target, delta, orders, sigma_p, rtol)
+        except TimeBudgetExceeded:
+            return (*plateau, budget_note(n_syn, budget))
+        if finite is None:
+            return (*plateau, FINITE_OUT_OF_RANGE.format(n_syn=n_syn))
     return (*(finite if finite[0] <= sigma_p else plateau), None)
 
 

@@ -26,6 +26,9 @@ module's docstring:
   (:mod:`synthamp.divergence._laws`), the exact ε of the pair:
   :func:`audit_release`, :func:`pair_epsilon`, :func:`sample_statistic`,
   :class:`AuditResult`, :class:`PairEpsilon`.
+* :mod:`._summary`: ``synthamp audit`` as a function: the audit of a release beside
+  its guarantee (:func:`synthamp.accountant.account`) and its trade-off curves
+  written: :func:`audit_summary`, :class:`AuditSummary`, :data:`MECHANISMS`.
 * :mod:`._end_to_end`: the audit of the real pipeline
   (:class:`~synthamp.release._generator.PrivateLinearGenerator`):
   :func:`audit_generator`, :func:`adjacent_datasets`, :class:`EndToEndAudit`.
@@ -59,6 +62,7 @@ from synthamp.audit._release import (
     pair_epsilon,
     sample_statistic,
 )
+from synthamp.audit._summary import MECHANISMS, AuditSummary, audit_summary
 
 __all__ = [
     "BONFERRONI_THRESHOLDS",
@@ -66,7 +70,9 @@ __all__ = [
     "DEFAULT_CONFIDENCE",
     "ESTIMATORS",
     "MAX_TRIALS",
+    "MECHANISMS",
     "AuditResult",
+    "AuditSummary",
     "Correction",
     "EmpiricalEpsilon",
     "EndToEndAudit",
@@ -75,6 +81,7 @@ __all__ = [
     "adjacent_datasets",
     "audit_generator",
     "audit_release",
+    "audit_summary",
     "clopper_pearson_upper",
     "epsilon_from_rates",
     "epsilon_lower_bound",

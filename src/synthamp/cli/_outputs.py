@@ -1,65 +1,28 @@
-"""What ``synthamp release`` and ``synthamp demo`` write and print about a release.
+"""What ``synthamp release`` and ``synthamp demo`` print about a release.
 
-The privacy report in its three forms (JSON, Markdown, the self-contained HTML
-page), the optional audit of the release (from its public parameters only),
-the one JSON object of ``--json`` (docs/json.md) and the summary on the
-terminal, which never shows a negative noise saving.
+The one JSON object of ``--json`` (docs/json.md) and the summary on the terminal,
+which never shows a negative noise saving; the library
+(:func:`synthamp.release.release_table`, :func:`synthamp.release.run_demo`) has
+written the records and the reports.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import click
+
 from synthamp._validation import printable
-from synthamp.accountant import SyntheticDataRelease
-from synthamp.report import render_html
+from synthamp.cli._common import echo_json
 
 __all__ = [
     "audit_json",
     "noise_text",
     "print_release_summary",
-    "run_audit",
-    "write_reports",
+    "show_demo",
+    "show_release",
     "written_json",
 ]
-
-
-def write_reports(privacy, paths, *, n_released: int, audit=None) -> None:
-    """The privacy report as JSON, Markdown and a self-contained HTML page, into ``paths``.
-
-    The paths are the transaction's temporary names (see
-    :class:`synthamp.release._io.OutputTransaction`).
-    """
-
-    json_path, md_path, html_path = paths
-    json_path.write_text(privacy.to_json(), encoding="utf-8")
-    md_path.write_text(privacy.to_markdown(), encoding="utf-8")
-    html = render_html(privacy, n_released=n_released, audit=audit)
-    html_path.write_text(html, encoding="utf-8")
-
-
-def run_audit(privacy, trials: int, seed: int | None, no_progress: bool):
-    """Audit the release described by the report (public numbers only; docs/theory.md §12)."""
-    from rich.console import Console  # rich: heavy, on use only
-
-    from synthamp.audit import audit_release  # loads scipy: heavy, on use only
-
-    release = SyntheticDataRelease(
-        privacy.dim,
-        privacy.out_dim,
-        privacy.norm_bound,
-        privacy.sensitivity,
-        privacy.sigma,
-        n_syn=privacy.n_syn,
-    )
-    with Console(stderr=True, quiet=no_progress).status(f"auditing ({trials:,} trials)"):
-        return audit_release(
-            release,
-            privacy.delta,
-            trials=trials,
-            random_state=seed,
-            epsilon_upper=privacy.epsilon,
-        )
 
 
 def audit_json(audit) -> dict:
@@ -129,6 +92,94 @@ def print_release_summary(privacy, rows: int, out_path: Path, report_paths: tupl
     for line in (privacy.accounting_note, privacy.amplification):
         if line:
             console.print(f"note: {line}")
-    if privacy.utility_verdict:  # the report's sentence, worded once (synthamp.utility)
-        console.print(escape(privacy.utility_verdict))
+    for line in privacy.utility_lines():  # the report's sentence and table (synthamp.utility)
+        console.print(escape(line))
     console.print("report: " + ", ".join(shown(p) for p in report_paths))
+
+
+def show_release(result, as_json: bool) -> None:
+    """A :class:`~synthamp.release.TableRelease` as JSON (``--json``) or the summary."""
+    if result.design_report is not None:  # a public design: its numbers and summary lines
+        if as_json:
+            echo_json({**result.design_report, "written": str(result.synthetic)})
+            return
+        for line in result.summary:
+            click.echo(line)
+        click.echo(f"wrote {result.records:,} records to {result.synthetic}")
+        return
+    privacy, audit = result.privacy, result.audit
+    if as_json:
+        extra = {} if audit is None else {"audit": audit_json(audit)}
+        echo_json(written_json(privacy, result.records, result.synthetic, result.reports, **extra))
+        return
+    print_release_summary(privacy, result.records, result.synthetic, result.reports)
+    if audit is not None:
+        click.echo(
+            f"audit: ε ≥ {audit.epsilon_lower:.4g} ({100 * audit.confidence:g}% confidence, "
+            f"{audit.trials:,} trials per dataset) against the guaranteed "
+            f"{audit.epsilon_upper:.4g}: {'consistent' if audit.consistent else 'INCONSISTENT'}"
+        )
+
+
+def show_demo(result, epsilon: float, as_json: bool) -> None:
+    """A :class:`~synthamp.release.DemoRelease` as JSON (``--json``) or the summary."""
+    privacy, n_syn, utility = result.privacy, result.records, result.utility
+    if as_json:
+        synthetic, *reports = result.paths
+        utility = {**utility, "repeats": result.repeats}
+        echo_json(written_json(privacy, n_syn, synthetic, reports, utility=utility))
+        return
+    from rich.console import Console  # rich: heavy, on use only
+    from rich.markup import escape
+
+    say = Console(highlight=False, soft_wrap=True).print
+    say(
+        f"[bold]synthamp demo[/]: diabetes data, m = {result.m} patients, d = {result.d} "
+        "features, k = 1"
+    )
+    covered = "any number of" if result.unlimited else f"{n_syn:,}"
+    say(
+        f"guarantee: ({privacy.epsilon:.3g}, {privacy.delta:.3g})-DP for {covered} synthetic "
+        f"records ({privacy.accounting_method} accounting, {privacy.accounting_kind}); "
+        f"released {n_syn:,}"
+    )
+    saving = (
+        "no noise saved"
+        if privacy.sigma > privacy.sigma_post_processing
+        else f"[bold]{100 * privacy.noise_saved:.0f}% less noise[/]"
+    )
+    say(
+        f"noise: σ = {privacy.sigma:.4g} with {privacy.accounting_method} accounting vs "
+        f"σ = {privacy.sigma_post_processing:.4g} with post-processing accounting: {saving}"
+    )
+    amplified, post, baseline = (utility[k] for k in ("amplified", "post_processing", "baseline"))
+    say(
+        "utility at the fitted model (simulated on the public data): the records carry "
+        f"vᵀv = ‖v‖² (Proposition 4.1); its debiased estimate from {n_syn:,} records has median "
+        f"relative error [bold]{amplified:.2f}[/] at the amplification-aware σ vs {post:.2f} at "
+        f"the post-processing σ ({post / amplified:.1f}× smaller; {result.repeats} simulated "
+        "releases)"
+    )
+    verdict = (
+        f"{amplified / baseline:.3g}× more accurately than the synthetic records: for ‖v‖², "
+        "the baseline serves you better"
+        if baseline < amplified
+        else f"{baseline / amplified:.3g}× less accurately than the synthetic records"
+    )
+    say(
+        "baseline: the Gaussian mechanism on ‖v‖² itself (Analyze Gauss, exact calibration at "
+        f"the same (ε, δ)) has median relative error [bold]{baseline:.3g}[/]: {verdict}"
+    )
+    if amplified > 1:
+        say(
+            f"  (errors above 1: at ε = {epsilon:g} the noise dominates a model fitted on "
+            f"{result.m} records; see docs/mechanism.md for what the data can be used for)"
+        )
+    say("utility for any model within the norm bound (the report's bounds, every baseline):")
+    for line in privacy.utility_lines():
+        say("  " + escape(line))
+    if privacy.accounting_note:
+        say(f"note: {privacy.accounting_note}")
+    if not privacy.noise_secret:
+        say("[bold yellow]warning:[/] seeded run: the noise is not secret")
+    say("wrote " + ", ".join(str(p) for p in result.paths))

@@ -23,6 +23,8 @@ log_likelihood_ratio         log p/q of χ²_d(a²) against χ²_d(b²), without
 log_likelihood_ratio_finite  log p/q of the finite-release statistic S = Y·X
 ncx2_logpdf                  log density of χ²_d(a²) that does not underflow at large d
 DivergenceResult             values, error estimates and kind of a divergence
+pair_divergence              ``synthamp divergence``: one pair, k = 1 or 2, plateau or n_syn
+PairDivergence               its result (``to_dict()``: the command's JSON object)
 
 Layout
 ------
@@ -85,11 +87,13 @@ from synthamp.divergence._wishart3 import EstimateResult, renyi_plateau_gram3_es
 __all__ = [
     "DivergenceResult",
     "EstimateResult",
+    "PairDivergence",
     "WishartResult",
     "fisher_information",
     "log_likelihood_ratio",
     "log_likelihood_ratio_finite",
     "ncx2_logpdf",
+    "pair_divergence",
     "renyi_finite",
     "renyi_plateau",
     "renyi_plateau_gram",
@@ -436,3 +440,117 @@ def renyi_plateau_gram(
     if full_output:
         return WishartResult(alpha, value, error, mass=mass, mean_ratio=mean_ratio, nodes=count)
     return value
+
+
+@dataclasses.dataclass(frozen=True)
+class PairDivergence:
+    """The exact Rényi divergence of one pair over orders (:func:`pair_divergence`).
+
+    Attributes
+    ----------
+    alpha, renyi, error : ndarray
+        The orders (in the given order), D_α (nats) and its estimated absolute
+        numerical error.
+    dim, out_dim : int
+        d and k.
+    norm_v, norm_w : float
+        ‖v‖_F and ‖w‖_F.
+    gram_v, gram_w : list of float
+        vᵀv and wᵀw: [‖v‖²] for k = 1, [g11, g12, g22] for k = 2.
+    sigma : float
+    n_syn : int or None
+        None for the plateau (unlimited release).
+    kind : str
+        ``"exact"``.
+    """
+
+    alpha: np.ndarray
+    renyi: np.ndarray
+    error: np.ndarray
+    dim: int
+    out_dim: int
+    norm_v: float
+    norm_w: float
+    gram_v: list[float]
+    gram_w: list[float]
+    sigma: float
+    n_syn: int | None
+    kind: str
+
+    def to_dict(self) -> dict:
+        """The JSON object of ``synthamp divergence``: the attributes, in their order."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+
+def _gram_entries(param: str, entries) -> list[float]:
+    if entries is None:
+        raise InputError(param, "is required with --out-dim 2 (g11,g12,g22)")
+    if len(entries) != 3:
+        raise InputError(param, f"must have 3 entries g11,g12,g22, got {len(entries)}")
+    return list(entries)
+
+
+def pair_divergence(
+    alpha,
+    dim: int,
+    norm_v: float | None = None,
+    norm_w: float | None = None,
+    sigma: float = 1.0,
+    n_syn: int | None = None,
+    out_dim: int = 1,
+    gram_v=None,
+    gram_w=None,
+) -> PairDivergence:
+    """D_α of one pair: k = 1 by its norms (plateau, or ``n_syn`` records), k = 2 by its Grams.
+
+    Calls :func:`renyi_plateau`, :func:`renyi_finite` (k = 1 with ``n_syn``) or
+    :func:`renyi_plateau_gram` (k = 2, the plateau; docs/theory.md §3–§4, §15). A
+    pair's exact value is a lower bound on the worst case, never a guarantee.
+
+    Parameters
+    ----------
+    alpha : float or sequence of float
+        Rényi orders > 1.
+    dim : int
+        d.
+    norm_v, norm_w : float, optional
+        ‖v‖, ‖w‖ (k = 1, required there).
+    sigma : float, default 1.0
+    n_syn : int, optional
+        Records released (k = 1 only); default the plateau.
+    out_dim : {1, 2}, default 1
+        k.
+    gram_v, gram_w : sequence of 3 float, optional
+        vᵀv, wᵀw as (g11, g12, g22) (k = 2, required there).
+
+    Returns
+    -------
+    PairDivergence
+    """
+    if out_dim not in (1, 2):
+        raise InputError("out_dim", f"must be 1 or 2, got {out_dim}")
+    if out_dim > check_dim(dim):
+        raise InputError("out_dim", f"must be <= dim = {dim}, got {out_dim}")
+    if out_dim == 1:
+        if gram_v is not None or gram_w is not None:
+            raise InputError("gram_v", "is for --out-dim 2 (give --norm-v, --norm-w)")
+        for name, norm in (("norm_v", norm_v), ("norm_w", norm_w)):
+            if norm is None:
+                raise InputError(name, "is required (k = 1)")
+        if n_syn is None:
+            result = renyi_plateau(alpha, dim, norm_v, norm_w, sigma, full_output=True)
+        else:
+            result = renyi_finite(alpha, dim, norm_v, norm_w, n_syn, sigma, full_output=True)
+        grams = ([norm_v**2], [norm_w**2])
+    else:
+        if norm_v is not None or norm_w is not None:
+            raise InputError("norm_v", "is for --out-dim 1 (give --gram-v, --gram-w)")
+        if n_syn is not None:
+            raise InputError("n_syn", "the finite release is k = 1 only (omit it: the plateau)")
+        grams = (_gram_entries("gram_v", gram_v), _gram_entries("gram_w", gram_w))
+        result = renyi_plateau_gram(alpha, dim, grams[0], grams[1], sigma, full_output=True)
+        norm_v, norm_w = (math.sqrt(g[0] + g[2]) for g in grams)
+    return PairDivergence(
+        result.alpha, result.value, result.error, dim, out_dim, norm_v, norm_w, *grams,
+        sigma, n_syn, str(result.kind),
+    )  # fmt: skip

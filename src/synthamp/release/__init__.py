@@ -16,9 +16,16 @@ The generator and the plan
 .. autosummary::
    :toctree: generated/
 
+   release_table          -- a private table to written synthetic records and their report
+   TableRelease           -- its result: the paths, the records, the guarantee and report
+   ReleaseMonitor         -- what a running release tells its caller (the library prints nothing)
+   run_demo               -- the demo release of scikit-learn's diabetes data
+   DemoRelease            -- its result
+   demo_dataset           -- the demo's publicly scaled data
    PrivateLinearGenerator -- scikit-learn estimator: fit, perturb, sample synthetic records
    plan_release           -- before the data: σ, noise saved and utility for each λ and width
    Plan                   -- its result
+   plan_table             -- ``synthamp plan``: the plan of a table from its shape (TablePlan)
    PlanRow                -- one row of it
    account_release        -- the accounting a fit needs (σ, ε, the fallback)
    ReleaseAccounting      -- its result
@@ -47,6 +54,8 @@ Public designs (docs/theory.md §19, docs/gram-adjacency.md)
    :toctree: generated/
 
    design_release    -- one release on public random seeds or features, Gram-accounted
+   plan_design       -- before the data: exact Δ, C, s₂ and σ of a random-seeds design
+   DesignPlanRow     -- one row of that plan
    DesignRelease     -- its result: the bounds, σ under both adjacencies, the records
    PublicDesign      -- a public design, generated block by block from a recorded seed
    design_bounds     -- Δ, C and s₂ from the m × m dual
@@ -64,6 +73,7 @@ Tables and output
    write_partitions_dask -- the same on a dask cluster
    write_dataset     -- a partitioned dataset from a fitted generator, local or on dask
    OutputTransaction -- outputs that appear together at the end, or none
+   ACCOUNTING_METHODS -- the accounting methods; ACCOUNTANTS, BACKENDS: the accountants, writers
 """
 
 from __future__ import annotations
@@ -75,10 +85,11 @@ from synthamp._lazy import lazy_attributes
 if TYPE_CHECKING:  # loaded on first use, see __getattr__
     from synthamp.release._accounting import ReleaseAccounting, account_release
     from synthamp.release._curves import report_curves
+    from synthamp.release._demo import DemoRelease, demo_dataset, run_demo
+    from synthamp.release._design_plan import DesignPlanRow, plan_design
     from synthamp.release._design_release import DesignRelease, design_release
     from synthamp.release._designs import ADJACENCIES, DESIGNS, PublicDesign, design_bounds
     from synthamp.release._distributed import (
-        BACKENDS,
         DISTRIBUTED_NOTE,
         local_cluster,
         require_dask,
@@ -86,7 +97,6 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
         write_partitions_dask,
     )
     from synthamp.release._generator import (
-        ACCOUNTING_METHODS,
         DEFAULT_DELTA,
         SAMPLERS,
         PrivateLinearGenerator,
@@ -101,8 +111,12 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
         check_writable,
         parse_mode,
     )
+    from synthamp.release._monitor import ReleaseMonitor
+    from synthamp.release._options import ACCOUNTANTS, ACCOUNTING_METHODS, BACKENDS, DEMO_DIR
     from synthamp.release._partitioned import generator_partitions, write_partitions
-    from synthamp.release._planning import DEFAULT_RIDGES, Plan, PlanRow, plan_release
+    from synthamp.release._pipeline import TableRelease, release_table
+    from synthamp.release._plan_table import TablePlan, plan_table
+    from synthamp.release._planning import DEFAULT_RIDGES, PLAN_METHODS, Plan, PlanRow, plan_release
     from synthamp.release._ridge import (
         OBJECTIVE,
         clip_rows,
@@ -134,7 +148,6 @@ _SOURCES: dict[str, str] = {
     "report_curves": "synthamp.release._curves",
     **dict.fromkeys(
         [
-            "BACKENDS",
             "DISTRIBUTED_NOTE",
             "local_cluster",
             "require_dask",
@@ -144,7 +157,7 @@ _SOURCES: dict[str, str] = {
         "synthamp.release._distributed",
     ),
     **dict.fromkeys(
-        ["ACCOUNTING_METHODS", "DEFAULT_DELTA", "SAMPLERS", "PrivateLinearGenerator"],
+        ["DEFAULT_DELTA", "SAMPLERS", "PrivateLinearGenerator"],
         "synthamp.release._generator",
     ),
     **dict.fromkeys(
@@ -161,10 +174,19 @@ _SOURCES: dict[str, str] = {
         "synthamp.release._io",
     ),
     **dict.fromkeys(["generator_partitions", "write_partitions"], "synthamp.release._partitioned"),
+    **dict.fromkeys(["DemoRelease", "demo_dataset", "run_demo"], "synthamp.release._demo"),
+    "ReleaseMonitor": "synthamp.release._monitor",
     **dict.fromkeys(
-        ["DEFAULT_RIDGES", "Plan", "PlanRow", "plan_release"], "synthamp.release._planning"
+        ["ACCOUNTANTS", "ACCOUNTING_METHODS", "BACKENDS", "DEMO_DIR"], "synthamp.release._options"
     ),
+    **dict.fromkeys(["TableRelease", "release_table"], "synthamp.release._pipeline"),
+    **dict.fromkeys(
+        ["DEFAULT_RIDGES", "PLAN_METHODS", "Plan", "PlanRow", "plan_release"],
+        "synthamp.release._planning",
+    ),
+    **dict.fromkeys(["TablePlan", "plan_table"], "synthamp.release._plan_table"),
     **dict.fromkeys(["DesignRelease", "design_release"], "synthamp.release._design_release"),
+    **dict.fromkeys(["DesignPlanRow", "plan_design"], "synthamp.release._design_plan"),
     **dict.fromkeys(
         ["ADJACENCIES", "DESIGNS", "PublicDesign", "design_bounds"], "synthamp.release._designs"
     ),
@@ -202,17 +224,22 @@ _SOURCES: dict[str, str] = {
 }
 
 __all__ = [
+    "ACCOUNTANTS",
     "ACCOUNTING_METHODS",
     "ADJACENCIES",
     "BACKENDS",
     "DEFAULT_DELTA",
     "DEFAULT_RIDGES",
+    "DEMO_DIR",
     "DESIGNS",
     "DISTRIBUTED_NOTE",
     "OBJECTIVE",
+    "PLAN_METHODS",
     "PUBLISHED",
     "SAMPLERS",
     "TABLE_FORMATS",
+    "DemoRelease",
+    "DesignPlanRow",
     "DesignRelease",
     "OutputTransaction",
     "Plan",
@@ -220,6 +247,9 @@ __all__ = [
     "PrivateLinearGenerator",
     "PublicDesign",
     "ReleaseAccounting",
+    "ReleaseMonitor",
+    "TablePlan",
+    "TableRelease",
     "account_release",
     "atomic_write_text",
     "atomic_write_with",
@@ -231,6 +261,7 @@ __all__ = [
     "check_writable",
     "clip_rows",
     "debiased_gram",
+    "demo_dataset",
     "design_bounds",
     "design_release",
     "generator_partitions",
@@ -238,16 +269,20 @@ __all__ = [
     "local_cluster",
     "parse_columns",
     "parse_mode",
+    "plan_design",
     "plan_release",
+    "plan_table",
     "project_frobenius",
     "read_shape",
     "read_table",
+    "release_table",
     "report_curves",
     "require_dask",
     "ridge_fit",
     "ridge_norm_bound",
     "ridge_sensitivity",
     "row_norms",
+    "run_demo",
     "scale_clip_rows",
     "select_numeric",
     "table_format",

@@ -12,6 +12,8 @@ dropped before it returns. The unlimited-release guarantee covers R.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -20,12 +22,22 @@ from numpy.typing import ArrayLike, NDArray
 
 from synthamp._budget import report_status
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
-from synthamp.accountant import Guarantee, SyntheticDataRelease, calibrate
-from synthamp.release._designs import ADJACENCIES, PublicDesign, design_bounds, design_model
-from synthamp.release._ridge import _draw_with_factor, _gram_factor, _perturb, clip_rows
+from synthamp._version import __version__
+from synthamp.accountant import Guarantee, SyntheticDataRelease, calibrate, release_curves
+from synthamp.amplification import amplification_outlook
+from synthamp.release._designs import (
+    ADJACENCIES,
+    DesignBounds,
+    PublicDesign,
+    design_bounds,
+    design_model,
+)
+from synthamp.release._partitioned import PartitionTask, partitions_root, plan_partitions
+from synthamp.release._ridge import OBJECTIVE, _draw_with_factor, _gram_factor, _perturb, clip_rows
+from synthamp.report._privacy import ADJACENCY, PrivacyReport, utility_text
 from synthamp.utility import release_utility
 
-__all__ = ["DesignRelease", "design_release"]
+__all__ = ["DesignAccounting", "DesignRelease", "account_design", "design_release"]
 
 
 @dataclass(eq=False)
@@ -78,6 +90,7 @@ class DesignRelease:
     guarantee_norm: Guarantee
     _factor: NDArray[np.float64] = field(repr=False)
     _rng: np.random.Generator = field(repr=False)
+    seeded: bool = False
 
     def sample(self, n: int) -> NDArray[np.float64]:
         """``n`` synthetic records σ_z·gR, g ~ N(0, I_k): exactly the law of ZV given V."""
@@ -135,7 +148,8 @@ class DesignRelease:
         ]
         verdict = self.utility.get("utility_verdict")
         if verdict:
-            lines.append(f"utility: {verdict}")
+            first, *table = utility_text(verdict, self.utility.get("utility_table", ()))
+            lines += [f"utility: {first}", *table]
         if self.gram_sensitivity is not None:
             lines.append(
                 "(the baseline is the Gaussian mechanism on ‖v‖² with its public-design "
@@ -143,8 +157,167 @@ class DesignRelease:
             )
         return lines
 
+    def privacy_report(self, n_records: int, n_syn: int) -> PrivacyReport:
+        """The release's :class:`~synthamp.report.PrivacyReport`, rendered as every release's.
+
+        Public quantities only. The design and both accountings are in the report's
+        feature-scaling line, adjacency and notes; its curves (HTML page) are those of
+        the accounted release (with the Gram adjacency where it is used), computed on
+        first use.
+        """
+        d, g = self.design, self.guarantee
+        adjacency = ADJACENCY
+        if self.adjacency == "gram":
+            adjacency += (
+                "; accounted on the reachable pairs of the Gram statistic ‖v‖², whose change "
+                f"under a replaced record is at most s₂ = {self.gram_sensitivity:.4g} on this "
+                "public design (docs/gram-adjacency.md, docs/theory.md §19)"
+            )
+        notes = [
+            f"σ = {self.sigma_norm:.4g} under the norm model"
+            + (
+                ""
+                if self.sigma_gram is None
+                else f", {self.sigma_gram:.4g} under the Gram adjacency"
+            )
+            + f" (used: {self.adjacency}); releasing the model needs "
+            f"{g.sigma_post_processing:.4g}: noise saved is not utility.",
+        ]
+        report = PrivacyReport(
+            epsilon=g.epsilon, delta=self.delta, optimal_order=g.optimal_order,
+            sigma=self.sigma, sensitivity=self.sensitivity, norm_bound=self.norm_bound,
+            dim=d.width, out_dim=self.release.out_dim, n_records=n_records, n_syn=None,
+            ridge=self.ridge, label_bound=self.label_bound, seed_scale=self.seed_scale,
+            accounting_method=g.method, accounting_kind=str(g.kind), accountant=g.accountant,
+            epsilon_rdp=g.epsilon_rdp, epsilon_pld=g.epsilon_pld,
+            epsilon_unlimited_pld=g.epsilon_unlimited_pld, guarantee=g.guarantee,
+            sigma_post_processing=g.sigma_post_processing,
+            epsilon_post_processing=g.epsilon_post_processing, model_released=False,
+            adjacency=adjacency, objective=OBJECTIVE,
+            feature_scaling=(
+                f"public design {d.name}: width D = {d.width:,} generated from the recorded "
+                f"public seed {d.seed} (not the noise's entropy); the regressors are public, "
+                "only the target columns are private"
+            ),
+            seed_policy=(
+                "Noise N and seeds Z were drawn from numpy's PCG64 generator seeded with 128 bits "
+                "of operating-system entropy (numpy.random.SeedSequence()); the seed is neither "
+                "stored nor shown. The design's seed is public and recorded."
+            ),
+            noise_secret=True,
+            released=(
+                f"{n_syn:,} synthetic records ZV of dimension k = {self.release.out_dim} (any "
+                "number is covered)",
+                "this report: the declared bounds and public parameters (D, k, m, λ, B, C, Δ, "
+                "s₂, σ, σ_z, the design and its seed)",
+            ),
+            not_released=(
+                "the private target columns", "the unperturbed model v", "the noisy model V",
+                "the noise N", "the hidden seeds Z",
+            ),
+            notes=tuple(notes), synthamp_version=__version__, accounting_note=g.note,
+            amplification=amplification_outlook(
+                d.width, self.norm_bound, self.sigma, self.release.out_dim, g.noise_saved
+            ).message,
+            # release_utility's fields (the generator's report takes them all), not the copy
+            **{k: value for k, value in self.utility.items() if k != "gram_error_baseline_s2"},
+        )  # fmt: skip
+        curves = functools.partial(release_curves, self.release, self.delta)
+        return dataclasses.replace(report, curves=curves)
+
+    def partition_tasks(self, n_total: int, partitions: int) -> tuple[PartitionTask, ...]:
+        """``n_total`` records in ``partitions`` independent tasks (local or dask workers).
+
+        Each task holds the k × k factor R (RᵀR = σ_z²VᵀV: what the unlimited-release
+        guarantee covers, docs/theory.md §3, §17) and its own seed, from fresh OS entropy
+        (or, for a seeded research run, from the release's sampling stream), never from
+        the noise's seed.
+        """
+        n_total = check_integer("n_total", n_total, 1)
+        partitions = check_integer("partitions", partitions, 1)
+        if partitions > n_total:
+            raise InputError("partitions", f"{partitions} partitions for {n_total} records")
+        root = partitions_root(self._rng if self.seeded else None)
+        return plan_partitions(self._factor, root, n_total, partitions)
+
     def __getstate__(self):
         raise TypeError("a DesignRelease holds the Gram factor of V: it is not pickled")
+
+
+@dataclass(frozen=True)
+class DesignAccounting:
+    """The accounting of one release on a public design (:func:`account_design`).
+
+    Attributes
+    ----------
+    guarantee, guarantee_norm : Guarantee
+        The guarantee used (of the adjacency) and the norm model's, by the rule.
+    sigma, sigma_norm : float
+        σ used, and σ under the norm model.
+    sigma_gram, gram_sensitivity : float or None
+        σ under the Gram adjacency and s₂ (k = 1; None for k > 1).
+    release : SyntheticDataRelease
+        The accounted mechanism (unlimited release).
+    utility : dict
+        :func:`synthamp.utility.release_utility` of the release with, for k = 1, the
+        baseline on ‖v‖² at sensitivity s₂ (``gram_error_baseline_s2``).
+    """
+
+    guarantee: Guarantee
+    guarantee_norm: Guarantee
+    sigma: float
+    sigma_norm: float
+    sigma_gram: float | None
+    gram_sensitivity: float | None
+    release: SyntheticDataRelease
+    utility: dict
+
+
+def account_design(
+    bounds: DesignBounds,
+    width: int,
+    out_dim: int,
+    epsilon: float,
+    delta: float,
+    *,
+    adjacency: str = "gram",
+    accountant: str | None = None,
+) -> DesignAccounting:
+    """σ of an unlimited release on a public design under both adjacencies, and its utility.
+
+    Public quantities only (the design's bounds, docs/theory.md §19): the same numbers
+    for :func:`design_release` and for the plan (:func:`synthamp.release.plan_release`
+    with a design). The Gram adjacency (k = 1) is docs/gram-adjacency.md's theorem.
+    """
+    k = out_dim
+    common = dict(dim=width, out_dim=k, norm_bound=bounds.norm_bound)
+    common |= dict(sensitivity=bounds.sensitivity, accountant=accountant)
+    report_status("calibrating σ (norm model and Gram adjacency)")
+    # the guarantee rule (accountant._guarantee) under each adjacency
+    guarantee_norm = calibrate(epsilon, delta, **common)
+    s2 = bounds.gram_sensitivity if k == 1 else None
+    guarantee_gram = (
+        None if s2 is None else calibrate(epsilon, delta, **common, gram_sensitivity=s2)
+    )
+    sigma_gram = None if guarantee_gram is None else guarantee_gram.sigma
+    guarantee = guarantee_gram if adjacency == "gram" else guarantee_norm
+    sigma = sigma_gram if adjacency == "gram" else guarantee_norm.sigma
+    release = SyntheticDataRelease(
+        width, k, bounds.norm_bound, bounds.sensitivity, sigma,
+        gram_sensitivity=s2 if adjacency == "gram" else None,
+    )  # fmt: skip
+    utility = release_utility(
+        epsilon=epsilon, delta=delta, sigma=sigma, dim=width, out_dim=k,
+        norm_bound=bounds.norm_bound, sensitivity=bounds.sensitivity, n_syn=None,
+        statistic_sensitivity=s2,  # the baseline on ‖v‖² itself, with the same public design
+    )  # fmt: skip
+    if s2 is not None:
+        utility["gram_error_baseline_s2"] = utility["gram_error_baseline"]
+    return DesignAccounting(
+        guarantee=guarantee, guarantee_norm=guarantee_norm, sigma=sigma,
+        sigma_norm=guarantee_norm.sigma, sigma_gram=sigma_gram, gram_sensitivity=s2,
+        release=release, utility=utility,
+    )  # fmt: skip
 
 
 def design_release(
@@ -213,23 +386,10 @@ def design_release(
     public = PublicDesign(design, width, m, seed, inputs=inputs)
     kernel, norms = public.kernel()
     bounds = design_bounds(kernel, ridge, label_bound)
-    common = dict(dim=public.width, out_dim=k, norm_bound=bounds.norm_bound)
-    common |= dict(sensitivity=bounds.sensitivity, accountant=accountant)
-    report_status("calibrating σ (norm model and Gram adjacency)")
-    # the guarantee rule (accountant._guarantee) under each adjacency
-    guarantee_norm = calibrate(epsilon, delta, **common)
-    sigma_norm = guarantee_norm.sigma
-    s2 = bounds.gram_sensitivity if k == 1 else None
-    guarantee_gram = (
-        None if s2 is None else calibrate(epsilon, delta, **common, gram_sensitivity=s2)
+    accounted = account_design(
+        bounds, public.width, k, epsilon, delta, adjacency=adjacency, accountant=accountant
     )
-    sigma_gram = None if guarantee_gram is None else guarantee_gram.sigma
-    guarantee = guarantee_gram if adjacency == "gram" else guarantee_norm
-    sigma = sigma_gram if adjacency == "gram" else sigma_norm
-    release = SyntheticDataRelease(
-        public.width, k, bounds.norm_bound, bounds.sensitivity, sigma,
-        gram_sensitivity=s2 if adjacency == "gram" else None,
-    )  # fmt: skip
+    sigma, s2 = accounted.sigma, accounted.gram_sensitivity
     scale = 1.0 / math.sqrt(public.width) if seed_scale is None else seed_scale
     scale = check_positive("seed_scale", scale)
     noise_seq, sample_seq = np.random.SeedSequence(random_state).spawn(2)
@@ -238,13 +398,6 @@ def design_release(
     _perturb(model, sigma, np.random.Generator(np.random.PCG64(noise_seq)))
     factor = scale * _gram_factor(model)
     del model
-    utility = release_utility(
-        epsilon=epsilon, delta=delta, sigma=sigma, dim=public.width, out_dim=k,
-        norm_bound=bounds.norm_bound, sensitivity=bounds.sensitivity, n_syn=None,
-        statistic_sensitivity=s2,  # the baseline on ‖v‖² itself, with the same public design
-    )  # fmt: skip
-    if s2 is not None:
-        utility["gram_error_baseline_s2"] = utility["gram_error_baseline"]
     return DesignRelease(
         design=public,
         ridge=ridge,
@@ -255,15 +408,16 @@ def design_release(
         epsilon=epsilon,
         delta=delta,
         sigma=sigma,
-        sigma_norm=sigma_norm,
-        sigma_gram=sigma_gram,
+        sigma_norm=accounted.sigma_norm,
+        sigma_gram=accounted.sigma_gram,
         adjacency=adjacency,
-        accountant=guarantee.accountant,
-        release=release,
-        utility=utility,
+        accountant=accounted.guarantee.accountant,
+        release=accounted.release,
+        utility=accounted.utility,
         seed_scale=scale,
-        guarantee=guarantee,
-        guarantee_norm=guarantee_norm,
+        guarantee=accounted.guarantee,
+        guarantee_norm=accounted.guarantee_norm,
         _factor=factor,
         _rng=np.random.Generator(np.random.PCG64(sample_seq)),
+        seeded=random_state is not None,
     )

@@ -32,6 +32,7 @@ import numpy as np
 
 from synthamp._validation import InputError
 from synthamp.release._io import OutputTransaction, check_directory_output, parse_mode
+from synthamp.release._options import BACKENDS
 from synthamp.release._partitioned import (
     PartitionTask,
     default_columns,
@@ -49,9 +50,6 @@ __all__ = [
     "write_dataset",
     "write_partitions_dask",
 ]
-
-#: Where the partitions are computed.
-BACKENDS = ("local", "dask")
 
 #: Why a distributed release is accounted as unlimited (goes into the report).
 DISTRIBUTED_NOTE = (

@@ -513,7 +513,7 @@ class PrivateLinearGenerator(BaseEstimator):
             else amplification_outlook(
                 d, self.norm_bound_, accounting.sigma, k, accounting.noise_saved
             ).message,
-            **release_utility(  # public quantities only: C, Δ, σ, d, k, n_syn, ε, δ
+            **release_utility(  # public quantities only: C, Δ, σ, d, k, n_syn, ε, δ, B, m
                 epsilon=accounting.epsilon,
                 delta=params["delta"],
                 sigma=accounting.sigma,
@@ -522,6 +522,8 @@ class PrivateLinearGenerator(BaseEstimator):
                 norm_bound=self.norm_bound_,
                 sensitivity=self.sensitivity_,
                 n_syn=n_syn,
+                label_bound=params["label_bound"],
+                n_records=m,
             ),
         )
         # the curves of the HTML page, from the RDP curve the guarantee used (computed on

@@ -173,7 +173,17 @@ def _release_root(generator) -> np.random.SeedSequence:
     generator's sampling stream, so that the release is reproducible and still
     independent of the number of workers.
     """
-    if generator.random_state is None:
+    seeded = generator.random_state is not None
+    return partitions_root(generator._state("rng") if seeded else None)
+
+
+def partitions_root(rng: np.random.Generator | None) -> np.random.SeedSequence:
+    """The partitions' root seed: fresh OS entropy, or 256 bits of a seeded sampling stream.
+
+    Never a child of the noise's seed sequence (:func:`_release_root`). ``rng`` is the
+    release's own sampling stream of a seeded (research) run, None otherwise.
+    """
+    if rng is None:
         return np.random.SeedSequence()
-    words = generator._state("rng").integers(0, 2**32, size=8, dtype=np.uint64)
+    words = rng.integers(0, 2**32, size=8, dtype=np.uint64)
     return np.random.SeedSequence([int(word) for word in words])

@@ -26,10 +26,12 @@ from synthamp.accountant import calibrate
 from synthamp.release._ridge import ridge_norm_bound, ridge_sensitivity
 from synthamp.utility import gram_error_bound, release_utility
 
-__all__ = ["DEFAULT_RIDGES", "Plan", "PlanRow", "plan_release"]
+__all__ = ["DEFAULT_RIDGES", "PLAN_METHODS", "Plan", "PlanRow", "plan_release"]
 
 #: Ridge penalties tried by default.
 DEFAULT_RIDGES = (0.01, 0.1, 1.0, 10.0)
+#: The amplification-aware accounting methods a plan compares with post-processing.
+PLAN_METHODS: tuple[str, ...] = ("exact", "global")
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,10 @@ class PlanRow:
     width_for_amplification : float
         2c² with c = C/σ: the width from which the local amplification ratio
         2c²/(2c² + d) falls below one half (a heuristic guide, Theorem 5.1).
+    utility_table, utility_verdict
+        :func:`synthamp.utility.release_utility`'s table (the records beside every
+        baseline at the target (ε, δ)) and its one sentence: which mechanism serves
+        best for the second moment and for the coefficients, and by how much.
     """
 
     ridge: float
@@ -79,6 +85,8 @@ class PlanRow:
     gram_error_floor: float
     gram_error_baseline: float
     width_for_amplification: float
+    utility_table: tuple[dict[str, object], ...] = ()
+    utility_verdict: str = ""
 
 
 @dataclass(frozen=True)
@@ -174,7 +182,7 @@ def plan_release(
     label_bound = check_positive("label_bound", label_bound)
     epsilon = check_positive("epsilon", epsilon)
     delta = check_open_unit("delta", delta)
-    if method not in ("exact", "global"):
+    if method not in PLAN_METHODS:
         raise InputError("method", f"must be 'exact' or 'global', got {method!r}")
     ridges = [check_positive("ridge", r) for r in ridges]
     if not ridges:
@@ -219,6 +227,8 @@ def plan_release(
                 sensitivity=sensitivity,
                 n_syn=n_syn,
                 releases=releases,
+                label_bound=label_bound,
+                n_records=m,
             )
             gram = utility["gram_error"]
             rows.append(
@@ -238,6 +248,8 @@ def plan_release(
                     gram_error_floor=utility["gram_error_floor"],
                     gram_error_baseline=utility["gram_error_baseline"],
                     width_for_amplification=2.0 * (norm_bound / sigma) ** 2,
+                    utility_table=utility["utility_table"],
+                    utility_verdict=utility["utility_verdict"],
                 )
             )
     best = min(range(len(rows)), key=lambda i: rows[i].relative_gram_error)

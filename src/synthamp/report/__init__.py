@@ -30,13 +30,27 @@ from synthamp._lazy import lazy_attributes
 if TYPE_CHECKING:  # loaded on first use, see __getattr__
     from synthamp.report._glossary import GLOSSARY
     from synthamp.report._html import render_html
-    from synthamp.report._privacy import ADJACENCY, REPORT_SCHEMA, SCHEMA_VERSION, PrivacyReport
+    from synthamp.report._privacy import (
+        ADJACENCY,
+        REPORT_SCHEMA,
+        SCHEMA_VERSION,
+        PrivacyReport,
+        utility_table_cells,
+        utility_text,
+    )
 
 _SOURCES: dict[str, str] = {
     "GLOSSARY": "synthamp.report._glossary",
     "render_html": "synthamp.report._html",
     **dict.fromkeys(
-        ["ADJACENCY", "REPORT_SCHEMA", "SCHEMA_VERSION", "PrivacyReport"],
+        [
+            "ADJACENCY",
+            "REPORT_SCHEMA",
+            "SCHEMA_VERSION",
+            "PrivacyReport",
+            "utility_table_cells",
+            "utility_text",
+        ],
         "synthamp.report._privacy",
     ),
 }
@@ -48,6 +62,8 @@ __all__ = [
     "SCHEMA_VERSION",
     "PrivacyReport",
     "render_html",
+    "utility_table_cells",
+    "utility_text",
 ]
 
 __getattr__, __dir__ = lazy_attributes(__name__, _SOURCES, public=__all__)

@@ -80,8 +80,8 @@ h1{font-size:1.8rem;margin-bottom:.2rem}h2{margin-top:2.2rem;border-bottom:1px s
 .guarantee{font-size:1.2rem;background:#eef6ee;border-left:6px solid #2e7d32;padding:.8rem 1rem}
 .caveat{background:#fff4e5;border-left:6px solid #e65100;padding:.6rem 1rem}
 table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.25rem .6rem;
-text-align:left;vertical-align:top;overflow-wrap:anywhere}th{background:#f3f3f3}
-.num{font-variant-numeric:tabular-nums}
+text-align:left;vertical-align:top;overflow-wrap:break-word}th{background:#f3f3f3}
+.num{font-variant-numeric:tabular-nums;white-space:nowrap}
 a.term{color:inherit;text-decoration:underline dotted}
 figure{margin:1rem 0}figcaption{font-size:.9rem;color:#555}
 svg.plot{max-width:100%;height:auto;background:#fff}
@@ -415,11 +415,32 @@ def _utility_summary(report: PrivacyReport, term: _Terms) -> str:
         for name, value, meaning in report.utility_rows()
         if value is not None
     )
+    table = report.utility_table_rows()
+    baselines = ""
+    if table:
+        head = "".join(f"<th>{html.escape(cell)}</th>" for cell in table[0])
+        body = "".join(
+            "<tr>"
+            + "".join(
+                f'<td class="num">{html.escape(c)}</td>'
+                if 3 <= i <= 5
+                else f"<td>{html.escape(c)}</td>"
+                for i, c in enumerate(row)
+            )
+            + "</tr>"
+            for row in table[1:]
+        )
+        baselines = (
+            f'<table id="utility-baselines"><tr>{head}</tr>{body}</table>'
+            "<p>Relative: RMSE over the largest value of the statistic (C² for vᵀv, C for v, "
+            "B² for YᵀY/m); × records: RMSE over the records' (same statistic only). All at "
+            "the same (ε, δ). Noise saved is not utility.</p>"
+        )
     return (
         f'<p id="utility-verdict"><strong>Utility.</strong> '
         f"{html.escape(report.utility_verdict)}</p>"
         f'<table id="utility-summary"><tr><th>{term("gram")} error</th><th>value</th>'
-        f"<th>meaning</th></tr>{rows}</table>"
+        f"<th>meaning</th></tr>{rows}</table>{baselines}"
     )
 
 

@@ -18,13 +18,20 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from synthamp._budget import PLATEAU_FALLBACK
 
-__all__ = ["ADJACENCY", "REPORT_SCHEMA", "SCHEMA_VERSION", "PrivacyReport"]
+__all__ = [
+    "ADJACENCY",
+    "REPORT_SCHEMA",
+    "SCHEMA_VERSION",
+    "PrivacyReport",
+    "utility_table_cells",
+    "utility_text",
+]
 
 #: Version of every JSON synthamp writes: the report and the ``--json`` output of the
 #: commands (docs/json.md, docs/synthamp-output.schema.json); bump when a key changes meaning
@@ -32,8 +39,10 @@ __all__ = ["ADJACENCY", "REPORT_SCHEMA", "SCHEMA_VERSION", "PrivacyReport"]
 #: ``gram_error_floor``, ``gram_error_baseline``, ``utility_verdict``; 3: one guarantee rule,
 #: ``accountant._guarantee``: ``epsilon_post_processing`` is everywhere releasing V at the
 #: release's own σ, and ``calibrate``'s ``sigma_rdp`` is null when the finite calibration
-#: was provably useless and not started).
-SCHEMA_VERSION = 3
+#: was provably useless and not started; 4: the report's ``utility_table``, the records
+#: beside every baseline of docs/theory.md §18, and a ``utility_verdict`` naming the best
+#: mechanism for the second moment and for the coefficients; ``plan`` rows gain both).
+SCHEMA_VERSION = 4
 
 #: Version of the report's layout (the same number: one schema for everything).
 REPORT_SCHEMA = SCHEMA_VERSION
@@ -146,7 +155,14 @@ class PrivacyReport:
         not positive and finite.
     utility_verdict : str
         The one sentence that says which of the two serves the user better
-        (:func:`synthamp.utility.baseline_verdict`); every rendering prints it.
+        (:func:`synthamp.utility.utility_verdict`): which mechanism serves the
+        user best for the second moment vᵀv and for the coefficients v, and by how
+        much; every rendering prints it.
+    utility_table : tuple of dict
+        The rows of :func:`synthamp.utility.utility_table`: the records beside each
+        baseline at the same (ε, δ) (mechanism, releases, statistic, rmse,
+        relative_error, ratio_to_records, rmse_floor, kind); empty in a report written
+        before schema 4 or without a baseline. Every rendering shows them.
     schema : int
         Version of this layout.
     """
@@ -190,6 +206,7 @@ class PrivacyReport:
     gram_error_floor: float | None = None
     gram_error_baseline: float | None = None
     utility_verdict: str = ""
+    utility_table: tuple[dict[str, Any], ...] = ()
     curves: Any = dataclasses.field(default=None, compare=False, repr=False)
 
     def release_curves(self) -> Any:
@@ -238,6 +255,8 @@ class PrivacyReport:
             if field.name == "curves":
                 continue
             value = getattr(self, field.name)
+            if field.name == "utility_table":
+                value = [dict(row) for row in value]
             out[field.name] = list(value) if isinstance(value, tuple) else value
         out["noise_saved"] = self.noise_saved
         return out
@@ -250,6 +269,8 @@ class PrivacyReport:
         for key in ("released", "not_released", "notes"):
             if key in kwargs:
                 kwargs[key] = tuple(kwargs[key])
+        if "utility_table" in kwargs:
+            kwargs["utility_table"] = tuple(dict(row) for row in kwargs["utility_table"])
         return cls(**kwargs)
 
     def to_json(self) -> str:
@@ -336,6 +357,14 @@ class PrivacyReport:
             ),
         )
 
+    def utility_table_rows(self) -> tuple[tuple[str, ...], ...]:
+        """The utility table as text cells (:func:`utility_table_cells`), for every renderer."""
+        return utility_table_cells(self.utility_table)
+
+    def utility_lines(self) -> list[str]:
+        """The verdict and the utility table as plain text lines (:func:`utility_text`)."""
+        return utility_text(self.utility_verdict, self.utility_table)
+
     def to_markdown(self) -> str:
         """The report as a Markdown document for humans."""
         n_syn = "unlimited" if self.n_syn is None else f"{self.n_syn:,}"
@@ -402,6 +431,20 @@ class PrivacyReport:
         ]
         lines += ["| quantity | value | meaning |", "|---|---|---|"]
         lines += [f"| {name} | {value} | {meaning} |" for name, value, meaning in rows]
+        table = self.utility_table_rows()
+        if table:
+            lines += [
+                "",
+                "## Utility beside the baselines (same (ε, δ))",
+                "",
+                "| " + " | ".join(table[0]) + " |",
+                "|" + "---|" * len(table[0]),
+                *("| " + " | ".join(row) + " |" for row in table[1:]),
+                "",
+                "Relative: RMSE over the largest value of the statistic (C² for vᵀv, C for v, "
+                "B² for YᵀY/m); × records: RMSE over the records' (same statistic only). "
+                "Noise saved is not utility.",
+            ]
         lines += [
             "",
             "## Mechanism",
@@ -433,3 +476,41 @@ def _num(value: float) -> str:
     if math.isinf(value):
         return "∞"
     return f"{value:.4g}"
+
+
+def utility_table_cells(table: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, ...], ...]:
+    """A utility table (:func:`synthamp.utility.release_utility`) as text cells, one tuple a row.
+
+    Header first: mechanism, releases, statistic, RMSE, relative error, × records,
+    RMSE is. Numbers with 4 significant digits; "—" where there is none. Empty for an
+    empty table.
+    """
+    if not table:
+        return ()
+    head = ("mechanism", "releases", "statistic", "RMSE", "relative", "× records", "RMSE is")
+    keys = ("rmse", "relative_error", "ratio_to_records")
+    body = tuple(
+        (
+            str(row["mechanism"]),
+            str(row["releases"]),
+            str(row["statistic"]),
+            *(_num(row.get(key)) for key in keys),
+            str(row["kind"]),
+        )
+        for row in table
+    )
+    return (head, *body)
+
+
+def utility_text(verdict: str, table: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The verdict and the utility table as plain text lines (a terminal's summary)."""
+    rows = utility_table_cells(table)
+    lines = [verdict] if verdict else []
+    if rows:
+        widths = [max(len(row[i]) for row in rows) for i in range(6)]
+        lines += [
+            "  "
+            + "  ".join(cell.ljust(w) for cell, w in zip(row[:6], widths, strict=True)).rstrip()
+            for row in rows
+        ]
+    return lines

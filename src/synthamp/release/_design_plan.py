@@ -1,0 +1,147 @@
+"""Plan a release on a public design before touching the data (docs/theory.md §19).
+
+On a public design (``random-seeds``: each record's regressors drawn from a recorded public
+seed) the model is v = M Y with M fixed by the design and λ, so Δ, C and s₂ are exact
+functions of public quantities (m, the width D, the seed, λ, B): the plan computes them
+exactly, without reading a value, and calibrates σ as :func:`design_release` would, under the
+norm model and (k = 1) the Gram adjacency (:func:`account_design`). ``random-features``
+depends on the inputs' values and is not planned from the shape.
+
+Cost: the m × m kernel K = XXᵀ, O(m²·D) per width (streamed by blocks, memory O(m²)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from synthamp._budget import report_status
+from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
+from synthamp.release._design_release import account_design
+from synthamp.release._designs import ADJACENCIES, PublicDesign, design_bounds
+from synthamp.release._planning import DEFAULT_RIDGES, Plan, PlanRow
+from synthamp.utility import gram_error_bound
+
+__all__ = ["DesignPlanRow", "plan_design"]
+
+
+@dataclass(frozen=True)
+class DesignPlanRow(PlanRow):
+    """A :class:`PlanRow` on a public design: its exact bounds and both accountings.
+
+    Attributes
+    ----------
+    design : str
+        The design's name.
+    design_seed : int
+        Its public seed.
+    adjacency : {"gram", "norm"}
+        The adjacency σ is calibrated for.
+    gram_sensitivity : float or None
+        s₂ (k = 1), the exact supremum of |‖v‖² − ‖w‖²| on the design.
+    sigma_norm : float
+        σ under the norm model (C, Δ).
+    sigma_gram : float or None
+        σ under the Gram adjacency (k = 1).
+    """
+
+    design: str = "random-seeds"
+    design_seed: int = 0
+    adjacency: str = "gram"
+    gram_sensitivity: float | None = None
+    sigma_norm: float = 0.0
+    sigma_gram: float | None = None
+
+
+def plan_design(
+    *,
+    n_records: int,
+    n_targets: int = 1,
+    design: str = "random-seeds",
+    widths: Sequence[int],
+    design_seed: int,
+    label_bound: float,
+    epsilon: float,
+    delta: float,
+    ridges: Sequence[float] = DEFAULT_RIDGES,
+    adjacency: str = "gram",
+) -> Plan:
+    """Tabulate the exact design bounds, σ under both adjacencies and the utility, over (λ, D).
+
+    Parameters
+    ----------
+    n_records : int
+        m ≥ 2.
+    n_targets : int, default 1
+        k (the Gram adjacency needs k = 1).
+    design : {"random-seeds"}
+        The public design (``random-features`` needs the inputs' values).
+    widths : sequence of int
+        Widths D (1 … 10⁶).
+    design_seed : int
+        The design's public seed (the release must use the same one).
+    label_bound, epsilon, delta : float
+        B and the target (ε, δ) of one unlimited release.
+    ridges : sequence of float, default (0.01, 0.1, 1, 10)
+        λ values.
+    adjacency : {"gram", "norm"}, default "gram"
+
+    Returns
+    -------
+    Plan
+        Rows are :class:`DesignPlanRow`; ``n_features`` is the largest width.
+    """
+    m = check_integer("n_records", n_records, 2)
+    k = check_integer("n_targets", n_targets, 1)
+    if design != "random-seeds":
+        raise InputError(
+            "design", "only random-seeds is planned from the table's shape (random-features "
+            "depends on the inputs' values)",
+        )  # fmt: skip
+    if adjacency not in ADJACENCIES:
+        raise InputError("adjacency", f"must be one of {', '.join(ADJACENCIES)}")
+    if adjacency == "gram" and k != 1:
+        raise InputError("adjacency", "the Gram adjacency is proven for one target column (k = 1)")
+    label_bound = check_positive("label_bound", label_bound)
+    epsilon = check_positive("epsilon", epsilon)
+    delta = check_open_unit("delta", delta)
+    ridges = [check_positive("ridge", r) for r in ridges]
+    widths = [check_integer("width", w, k) for w in widths]
+    if not ridges or not widths:
+        raise InputError("ridge" if not ridges else "width", "give at least one value")
+    rows = []
+    for width in widths:
+        report_status(f"{design} design of width {width:,}: the m × m kernel (public)")
+        kernel, _ = PublicDesign(design, width, m, design_seed).kernel()
+        for ridge in ridges:
+            bounds = design_bounds(kernel, ridge, label_bound)
+            accounted = account_design(bounds, width, k, epsilon, delta, adjacency=adjacency)
+            g, utility = accounted.guarantee, accounted.utility
+            sigma, c = accounted.sigma, bounds.norm_bound
+            row = DesignPlanRow(
+                    ridge=ridge, width=width, norm_bound=c, sensitivity=bounds.sensitivity,
+                    sigma=sigma, sigma_post_processing=g.sigma_post_processing,
+                    noise_saved=max(0.0, 1.0 - sigma / g.sigma_post_processing),
+                    epsilon=g.epsilon, kind=str(g.kind), gram_error=utility["gram_error"],
+                    gram_error_post_processing=gram_error_bound(
+                        sigma=g.sigma_post_processing, dim=width, out_dim=k, norm_bound=c,
+                        n_syn=None,
+                    ),
+                    relative_gram_error=utility["gram_error"] / c**2,
+                    gram_error_floor=utility["gram_error_floor"],
+                    gram_error_baseline=utility["gram_error_baseline"],
+                    width_for_amplification=2.0 * (c / sigma) ** 2,
+                    utility_table=utility["utility_table"],
+                    utility_verdict=utility["utility_verdict"],
+                    design=design, design_seed=design_seed, adjacency=adjacency,
+                    gram_sensitivity=accounted.gram_sensitivity,
+                    sigma_norm=accounted.sigma_norm, sigma_gram=accounted.sigma_gram,
+            )  # fmt: skip
+            rows.append(row)
+    best = min(range(len(rows)), key=lambda i: rows[i].relative_gram_error)
+    return Plan(
+        n_records=m, n_features=max(widths), n_targets=k, label_bound=label_bound,
+        epsilon=epsilon, delta=delta, n_syn=None, releases=1, method="exact",
+        rows=tuple(rows), best=best,
+        criterion="smallest Gram error relative to C² (exact public-design bounds)",
+    )  # fmt: skip

@@ -1,0 +1,417 @@
+"""From a private table to written synthetic records and their privacy report.
+
+:func:`release_table` is the library entry point of ``synthamp release``: it checks
+every public number and every path before the table is read
+(:mod:`synthamp.release._checks`), locks the destinations of one
+:class:`~synthamp.release.OutputTransaction`, reads the table, fits the generator
+(:class:`~synthamp.release.PrivateLinearGenerator`, docs/theory.md §13) or a release
+on a public design (:func:`~synthamp.release.design_release`, §19), writes the records
+(one CSV or Parquet file, or P Parquet partitions in this process or on dask, §17)
+and the report (JSON, Markdown, HTML), and commits: all outputs appear together, or
+none (on an error, Ctrl-C or SIGTERM). The unperturbed model v, the noise N and the
+seeds Z are never returned, written or reported.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from synthamp._budget import DEFAULT_TIME_BUDGET
+from synthamp._validation import InputError, check_integer, check_positive
+from synthamp.accountant import SyntheticDataRelease
+from synthamp.release import _tabular
+from synthamp.release._checks import (
+    check_design_options,
+    check_noise_options,
+    check_paths,
+    check_release_n_syn,
+    check_ridge_numbers,
+    check_scale_options,
+    check_target_names,
+    clipping_notes,
+    report_paths,
+)
+from synthamp.release._design_release import design_release
+from synthamp.release._distributed import (
+    DISTRIBUTED_NOTE,
+    local_cluster,
+    write_partitions_dask,
+)
+from synthamp.release._io import OutputTransaction, check_directory_output, check_writable
+from synthamp.release._monitor import ReleaseMonitor, stale_messages
+from synthamp.release._options import release_mode
+from synthamp.release._partitioned import generator_partitions, write_partitions
+from synthamp.release._reports import write_design_reports, write_reports
+from synthamp.report import PrivacyReport
+
+if TYPE_CHECKING:
+    from synthamp.audit import AuditResult
+
+__all__ = ["WRITE_CHUNK", "TableRelease", "release_table", "run_audit"]
+
+#: Rows per written chunk.
+WRITE_CHUNK = 262_144
+
+
+@dataclass(frozen=True)
+class TableRelease:
+    """What :func:`release_table` wrote: the paths, the records, the guarantee and report.
+
+    Attributes
+    ----------
+    synthetic : Path
+        The synthetic table (a file, or the folder of a partitioned dataset).
+    reports : (Path, Path, Path)
+        The privacy report as JSON, Markdown and HTML.
+    records : int
+        Synthetic records written.
+    privacy : PrivacyReport or None
+        The generator's report (guarantee, σ, utility); None for a public design.
+    design_report : dict or None
+        A public design's numbers, as written into the JSON report (the guarantee,
+        the bounds, σ, ``utility``); None otherwise.
+    summary : tuple of str
+        A public design's summary lines (empty otherwise).
+    audit : AuditResult or None
+        The audit, when asked for.
+    notes : tuple of str
+        The messages the monitor received (stale files removed; the share of clipped
+        rows, a statistic of the private data for the data holder only).
+    """
+
+    synthetic: Path
+    reports: tuple[Path, Path, Path]
+    records: int
+    privacy: PrivacyReport | None = None
+    design_report: dict | None = None
+    summary: tuple[str, ...] = ()
+    audit: AuditResult | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def epsilon(self) -> float:
+        """ε of the guarantee."""
+        return self.privacy.epsilon if self.privacy is not None else self.design_report["epsilon"]
+
+    @property
+    def delta(self) -> float:
+        """δ of the guarantee."""
+        return self.privacy.delta if self.privacy is not None else self.design_report["delta"]
+
+    @property
+    def utility(self) -> dict:
+        """The utility of the release beside its baseline (docs/theory.md §16): ``gram_error``,
+        ``gram_error_floor``, ``gram_error_baseline``, ``utility_verdict`` (as the report)."""
+        if self.privacy is None:
+            return dict(self.design_report["utility"])
+        keys = ("gram_error", "gram_error_floor", "gram_error_baseline", "utility_verdict")
+        return {key: getattr(self.privacy, key) for key in keys}
+
+
+class _Recorder(ReleaseMonitor):
+    """Forwards to the caller's monitor and keeps the messages for the result."""
+
+    def __init__(self, monitor: ReleaseMonitor) -> None:
+        self.monitor, self.notes = monitor, []
+
+    def message(self, level: str, text: str) -> None:
+        self.notes.append(text)
+        self.monitor.message(level, text)
+
+    def stage(self, text: str):
+        return self.monitor.stage(text)
+
+    def progress(self, total: int, label: str):
+        return self.monitor.progress(total, label)
+
+
+def _check_numbers(o: dict) -> dict:
+    """Step 1: every public number, before any path or the table (see _checks)."""
+    o["label_bound"] = check_positive("label_bound", o["label_bound"])
+    o["ridge"] = check_positive("ridge", o["ridge"])
+    distributed = o["backend"] == "dask"
+    check_design_options(o["design"], o["width"], o["design_seed"], o["sigma"])
+    o["unlimited"] = o["unlimited"] or distributed or o["design"] is not None  # design: unlimited
+    o["n_syn"] = check_release_n_syn(o["n_syn"], o["unlimited"])
+    o["feature_scale"] = check_positive("feature_scale", o["feature_scale"])
+    if o["norm_bound"] is not None:
+        check_positive("norm_bound", o["norm_bound"])
+    check_noise_options(o["epsilon"], o["delta"], o["sigma"])
+    if o["seed"] is not None:
+        check_integer("seed", o["seed"], 0)
+    if o["audit_trials"] is not None:
+        check_integer("audit", o["audit_trials"], 100)
+    o["mode"] = release_mode(o["mode"], o["seed"])
+    check_scale_options(o["partitions"], o["n_syn"], distributed, o["scheduler"])
+    check_ridge_numbers(o["label_bound"], o["ridge"])
+    o["targets"] = _tabular.parse_columns(o["targets"], param="targets")
+    o["features"] = _tabular.parse_columns(o["features"], param="features")
+    return o
+
+
+def _check_outputs(o: dict) -> tuple[Path, str, tuple[Path, Path, Path]]:
+    """Step 2: the input first (never inside an output), then the outputs."""
+    out, partitioned = Path(o["out"]), o["partitions"] is not None
+    reports = report_paths(out, o["report"])
+    in_memory = hasattr(o["data"], "columns")  # a pandas DataFrame
+    check_paths(None if in_memory else o["data"], out, reports, partitioned=partitioned)
+    if not partitioned:
+        out_path = _tabular.check_table_output(o["out"], force=o["force"], param="out")
+        fmt = _tabular.table_format(out_path, param="out")
+    else:
+        out_path = check_directory_output(o["out"], force=o["force"], param="out")
+        fmt = "parquet"
+    check_target_names(o["targets"], fmt)
+    for path in reports:
+        check_writable(path, force=o["force"], param="report")
+    return out_path, fmt, reports
+
+
+def _read(data, target_cols: list[str], feature_cols: list[str] | None):
+    """Step 3: the private table's targets y and features x (checked)."""
+    frame = data if hasattr(data, "columns") else _tabular.read_table(data, param="data")
+    if len(frame) < 2:
+        raise InputError("data", f"needs at least 2 records, got {len(frame)}")
+    if feature_cols is None:
+        feature_cols = [str(c) for c in frame.columns if c not in target_cols]
+        if not feature_cols:
+            raise InputError("features", "no columns left besides the targets")
+    overlap = [c for c in feature_cols if c in target_cols]
+    if overlap:
+        raise InputError("features", f"column {overlap[0]!r} is also a target")
+    y = _tabular.select_numeric(frame, target_cols, param="targets")
+    x = _tabular.select_numeric(frame, feature_cols, param="features")
+    if len(target_cols) > len(feature_cols):
+        raise InputError(
+            "targets",
+            f"k = {len(target_cols)} targets exceed d = {len(feature_cols)} features; need d ≥ k",
+        )
+    return y, x
+
+
+def release_table(
+    data,
+    targets,
+    features=None,
+    *,
+    label_bound: float,
+    ridge: float,
+    n_syn: int,
+    out: str | os.PathLike,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    sigma: float | None = None,
+    report: str | os.PathLike | None = None,
+    seed: int | None = None,
+    force: bool = False,
+    mode: str | int | None = None,
+    norm_bound: float | None = None,
+    feature_scale: float = 1.0,
+    accounting: str = "exact",
+    accountant: str | None = None,
+    unlimited: bool = False,
+    partitions: int | None = None,
+    backend: str = "local",
+    scheduler=None,
+    audit_trials: int | None = None,
+    design: str | None = None,
+    width: int | None = None,
+    design_seed: int | None = None,
+    adjacency: str = "gram",
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
+    monitor: ReleaseMonitor | None = None,
+) -> TableRelease:
+    """Release synthetic records of a private table, with their privacy report.
+
+    Parameters
+    ----------
+    data : path-like or pandas.DataFrame
+        The private table (.csv or .parquet), or the table in memory.
+    targets, features : str or sequence of str
+        Target columns (the k record dimensions; comma-separated text or a list) and
+        feature columns (default: every other column).
+    label_bound, ridge : float
+        B (target rows clipped to norm ≤ B) and λ of (1/m)Σ‖Wᵀx−y‖² + λ‖W‖²_F (§13).
+    n_syn : int
+        Records to write; the guarantee covers them (any number when ``unlimited``).
+    out : path-like
+        The synthetic table (.csv or .parquet), or the dataset folder with ``partitions``.
+    epsilon, delta, sigma : float, optional
+        A target (ε, δ) (σ is calibrated) or a σ (δ defaults to 1e-5).
+    report : path-like, optional
+        X.json or X.html: the reports X.json, X.md, X.html (default OUT stem + .privacy.*).
+    seed : int, optional
+        Seed for reproducible research (the noise is then NOT secret).
+    force : bool
+        Replace existing outputs.
+    mode : str or int, optional
+        File mode of the published outputs (default: from the umask; 600 when seeded).
+    norm_bound, feature_scale, accounting, accountant, time_budget
+        As :class:`~synthamp.release.PrivateLinearGenerator`.
+    unlimited : bool
+        Account for any number of records (the n_syn → ∞ plateau).
+    partitions, backend, scheduler
+        P Parquet partitions, written in this process (``"local"``) or on dask
+        (accounted as unlimited: the workers receive R, docs/theory.md §17).
+    audit_trials : int, optional
+        Also audit the release (public parameters only; ≥ 100 trials per dataset).
+    design, width, design_seed, adjacency
+        Regress on a public design (:data:`~synthamp.release.DESIGNS`), §19.
+    monitor : ReleaseMonitor, optional
+        Told the messages, the long steps and the records written (default: silent).
+
+    Returns
+    -------
+    TableRelease
+
+    Raises
+    ------
+    InputError
+        A bad input or an output that cannot be written, naming the parameter; nothing
+        is written.
+    """
+    o = _check_numbers(dict(locals()))
+    out_path, fmt, reports = _check_outputs(o)
+    recorder = _Recorder(monitor or ReleaseMonitor())
+    partitioned = partitions is not None
+    with OutputTransaction(replace=force, mode=o["mode"]) as transaction:
+        # Every destination locked for this run (a concurrent run is refused), then the table.
+        try:
+            table_tmp = transaction.add(out_path, param="out", directory=partitioned)
+            report_tmps = [transaction.add(path, param="report") for path in reports]
+        finally:  # what was cleaned or put back, also when a check then fails
+            stale_messages(transaction, recorder)
+        y, x = _read(data, o["targets"], o["features"])
+        if design is not None:
+            result = _on_design(o, y, x, table_tmp, fmt, report_tmps, recorder)
+        else:
+            result = _on_generator(o, y, x, table_tmp, fmt, report_tmps, transaction, recorder)
+        del x, y
+        transaction.commit()
+    return dataclasses.replace(
+        result, synthetic=out_path, reports=reports, notes=tuple(recorder.notes)
+    )
+
+
+def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
+    """Step 4': fit on the public design, write the records and the reports."""
+    with monitor.stage("fitting on the public design"):
+        released = design_release(
+            y, o["design"], o["width"], o["design_seed"], epsilon=o["epsilon"],
+            delta=o["delta"], ridge=o["ridge"], label_bound=o["label_bound"],
+            inputs=x if o["design"] == "random-features" else None,
+            adjacency=o["adjacency"], accountant=o["accountant"], random_state=o["seed"],
+        )  # fmt: skip
+        del y, x
+        if o["partitions"] is None:
+            chunks = _progressing(released.iter_samples(o["n_syn"]), monitor, o["n_syn"])
+            rows = _tabular.write_rows(table_tmp, chunks, o["targets"], fmt=fmt)
+        else:
+            tasks = released.partition_tasks(o["n_syn"], o["partitions"])
+            rows = _write_tasks(tasks, table_tmp, o, monitor)
+        numbers = {**released.to_dict(), "records": rows, "columns": list(o["targets"])}
+        lines = released.summary()
+        privacy = released.privacy_report(released.design.n_records, rows)
+        if o["backend"] == "dask":
+            privacy = dataclasses.replace(privacy, notes=(*privacy.notes, DISTRIBUTED_NOTE))
+        write_design_reports(numbers, privacy, report_tmps, n_released=rows)
+    # the paths are filled in by the caller
+    return TableRelease(Path(), (), rows, design_report=numbers, summary=tuple(lines))
+
+
+def _on_generator(o, y, x, table_tmp, fmt, report_tmps, transaction, monitor) -> TableRelease:
+    """Step 4: fit (the only step that touches the private data), write, audit, report."""
+    # heavy: scikit-learn (the estimator), loaded after the checks so that an error is quick
+    from synthamp.release._generator import PrivateLinearGenerator
+
+    for note in clipping_notes(x, o["feature_scale"], y, o["label_bound"]):
+        monitor.message("note", note)
+    with monitor.stage("fitting and accounting"):
+        generator = PrivateLinearGenerator(
+            label_bound=o["label_bound"],
+            ridge=o["ridge"],
+            norm_bound=o["norm_bound"],
+            sigma=o["sigma"],
+            epsilon=o["epsilon"],
+            delta=o["delta"],
+            n_syn=None if o["unlimited"] else o["n_syn"],
+            feature_scale=o["feature_scale"],
+            accounting=o["accounting"],
+            accountant=o["accountant"],
+            time_budget=o["time_budget"],
+            random_state=o["seed"],
+        ).fit(x, y)
+    del x, y
+    privacy = generator.privacy_
+    if o["backend"] == "dask":
+        privacy = dataclasses.replace(privacy, notes=(*privacy.notes, DISTRIBUTED_NOTE))
+    with transaction.writing("out"):
+        rows = _write_records(generator, table_tmp, o, fmt, monitor)
+    audit = None
+    if o["audit_trials"] is not None:
+        audit = run_audit(privacy, o["audit_trials"], o["seed"], monitor)
+    with transaction.writing("report"):
+        write_reports(privacy, report_tmps, n_released=rows, audit=audit)
+    return TableRelease(Path(), (), rows, privacy=privacy, audit=audit)  # paths: the caller
+
+
+def _chunks_with(chunks: Iterator[np.ndarray], advance) -> Iterator[np.ndarray]:
+    for chunk in chunks:
+        yield chunk
+        advance(chunk.shape[0])
+
+
+def _progressing(chunks: Iterator[np.ndarray], monitor, total: int) -> Iterator[np.ndarray]:
+    """``chunks``, with the monitor's progress open while they are drawn."""
+    with monitor.progress(total, "synthetic records") as advance:
+        yield from _chunks_with(chunks, advance)
+
+
+def _write_records(generator, target, o, fmt, monitor) -> int:
+    """Write the records into ``target`` (a temporary file or folder): one file or P parts."""
+    n_syn, columns, partitions = o["n_syn"], o["targets"], o["partitions"]
+    if partitions is None:
+        chunks = generator.iter_samples(n_syn, chunk_size=WRITE_CHUNK)
+        return _tabular.write_rows(target, _progressing(chunks, monitor, n_syn), columns, fmt=fmt)
+    return _write_tasks(generator_partitions(generator, n_syn, partitions), target, o, monitor)
+
+
+def _write_tasks(tasks, target, o, monitor) -> int:
+    """Write planned partitions into the folder ``target``: in this process or on dask."""
+    n_syn, columns = o["n_syn"], o["targets"]
+    if o["backend"] == "dask":
+        scheduler = o["scheduler"]
+        where = f"the dask cluster at {scheduler}" if scheduler else "a local dask cluster"
+        with monitor.stage(f"writing {len(tasks)} partitions on {where}"):
+            if scheduler is not None:
+                return write_partitions_dask(tasks, target, columns, scheduler=scheduler)
+            with local_cluster() as client:
+                return write_partitions_dask(tasks, target, columns, scheduler=client)
+    with monitor.progress(n_syn, "synthetic records") as advance:
+        return write_partitions(tasks, target, columns, on_chunk=advance)
+
+
+def run_audit(privacy: PrivacyReport, trials: int, seed: int | None, monitor) -> AuditResult:
+    """Audit the release described by the report (public numbers only; docs/theory.md §12)."""
+    # heavy: scipy.optimize and scipy.special (the audit's estimators), only to audit
+    from synthamp.audit import audit_release
+
+    release = SyntheticDataRelease(
+        privacy.dim,
+        privacy.out_dim,
+        privacy.norm_bound,
+        privacy.sensitivity,
+        privacy.sigma,
+        n_syn=privacy.n_syn,
+    )
+    with monitor.stage(f"auditing ({trials:,} trials)"):
+        return audit_release(
+            release, privacy.delta, trials=trials, random_state=seed, epsilon_upper=privacy.epsilon
+        )

@@ -1,0 +1,54 @@
+"""The privacy report of a release written beside its records: JSON, Markdown and HTML.
+
+:func:`write_reports` writes a generator's :class:`~synthamp.report.PrivacyReport`
+(with the optional audit on the HTML page); :func:`write_design_reports` writes the
+public numbers of a release on a public design (docs/theory.md §19). Both write
+into the temporary names of an :class:`~synthamp.release.OutputTransaction`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from synthamp.report import render_html
+
+__all__ = ["write_design_reports", "write_reports"]
+
+
+def write_reports(privacy, paths: Sequence[Path], *, n_released: int, audit=None) -> None:
+    """The privacy report as JSON, Markdown and a self-contained HTML page, into ``paths``.
+
+    Parameters
+    ----------
+    privacy : PrivacyReport
+        The generator's report (``privacy_``).
+    paths : (Path, Path, Path)
+        JSON, Markdown and HTML destinations (the transaction's temporary names, see
+        :class:`synthamp.release._io.OutputTransaction`).
+    n_released : int
+        Records written.
+    audit : AuditResult, optional
+        Shown on the HTML page.
+    """
+    json_path, md_path, html_path = paths
+    json_path.write_text(privacy.to_json(), encoding="utf-8")
+    md_path.write_text(privacy.to_markdown(), encoding="utf-8")
+    page = render_html(privacy, n_released=n_released, audit=audit)
+    html_path.write_text(page, encoding="utf-8")
+
+
+def write_design_reports(numbers: dict, privacy, paths: Sequence[Path], *, n_released: int) -> None:
+    """A design release's public numbers (JSON) and its privacy report (Markdown, HTML).
+
+    ``numbers`` is :meth:`~synthamp.release.DesignRelease.to_dict` with the records
+    written; ``privacy`` its :meth:`~synthamp.release.DesignRelease.privacy_report`,
+    rendered as every release's report, the design's numbers appended to the Markdown.
+    """
+    json_path, md_path, html_path = paths
+    json_path.write_text(json.dumps(numbers, indent=2), encoding="utf-8")
+    rows = "\n".join(f"| {key} | {value} |" for key, value in numbers.items() if key != "utility")
+    table = f"\n## The public design's numbers\n\n| field | value |\n|---|---|\n{rows}\n"
+    md_path.write_text(privacy.to_markdown().rstrip() + "\n" + table, encoding="utf-8")
+    html_path.write_text(render_html(privacy, n_released=n_released), encoding="utf-8")
