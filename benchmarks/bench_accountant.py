@@ -106,7 +106,7 @@ def bench_calibration(rows: list[list[str]]) -> None:
         def run(kwargs=kwargs):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", OrderGridWarning)
-                return calibrate_sigma(1.0, 1e-5, **kwargs)
+                return calibrate_sigma(1.0, 1e-5, **kwargs, accountant="rdp")
 
         cal = run()
         t_cal = median_time(run, repeats)

@@ -41,7 +41,7 @@ def accountant_epsilon(release) -> tuple[float, float]:
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OrderGridWarning)
-        eps = compute_epsilon(release, DELTA).epsilon
+        eps = compute_epsilon(release, DELTA, accountant="rdp").epsilon
     return eps, time.perf_counter() - start
 
 

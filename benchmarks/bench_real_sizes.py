@@ -181,9 +181,12 @@ def bench_finite_calibration(repeats: int) -> list[list[str]]:
             wall = median_time(run, repeats, warm_up=False)
             cpu = median_time(run, repeats, warm_up=False, clock=time.process_time)
             release = SyntheticDataRelease(dim, 1, norm, sens, cal.sigma, n_syn=n_syn)
-            at = compute_epsilon(release, 1e-5, time_budget=None).epsilon
+            at = compute_epsilon(release, 1e-5, time_budget=None, accountant="rdp").epsilon
             below = compute_epsilon(
-                release.with_sigma(cal.sigma / (1.0 + rtol)), 1e-5, time_budget=None
+                release.with_sigma(cal.sigma / (1.0 + rtol)),
+                1e-5,
+                time_budget=None,
+                accountant="rdp",
             ).epsilon
         rows.append(
             [label, f"{wall:.2f}", f"{cpu:.2f}", f"{cal.sigma:.7g}", str(cal.kind),

@@ -14,7 +14,9 @@ SETTINGS = [(2, 0.005), (5, 0.5), (20, 0.5), (20, 0.05), (200, 0.05), (2000, 0.5
 
 @pytest.mark.parametrize(("dim", "norm_bound"), SETTINGS)
 def test_outlook_predicts_the_measured_noise_saving(dim, norm_bound):
-    cal = calibrate_sigma(1.0, 1e-5, dim=dim, norm_bound=norm_bound, sensitivity=6e-4)
+    cal = calibrate_sigma(
+        1.0, 1e-5, dim=dim, norm_bound=norm_bound, sensitivity=6e-4, accountant="rdp"
+    )
     outlook = amplification_outlook(dim, norm_bound, cal.sigma)
     measured, predicted = cal.noise_reduction, outlook.predicted_saving
     # The local expansion predicts the exact saving to within 40% (or 1e-3 absolute).

@@ -69,13 +69,13 @@ def test_spent_budget_gives_the_plateau_curve_labelled_as_a_certified_bound():
 
 
 def test_compute_epsilon_reports_the_fallback_and_a_larger_epsilon():
-    exact = compute_epsilon(FINITE, 1e-5, ORDERS, time_budget=None)
-    fallback = compute_epsilon(FINITE, 1e-5, ORDERS, time_budget=0.0)
+    exact = compute_epsilon(FINITE, 1e-5, ORDERS, time_budget=None, accountant="rdp")
+    fallback = compute_epsilon(FINITE, 1e-5, ORDERS, time_budget=0.0, accountant="rdp")
     assert exact.fallback is None and exact.kind is Kind.EXACT
     assert fallback.fallback and fallback.kind is Kind.CERTIFIED
     assert fallback.epsilon >= exact.epsilon
     # An ample budget changes nothing.
-    ample = compute_epsilon(FINITE, 1e-5, ORDERS, time_budget=600.0)
+    ample = compute_epsilon(FINITE, 1e-5, ORDERS, time_budget=600.0, accountant="rdp")
     assert ample.fallback is None and ample.epsilon == exact.epsilon
 
 
@@ -91,15 +91,17 @@ def test_k_above_one_drops_only_the_lower_bound():
 @pytest.mark.filterwarnings("ignore::synthamp.accountant.OrderGridWarning")
 def test_calibration_with_a_spent_budget_is_the_plateau_calibration():
     common = dict(dim=50, norm_bound=2.0, sensitivity=0.5, orders=ORDERS)
-    plateau = calibrate_sigma(1.0, 1e-5, **common)
-    spent = calibrate_sigma(1.0, 1e-5, **common, n_syn=100, time_budget=0.0)
+    plateau = calibrate_sigma(1.0, 1e-5, **common, accountant="rdp")
+    spent = calibrate_sigma(1.0, 1e-5, **common, n_syn=100, time_budget=0.0, accountant="rdp")
     assert spent.fallback and "n_syn = 100" in spent.fallback
     assert spent.sigma == plateau.sigma and spent.kind is Kind.CERTIFIED
-    finite = calibrate_sigma(1.0, 1e-5, **common, n_syn=100, time_budget=None)
+    finite = calibrate_sigma(1.0, 1e-5, **common, n_syn=100, time_budget=None, accountant="rdp")
     assert finite.fallback is None
     # The finite calibration needs no more noise than the plateau, and meets the target.
     assert finite.sigma <= spent.sigma and finite.epsilon <= 1.0
-    check = compute_epsilon(FINITE.with_sigma(finite.sigma), 1e-5, ORDERS, time_budget=None)
+    check = compute_epsilon(
+        FINITE.with_sigma(finite.sigma), 1e-5, ORDERS, time_budget=None, accountant="rdp"
+    )
     assert check.epsilon <= 1.0
 
 
@@ -107,7 +109,7 @@ def test_refused_budget():
     from synthamp import InputError
 
     with pytest.raises(InputError, match="time_budget"):
-        compute_epsilon(FINITE, 1e-5, ORDERS, time_budget=-1.0)
+        compute_epsilon(FINITE, 1e-5, ORDERS, time_budget=-1.0, accountant="rdp")
 
 
 def _account_args(*extra):
@@ -188,6 +190,8 @@ def test_release_says_the_budget_was_spent_and_whether_amplification_pays(
 
     plateau = SyntheticDataRelease(6, 1, report["norm_bound"], report["sensitivity"],
                                    report["sigma"])  # fmt: skip
-    assert report["epsilon_rdp"] == pytest.approx(compute_epsilon(plateau, 1e-5).epsilon, 1e-12)
+    assert report["epsilon_rdp"] == pytest.approx(
+        compute_epsilon(plateau, 1e-5, accountant="rdp").epsilon, 1e-12
+    )
     assert report["guarantee"] == "unlimited_pld" and report["epsilon_rdp"] > report["epsilon"]
     assert "| ε (rdp) | " in markdown and "RDP curve of the plateau (bounds 1,000" in markdown

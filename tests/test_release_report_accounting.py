@@ -52,14 +52,16 @@ def _check_consistent(fields: dict, dim: int, n_syn: int, norm_bound=C, sensitiv
     """The fields against independent numbers at the fields' σ, and the note against them."""
     sigma = fields["sigma"]
     finite = SyntheticDataRelease(dim, 1, norm_bound, sensitivity, sigma, n_syn=n_syn)
-    rdp = compute_epsilon(finite, DELTA)
+    rdp = compute_epsilon(finite, DELTA, accountant="rdp")
     unlimited = profile_epsilon(SyntheticDataRelease(dim, 1, norm_bound, sensitivity, sigma), DELTA)
     # a finite calibration that provably could not win is not started (issue 23): the rdp ε
     # reported is then the plateau's, an upper bound on the finite release's, said so
     skipped = "not started" in (fields["note"] or "")
     if skipped:
         assert rdp.epsilon <= fields["epsilon_rdp"] * (1 + 1e-12)
-        rdp = compute_epsilon(SyntheticDataRelease(dim, 1, norm_bound, sensitivity, sigma), DELTA)
+        rdp = compute_epsilon(
+            SyntheticDataRelease(dim, 1, norm_bound, sensitivity, sigma), DELTA, accountant="rdp"
+        )
     assert fields["epsilon_rdp"] == pytest.approx(rdp.epsilon, rel=1e-12)
     assert fields["optimal_order"] == rdp.optimal_order
     assert fields["epsilon_unlimited_pld"] == pytest.approx(unlimited.epsilon, rel=1e-12)
@@ -98,14 +100,14 @@ def test_finite_rdp_wins_and_the_unlimited_number_is_reported_too():
     release = SyntheticDataRelease(1000, 1, C, DELTA_SENS, SIGMA, n_syn=100)
     assert (
         accounting.epsilon_post_processing
-        == compute_epsilon(release, DELTA).epsilon_post_processing
+        == compute_epsilon(release, DELTA, accountant="rdp").epsilon_post_processing
     )
 
 
 def test_a_calibration_takes_the_smaller_sigma_and_reports_both_epsilon_at_it():
     accounting = _accounting(20, 100_000, epsilon=1.0)
     finite = calibrate_sigma(1.0, DELTA, dim=20, out_dim=1, norm_bound=C, sensitivity=DELTA_SENS,
-                             n_syn=100_000)  # fmt: skip
+                             n_syn=100_000, accountant="rdp")  # fmt: skip
     unlimited = calibrate_sigma_pld(1.0, DELTA, dim=20, norm_bound=C, sensitivity=DELTA_SENS)
     assert unlimited.sigma < finite.sigma
     assert accounting.sigma == unlimited.sigma

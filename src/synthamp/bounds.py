@@ -263,6 +263,11 @@ def post_processing_rdp(
     """
     alpha = check_alpha(alpha)
     s = check_nonnegative("sensitivity", sensitivity) / check_positive("sigma", sigma)
+    return _post_processing_scaled(alpha, s)
+
+
+def _post_processing_scaled(alpha: NDArray[np.float64], s: float) -> NDArray[np.float64]:
+    """The kernel of :func:`post_processing_rdp`: αs²/2 for validated orders, s = Δ/σ."""
     return 0.5 * alpha * s * s
 
 
@@ -541,7 +546,12 @@ def amplification_ratio_local_upper(
     out_dim = _check_out_dim(out_dim, dim)
     c = check_nonnegative("norm_bound", norm_bound) / check_positive("sigma", sigma)
     form = _check_fisher_form(fisher_bound)
-    return float(_fisher_ratio(dim // out_dim, np.asarray(c), form))
+    return _local_upper_scaled(dim // out_dim, c, form)
+
+
+def _local_upper_scaled(width: int, c: float, form: FisherForm = "sharp") -> float:
+    """The kernel of :func:`amplification_ratio_local_upper`: m = ⌊d/k⌋, c = C/σ validated."""
+    return float(_fisher_ratio(width, np.asarray(c), form))
 
 
 @privacy_quantity("heuristic")
@@ -709,6 +719,18 @@ def global_bound(
     """
     alpha, width, c, s = _scaled_global_inputs(alpha, dim, norm_bound, sensitivity, sigma, out_dim)
     form = _check_fisher_form(fisher_bound)
+    return _global_scaled(alpha, width, c, s, integral, form)
+
+
+def _global_scaled(
+    alpha: NDArray[np.float64],
+    width: int,
+    c: float,
+    s: float,
+    integral: IntegralRule = "exact",
+    form: FisherForm = "sharp",
+) -> NDArray[np.float64]:
+    """The kernel of :func:`global_bound`: validated orders, m = ⌊d/k⌋, c = C/σ, s = Δ/σ."""
     fisher_sup = float(_fisher_ratio(width, np.asarray(c), form))
     log_j = _log_envelope_integral(alpha, s, integral)
     return _criterion_from_log_integral(alpha, fisher_sup, log_j)

@@ -147,7 +147,7 @@ def test_post_processing_equals_dp_accounting_gaussian(noise_multiplier, release
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OrderGridWarning)
-        ours = compute_epsilon(release, delta, method="post-processing")
+        ours = compute_epsilon(release, delta, method="post-processing", accountant="rdp")
     accountant = rdp_lib.RdpAccountant(orders=list(DEFAULT_ORDERS))
     accountant.compose(dp.GaussianDpEvent(noise_multiplier=noise_multiplier), releases)
     ref_eps, ref_order = accountant.get_epsilon_and_optimal_order(delta)
@@ -282,7 +282,9 @@ def test_worst_case_finite_below_plateau():
 def test_a_billion_records_are_accounted_exactly():
     """n_syn up to 10^9 (issue 12): ε non-decreasing in n_syn, strictly below unlimited."""
     eps = [
-        compute_epsilon(SyntheticDataRelease(1000, 1, 2.0, 0.1, 0.5, n_syn=n), 1e-5).epsilon
+        compute_epsilon(
+            SyntheticDataRelease(1000, 1, 2.0, 0.1, 0.5, n_syn=n), 1e-5, accountant="rdp"
+        ).epsilon
         for n in (10**7, 10**8, 10**9, None)
     ]
     assert eps[0] <= eps[1] <= eps[2] < eps[3]
@@ -371,7 +373,9 @@ def test_compute_epsilon_with_extra_curves_matches_dp_accounting():
     dp, rdp_lib = _dp_accounting()
     release = SyntheticDataRelease(400, 1, 2.0, 0.3, 1.5, releases=2)
     extra = GaussianRelease(sensitivity=0.3, sigma=2.0, releases=3)
-    result = compute_epsilon(release, 1e-6, method="post-processing", extra_curves=[extra])
+    result = compute_epsilon(
+        release, 1e-6, method="post-processing", extra_curves=[extra], accountant="rdp"
+    )
     accountant = rdp_lib.RdpAccountant(orders=list(DEFAULT_ORDERS))
     accountant.compose(
         dp.ComposedDpEvent(
@@ -383,7 +387,7 @@ def test_compute_epsilon_with_extra_curves_matches_dp_accounting():
     )
     assert result.epsilon == pytest.approx(accountant.get_epsilon(1e-6), rel=1e-10)
     # The exact accountant composed with the same extra: smaller, same baseline.
-    amplified = compute_epsilon(release, 1e-6, extra_curves=[extra])
+    amplified = compute_epsilon(release, 1e-6, extra_curves=[extra], accountant="rdp")
     assert amplified.epsilon < result.epsilon
     assert amplified.epsilon_post_processing == pytest.approx(result.epsilon, rel=1e-12)
 
@@ -391,13 +395,17 @@ def test_compute_epsilon_with_extra_curves_matches_dp_accounting():
 def test_heuristics_are_labelled_and_refused():
     release = SyntheticDataRelease(1000, 1, 2.0, 0.1, 0.5)
     orders = [2.0, 8.0, 32.0, 64.0, 128.0, 256.0]
-    result = compute_epsilon(release, 1e-5, orders=orders)
+    result = compute_epsilon(release, 1e-5, orders=orders, accountant="rdp")
     assert result.heuristics["local_upper"].kind is Kind.HEURISTIC
     with pytest.raises(InputError, match="heuristic"):
         result.heuristics["local_upper"].epsilon(1e-5)
     with pytest.raises(InputError, match="extra_curves"):
         compute_epsilon(
-            release, 1e-5, orders=orders, extra_curves=[result.heuristics["local_upper"]]
+            release,
+            1e-5,
+            orders=orders,
+            extra_curves=[result.heuristics["local_upper"]],
+            accountant="rdp",
         )
 
 
@@ -496,6 +504,7 @@ def test_calibration_conservative_and_tight(
         n_syn=n_syn,
         releases=releases,
         method=method,
+        accountant="rdp",
     )
 
     def eps_at(sigma, how=method):
@@ -504,7 +513,7 @@ def test_calibration_conservative_and_tight(
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", OrderGridWarning)
-            return compute_epsilon(release, delta, method=how).epsilon
+            return compute_epsilon(release, delta, method=how, accountant="rdp").epsilon
 
     assert cal.epsilon <= epsilon
     assert eps_at(cal.sigma) <= epsilon
@@ -519,7 +528,14 @@ def test_calibration_conservative_and_tight(
 def test_calibration_post_processing_against_dp_accounting():
     dp, rdp_lib = _dp_accounting()
     cal = calibrate_sigma(
-        0.8, 1e-6, dim=10, norm_bound=1.0, sensitivity=0.25, releases=3, method="post-processing"
+        0.8,
+        1e-6,
+        dim=10,
+        norm_bound=1.0,
+        sensitivity=0.25,
+        releases=3,
+        method="post-processing",
+        accountant="rdp",
     )
 
     def their_eps(sigma):
@@ -532,10 +548,12 @@ def test_calibration_post_processing_against_dp_accounting():
 
 
 def test_amplification_saves_noise():
-    cal = calibrate_sigma(1.0, 1e-5, dim=1000, norm_bound=2.0, sensitivity=0.1)
+    cal = calibrate_sigma(1.0, 1e-5, dim=1000, norm_bound=2.0, sensitivity=0.1, accountant="rdp")
     assert cal.noise_reduction > 0.05
     assert cal.sigma < cal.sigma_post_processing
-    k3 = calibrate_sigma(1.0, 1e-5, dim=10**5, out_dim=3, norm_bound=0.5, sensitivity=0.1)
+    k3 = calibrate_sigma(
+        1.0, 1e-5, dim=10**5, out_dim=3, norm_bound=0.5, sensitivity=0.1, accountant="rdp"
+    )
     assert k3.sigma < k3.sigma_post_processing
 
 
@@ -548,7 +566,9 @@ def test_epsilon_monotone_in_sigma(method):
         release = SyntheticDataRelease(300, 1, 1.0, 0.2, sigma)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", OrderGridWarning)
-            eps.append(compute_epsilon(release, 1e-5, orders, method=method).epsilon)
+            eps.append(
+                compute_epsilon(release, 1e-5, orders, method=method, accountant="rdp").epsilon
+            )
     eps = np.array(eps)
     assert np.all(np.diff(eps) <= 1e-12 * eps[:-1])
     assert eps[0] > eps[-1]

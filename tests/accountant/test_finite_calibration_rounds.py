@@ -31,7 +31,7 @@ def _epsilon(sigma: float) -> float:
     release = SyntheticDataRelease(**RELEASE, out_dim=1, sigma=sigma, n_syn=N_SYN)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OrderGridWarning)
-        return compute_epsilon(release, DELTA, time_budget=None).epsilon
+        return compute_epsilon(release, DELTA, time_budget=None, accountant="rdp").epsilon
 
 
 @pytest.mark.slow
@@ -47,10 +47,12 @@ def test_the_backward_endpoint_case_settles_in_the_pruned_rounds(monkeypatch):
     rtol = 1e-4
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OrderGridWarning)
-        cal = calibrate_sigma(1.0, DELTA, **RELEASE, n_syn=N_SYN, rtol=rtol, time_budget=None)
+        cal = calibrate_sigma(
+            1.0, DELTA, **RELEASE, n_syn=N_SYN, rtol=rtol, time_budget=None, accountant="rdp"
+        )
     assert guarded == [None]  # the plateau only: no fallback bisection on the accountant
     assert cal.fallback is None and cal.kind == "exact"
-    plateau = calibrate_sigma(1.0, DELTA, **RELEASE, rtol=rtol)
+    plateau = calibrate_sigma(1.0, DELTA, **RELEASE, rtol=rtol, accountant="rdp")
     assert cal.sigma < plateau.sigma  # amplification by finitely many records pays here
     # sound: the full accountant (every order, guarded) meets the target at σ ...
     assert cal.epsilon <= 1.0

@@ -58,11 +58,13 @@ def test_the_curve_bounds_a_real_pair_and_gives_the_exact_curves_epsilon(
 
 def test_compute_epsilon_converts_that_curve():
     release = SyntheticDataRelease(10, 1, 2.0, 0.1, 0.3458684, n_syn=100)
-    stated = compute_epsilon(release, 1e-5, time_budget=None)
+    stated = compute_epsilon(release, 1e-5, time_budget=None, accountant="rdp")
     curve = finite_epsilon_curve(release, ORDERS, 1e-5)
     assert stated.epsilon == _epsilon(ORDERS, curve.rdp, 1e-5, warn=False)[0]
     # composed with another mechanism, the curve is the exact one at every order
-    composed = compute_epsilon(release, 1e-5, extra_curves=[release], time_budget=None)
+    composed = compute_epsilon(
+        release, 1e-5, extra_curves=[release], time_budget=None, accountant="rdp"
+    )
     full = _rdp_curve(release, ORDERS, "exact", lower=False)
     assert np.allclose(composed.curve.rdp, 2 * full.rdp, rtol=1e-9)
 
@@ -72,12 +74,19 @@ def test_the_readme_finite_calibration_states_the_accountants_epsilon():
     """d = 20, C = 0.5, Δ = 6e-4, n_syn = 10⁵ (the README table's setting): the worst case lies
     inside the edge at every order; the calibration's σ has ε <= 1 by ``compute_epsilon``."""
     result = calibrate_sigma(
-        1.0, 1e-5, dim=20, norm_bound=0.5, sensitivity=6e-4, n_syn=100_000, time_budget=None
+        1.0,
+        1e-5,
+        dim=20,
+        norm_bound=0.5,
+        sensitivity=6e-4,
+        n_syn=100_000,
+        time_budget=None,
+        accountant="rdp",
     )
     release = SyntheticDataRelease(20, 1, 0.5, 6e-4, result.sigma, n_syn=100_000)
-    stated = compute_epsilon(release, 1e-5, time_budget=None)
+    stated = compute_epsilon(release, 1e-5, time_budget=None, accountant="rdp")
     assert result.fallback is None and str(result.kind) == "exact"
     assert stated.epsilon <= 1.0 and result.epsilon == stated.epsilon
     # the finite release needs less noise than the plateau's σ (sound for every n_syn)
-    plateau = calibrate_sigma(1.0, 1e-5, dim=20, norm_bound=0.5, sensitivity=6e-4)
+    plateau = calibrate_sigma(1.0, 1e-5, dim=20, norm_bound=0.5, sensitivity=6e-4, accountant="rdp")
     assert result.sigma < plateau.sigma

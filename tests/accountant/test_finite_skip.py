@@ -34,7 +34,7 @@ def test_the_bound_is_below_the_accountants_finite_epsilon(dim, norm, sens, n_sy
     for sigma in (sigma_u, 1.3 * sigma_u):
         release = SyntheticDataRelease(dim, 1, norm, sens, sigma, n_syn=n_syn)
         bound = finite_epsilon_lower_bound(release, DELTA)
-        exact = compute_epsilon(release, DELTA, time_budget=None)
+        exact = compute_epsilon(release, DELTA, time_budget=None, accountant="rdp")
         assert exact.fallback is None
         assert 0.0 < bound <= exact.epsilon * (1 + 1e-12)
 
@@ -49,10 +49,10 @@ def test_a_hopeless_finite_attempt_is_skipped_with_the_same_numbers():
     assert skipped.sigma == sigma_u and skipped.epsilon <= 1.0
     # what the full computation would have found: the finite σ is above σ_u (so the
     # rule takes σ_u), and the finite ε at σ_u is the plateau's reported ε or below it
-    finite = calibrate_sigma(1.0, DELTA, **common, n_syn=n_syn, time_budget=None)
+    finite = calibrate_sigma(1.0, DELTA, **common, n_syn=n_syn, time_budget=None, accountant="rdp")
     assert finite.sigma > sigma_u
     at_u = compute_epsilon(SyntheticDataRelease(**common, sigma=sigma_u, n_syn=n_syn), DELTA,
-                           time_budget=None)  # fmt: skip
+                           time_budget=None, accountant="rdp")  # fmt: skip
     assert 1.0 < at_u.epsilon <= skipped.epsilon_rdp * (1 + 1e-12)
 
 

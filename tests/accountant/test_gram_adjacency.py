@@ -146,14 +146,16 @@ def test_accounted_epsilon_bounds_realised_pairs(design_case):
     dim, delta = 400, 1e-5
     cal = calibrate_sigma(
         1.0, delta, dim=dim, norm_bound=b.norm_bound, sensitivity=b.sensitivity,
-        gram_sensitivity=b.gram_sensitivity,
+        gram_sensitivity=b.gram_sensitivity, accountant="rdp",
     )  # fmt: skip
-    norm = calibrate_sigma(1.0, delta, dim=dim, norm_bound=b.norm_bound, sensitivity=b.sensitivity)
+    norm = calibrate_sigma(
+        1.0, delta, dim=dim, norm_bound=b.norm_bound, sensitivity=b.sensitivity, accountant="rdp"
+    )
     assert cal.sigma < norm.sigma  # the Gram adjacency pays
     release = SyntheticDataRelease(
         dim, 1, b.norm_bound, b.sensitivity, cal.sigma, gram_sensitivity=b.gram_sensitivity
     )
-    eps_rdp = compute_epsilon(release, delta).epsilon
+    eps_rdp = compute_epsilon(release, delta, accountant="rdp").epsilon
     assert eps_rdp <= 1.0 + 1e-9
     # the pairs with the largest gap |λ_v − λ_w| at small λ: the candidates for the worst case
     gap = np.abs(lv - lw) / (1.0 + np.minimum(lv, lw))

@@ -91,8 +91,8 @@ def test_a_rotated_pair_beats_the_aligned_pair_at_large_sensitivity():
 def test_epsilon_does_not_depend_on_the_search():
     release = SyntheticDataRelease(30, 2, 2.0, 0.5, 1.0)
     orders = [2.0, 8.0, 32.0]
-    plain = compute_epsilon(release, 1e-5, orders)
-    searched = compute_epsilon(release, 1e-5, orders, search=3)
+    plain = compute_epsilon(release, 1e-5, orders, accountant="rdp")
+    searched = compute_epsilon(release, 1e-5, orders, search=3, accountant="rdp")
     assert searched.epsilon == plain.epsilon and searched.optimal_order == plain.optimal_order
     np.testing.assert_array_equal(searched.curve.rdp, plain.curve.rdp)
     assert plain.rdp_search is None and searched.rdp_search is not None

@@ -156,7 +156,7 @@ def test_search_is_not_fooled_by_a_convex_stretch(monkeypatch):
 def _epsilon(release, orders):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OrderGridWarning)
-        return compute_epsilon(release, 1e-5, orders, time_budget=None)
+        return compute_epsilon(release, 1e-5, orders, time_budget=None, accountant="rdp")
 
 
 @pytest.mark.parametrize(
@@ -171,8 +171,10 @@ def test_pruned_finite_calibration_matches_the_full_accountant(dim, norm_bound, 
     common = dict(dim=dim, norm_bound=norm_bound, sensitivity=sensitivity, orders=orders)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OrderGridWarning)
-        cal = calibrate_sigma(1.0, 1e-5, **common, n_syn=n_syn, rtol=1e-3, time_budget=None)
-        plateau = calibrate_sigma(1.0, 1e-5, **common, rtol=1e-3)
+        cal = calibrate_sigma(
+            1.0, 1e-5, **common, n_syn=n_syn, rtol=1e-3, time_budget=None, accountant="rdp"
+        )
+        plateau = calibrate_sigma(1.0, 1e-5, **common, rtol=1e-3, accountant="rdp")
     assert cal.fallback is None and cal.sigma <= plateau.sigma
     release = SyntheticDataRelease(dim, 1, norm_bound, sensitivity, cal.sigma, n_syn=n_syn)
     full = _epsilon(release, orders)  # every order, the guarded worst case at each

@@ -55,7 +55,7 @@ def _run_json(capsys, argv: list[str]) -> dict:
 
 def _finite_rdp(dim: int, n_syn: int, delta: float = 1e-5, releases: int = 1) -> float:
     release = SyntheticDataRelease(dim, 1, C, DELTA_SENS, SIGMA, n_syn=n_syn, releases=releases)
-    return compute_epsilon(release, delta).epsilon
+    return compute_epsilon(release, delta, accountant="rdp").epsilon
 
 
 def _unlimited_pld(dim: int, delta: float = 1e-5) -> float:
@@ -95,7 +95,9 @@ def test_account_keeps_the_finite_accounting_where_it_is_tighter(capsys):
     reason = result["accountant_reason"]
     assert "rdp accounting of exactly 100 records is at least as tight" in reason
     release = SyntheticDataRelease(WIDE["dim"], 1, C, DELTA_SENS, SIGMA, n_syn=WIDE["n_syn"])
-    post = compute_epsilon(release, 1e-5).epsilon_post_processing  # the RDP baseline, as before
+    post = compute_epsilon(
+        release, 1e-5, accountant="rdp"
+    ).epsilon_post_processing  # the RDP baseline, as before
     assert result["post_processing"]["epsilon"] == pytest.approx(post, rel=1e-12)
 
 
@@ -171,8 +173,8 @@ def test_a_delta_grid_across_the_crossing_says_it_per_delta(capsys):
 
 def test_calibrate_takes_the_unlimited_profile_where_it_is_tighter(capsys):
     result = _run_json(capsys, _argv("calibrate", NARROW, "--epsilon", "4"))
-    finite = calibrate_sigma(4.0, 1e-5, dim=20, out_dim=1, norm_bound=C,
-                             sensitivity=DELTA_SENS, n_syn=NARROW["n_syn"]).sigma  # fmt: skip
+    finite = calibrate_sigma(4.0, 1e-5, dim=20, out_dim=1, norm_bound=C, sensitivity=DELTA_SENS,
+                             n_syn=NARROW["n_syn"], accountant="rdp").sigma  # fmt: skip
     unlimited = calibrate_sigma_pld(4.0, 1e-5, dim=20, norm_bound=C, sensitivity=DELTA_SENS)
     assert unlimited.sigma < finite
     assert result["sigma"] == pytest.approx(min(finite, unlimited.sigma), rel=1e-12)
@@ -191,8 +193,8 @@ def test_calibrate_takes_the_unlimited_profile_where_it_is_tighter(capsys):
 @pytest.mark.slow
 def test_calibrate_keeps_the_finite_accounting_where_it_is_tighter(capsys):
     result = _run_json(capsys, _argv("calibrate", WIDE, "--epsilon", "1"))
-    finite = calibrate_sigma(1.0, 1e-5, dim=1000, out_dim=1, norm_bound=C,
-                             sensitivity=DELTA_SENS, n_syn=WIDE["n_syn"])  # fmt: skip
+    finite = calibrate_sigma(1.0, 1e-5, dim=1000, out_dim=1, norm_bound=C, sensitivity=DELTA_SENS,
+                             n_syn=WIDE["n_syn"], accountant="rdp")  # fmt: skip
     unlimited = calibrate_sigma_pld(1.0, 1e-5, dim=1000, norm_bound=C, sensitivity=DELTA_SENS)
     assert finite.sigma < unlimited.sigma
     assert result["sigma"] == pytest.approx(finite.sigma, rel=1e-12)

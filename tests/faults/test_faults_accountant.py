@@ -171,9 +171,11 @@ def test_cli_account_at_tiny_sigma(capsys, sigma):
 def test_calibrating_sigma_at_a_tiny_scale_is_refused_up_front():
     """C ~ 1e-300: Δ²/σ² underflows, ε = 0 at every σ (old: σ searched down to 0)."""
     with pytest.raises(InputError, match="norm_bound: must be >= 1e-150"):
-        calibrate_sigma(1.0, DELTA, dim=DIM, norm_bound=1e-300, sensitivity=1e-300)
+        calibrate_sigma(
+            1.0, DELTA, dim=DIM, norm_bound=1e-300, sensitivity=1e-300, accountant="rdp"
+        )
     with pytest.raises(InputError, match="sensitivity: must be >= 1e-150"):
-        calibrate_sigma(1.0, DELTA, dim=DIM, norm_bound=1.0, sensitivity=1e-320)
+        calibrate_sigma(1.0, DELTA, dim=DIM, norm_bound=1.0, sensitivity=1e-320, accountant="rdp")
 
 
 @pytest.mark.parametrize(

@@ -245,7 +245,7 @@ def test_calibrated_sigma_meets_the_target_at_every_order(regime):
     row = sigma[(sigma["setting"] == "realistic") & (sigma["n_syn"] < sigma["d"])].iloc[0]
     dim, n_syn, norm, gap = int(row["d"]), int(row["n_syn"]), row["norm_bound"], row["sensitivity"]
     release = SyntheticDataRelease(dim, 1, norm, gap, row["value"], n_syn=n_syn)
-    stated = compute_epsilon(release, row["delta"], time_budget=None).epsilon
+    stated = compute_epsilon(release, row["delta"], time_budget=None, accountant="rdp").epsilon
     assert 0.95 < stated <= 1.0  # within the target, and σ not needlessly large
     c, s = norm / row["value"], gap / row["value"]
     rdp = worst_case_rdp(DEFAULT_ORDERS, dim, c, s, n_syn=n_syn)
@@ -261,7 +261,9 @@ def test_calibration_where_calibrate_sigma_fails_is_sound():
     from synthamp.accountant import DEFAULT_ORDERS, calibrate_sigma, rdp_to_epsilon, worst_case_rdp
     from synthamp.figures._regime import _calibrated_sigma
 
-    plateau = calibrate_sigma(1.0, 1e-5, dim=100, norm_bound=2.0, sensitivity=1.0).sigma
+    plateau = calibrate_sigma(
+        1.0, 1e-5, dim=100, norm_bound=2.0, sensitivity=1.0, accountant="rdp"
+    ).sigma
     sigma, kind, _, route = _calibrated_sigma(100, 2.0, 1.0, 1, plateau)
     assert route.startswith(("calibrate_sigma", "bisection")) and kind == "exact"
     assert sigma < 0.6 * plateau  # measured 0.494 against 1.000

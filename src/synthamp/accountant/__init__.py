@@ -26,7 +26,7 @@ Curves and guarantees (``_curves``)
    :toctree: generated/
 
    rdp_curve            -- release -> RDP curve
-   compute_epsilon      -- release (+ other mechanisms) -> (ε, δ) and its baseline
+   compute_epsilon      -- release -> its guarantee by the rule (default), or by rdp or pld
    EpsilonResult        -- the result of compute_epsilon
 
 The k = 1 worst case (``_worst_case``)
@@ -65,7 +65,7 @@ Calibration (``_calibration``)
 .. autosummary::
    :toctree: generated/
 
-   calibrate_sigma      -- the smallest σ meeting a target (ε, δ), by bisection on log σ
+   calibrate_sigma      -- the smallest σ meeting a target (ε, δ): by the rule (default), rdp or pld
    Calibration          -- its result, with the post-processing calibration
    CALIBRATION_WINDOW   -- half-width of the window of orders inside the bisection
    DEFAULT_TIME_BUDGET  -- seconds for finite-release accounting before the plateau stands in
@@ -119,8 +119,9 @@ command's input, call them and return an :class:`AccountSummary` or a
 ``to_dict()`` is the JSON of ``synthamp account``/``calibrate`` and ``lines()`` its text.
 :data:`ACCOUNTANTS` names the accountants (``pld``, ``rdp``).
 
-``compute_epsilon(..., accountant="pld")`` and ``calibrate_sigma(...,
-accountant="pld")`` call the PLD accountant.
+``compute_epsilon`` and ``calibrate_sigma`` (``_accountants``) apply that rule by
+default (``accountant=None``, as the command line does: they return its
+:class:`Guarantee`); ``accountant="rdp"`` or ``"pld"`` runs that accountant alone.
 
 The public functions validate their inputs, then call private kernels that
 trust them; code inside the package calls the kernels (no re-validation).
@@ -133,9 +134,10 @@ calibration relies on, in that of ``synthamp.accountant._calibration``.
 from __future__ import annotations
 
 from synthamp._budget import DEFAULT_TIME_BUDGET
-from synthamp.accountant._calibration import CALIBRATION_WINDOW, Calibration, calibrate_sigma
+from synthamp.accountant._accountants import calibrate_sigma, compute_epsilon
+from synthamp.accountant._calibration import CALIBRATION_WINDOW, Calibration
 from synthamp.accountant._choice import ACCOUNTANTS
-from synthamp.accountant._curves import EpsilonResult, compute_epsilon, rdp_curve
+from synthamp.accountant._curves import EpsilonResult, rdp_curve
 from synthamp.accountant._epsilon_delta import (
     DELTA_GRID,
     PROFILE_ACCOUNTANTS,

@@ -2,7 +2,9 @@
 
 Kept apart from the accounting it inverts, as ``dp_accounting`` keeps
 ``mechanism_calibration.py`` apart from its accountants: the accountant maps
-σ to ε, this module searches σ.
+σ to ε, this module searches σ. ``_calibrate_sigma`` validates the RDP (or PLD)
+calibration of :func:`~synthamp.accountant.calibrate_sigma` (``_accountants``)
+once; ``_calibration`` is its kernel, which the guarantee room calls.
 
 Monotonicity in σ
 -----------------
@@ -20,7 +22,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -32,7 +34,7 @@ from synthamp._budget import (
     report_status,
     time_budget,
 )
-from synthamp._kinds import Kind, privacy_quantity
+from synthamp._kinds import Kind
 from synthamp._validation import InputError, check_open_unit, check_positive
 from synthamp.accountant._curves import _check_budget, _epsilon_curve, budget_note
 from synthamp.accountant._finite_epsilon import _FiniteAccountant
@@ -45,11 +47,12 @@ from synthamp.accountant._releases import (
     _check_orders,
     _epsilon,
     _epsilon_terms,
+    _with,
 )
 from synthamp.accountant._worst_case import _worst_case
-from synthamp.bounds import post_processing_rdp
+from synthamp.bounds import _post_processing_scaled
 
-__all__ = ["CALIBRATION_WINDOW", "Calibration", "calibrate_sigma"]
+__all__ = ["CALIBRATION_WINDOW", "Calibration"]
 
 
 @dataclass(frozen=True)
@@ -162,7 +165,7 @@ def _epsilon_at_sigma(
     (:func:`~synthamp.accountant._curves._epsilon_curve`), so a σ verified here has the
     ε the accountant states for it.
     """
-    curve = _epsilon_curve(base.with_sigma(sigma), orders, method, delta)
+    curve = _epsilon_curve(_with(base, sigma=sigma), orders, method, delta)
     eps, order = _epsilon(orders, curve.rdp, delta, warn=False)
     return eps, order, curve.kind
 
@@ -205,10 +208,10 @@ def _calibrate_worst_case(
         window = orders[lo_i:hi_i]
 
         def epsilon_at(sigma: float, window=window, guard=guard) -> tuple[float, float]:
-            r = base.with_sigma(sigma)
+            r = _with(base, sigma=sigma)
             c, gap = r.adjacency_norm_bound / sigma, r.amplitude_gap / sigma
             upper = _worst_case(window, r.dim, c, gap, r.n_syn, guard=guard)[0]
-            post = post_processing_rdp(window, r.effective_sensitivity, sigma)
+            post = _post_processing_scaled(window, r.effective_sensitivity / sigma)
             return _epsilon(window, r.releases * np.minimum(upper, post), delta, warn=False)
 
         sigma, _ = _bisect_sigma(epsilon_at, target, start, rtol, first_step)
@@ -439,7 +442,7 @@ def _calibrate_finite(
     n_syn = base.n_syn
     report_status("calibrating σ for an unlimited release (plateau)")
     sigma_p, eps_p, order_p, _ = _calibrate_worst_case(
-        replace(base, n_syn=None), target, delta, orders, start, center, rtol
+        _with(base, n_syn=None), target, delta, orders, start, center, rtol
     )
     plateau = (sigma_p, eps_p, order_p, Kind.CERTIFIED)
     report_status(
@@ -471,67 +474,26 @@ def _calibrate_finite(
     return (*(finite if finite[0] <= sigma_p else plateau), None)
 
 
-@privacy_quantity("certified")
-def calibrate_sigma(
+def _calibrate_sigma(
     epsilon: float,
     delta: float,
     *,
     dim: int,
-    out_dim: int = 1,
+    out_dim: int,
     norm_bound: float,
     sensitivity: float,
-    n_syn: int | None = None,
-    releases: int = 1,
-    method: Method = "exact",
-    orders: ArrayLike | None = None,
-    rtol: float = 1e-4,
-    time_budget: float | None = DEFAULT_TIME_BUDGET,
-    accountant: str = "rdp",
-    discretization: float = 1e-4,
-    gram_sensitivity: float | None = None,
+    n_syn: int | None,
+    releases: int,
+    method: Method,
+    orders: ArrayLike | None,
+    rtol: float,
+    time_budget: float | None,
+    accountant: str,
+    discretization: float,
+    gram_sensitivity: float | None,
 ):
-    """Smallest noise σ whose release meets the target (ε, δ) (docs/theory.md §12).
-
-    Brackets σ by doublings/halvings from the post-processing calibration, then
-    bisects on log σ until the bracket is narrower than ``rtol``. ε(σ) is
-    non-increasing in σ for every method (module docstring), and the upper end
-    of the bracket is returned, where ε was computed and is <= the target: the
-    result is conservative by construction. The post-processing calibration is
-    reported alongside.
-
-    Parameters
-    ----------
-    epsilon : float
-        Target ε > 0.
-    delta : float
-        δ in (0, 1).
-    dim, out_dim, norm_bound, sensitivity, n_syn, releases
-        The release, as in :class:`SyntheticDataRelease`.
-    method : {"exact", "global", "post-processing"}, default "exact"
-    orders : array_like, optional
-        Rényi orders; default :data:`DEFAULT_ORDERS`.
-    rtol : float, default 1e-4
-        Relative width of the final bracket on σ.
-    time_budget : float or None, default :data:`~synthamp.accountant.DEFAULT_TIME_BUDGET` (10 s)
-        Seconds for the finite-release refinement (None: no limit). For a
-        finite release (``n_syn`` set, exact method, k = 1) σ is first
-        calibrated for an unlimited release (the plateau, sound for every
-        n_syn), then refined with the finite engine; if the budget runs out
-        the plateau's σ is returned and ``fallback`` says so. The budget is
-        checked between engine calls, so it may be overrun by one.
-    accountant : {"rdp", "pld"}, default "rdp"
-        pld: calibrate on the exact privacy profile composed by PLD
-        (:func:`synthamp.accountant.calibrate_sigma_pld`, docs/theory.md §14).
-    discretization : float, default 1e-4
-        The PLD's interval h.
-    gram_sensitivity : float or None, default None
-        s₂: statistic-level adjacency (k = 1, unlimited release), as in
-        :class:`SyntheticDataRelease` (docs/gram-adjacency.md).
-
-    Returns
-    -------
-    Calibration (rdp) or PldCalibration (pld)
-    """
+    """:func:`~synthamp.accountant.calibrate_sigma` by the accountant named (``"rdp"``,
+    ``"pld"``): validates, then calls :func:`_calibration` or the PLD accountant."""
     if accountant == "pld":  # docs/theory.md §14: the exact privacy profile, PLD composition
         return calibrate_sigma_pld(
             epsilon, delta, dim=dim, out_dim=out_dim, norm_bound=norm_bound,
@@ -549,6 +511,25 @@ def calibrate_sigma(
     base = SyntheticDataRelease(
         dim, out_dim, norm_bound, sensitivity, 1.0, n_syn, releases, gram_sensitivity
     )
+    return _calibration(target, delta, base, method, orders, rtol, budget, stacklevel=4)
+
+
+def _calibration(
+    target: float,
+    delta: float,
+    base: SyntheticDataRelease,
+    method: str,
+    orders: NDArray[np.float64],
+    rtol: float = 1e-4,
+    budget: float | None = DEFAULT_TIME_BUDGET,
+    *,
+    stacklevel: int = 3,
+) -> Calibration:
+    """The kernel of the RDP calibration: validated inputs, ``orders`` sorted and unique,
+    ``base`` the release at σ = 1 (C and Δ are checked against :data:`MIN_SCALE` here).
+
+    ``stacklevel`` points an :class:`OrderGridWarning` at the public caller.
+    """
     for name, value in (("norm_bound", base.norm_bound), ("sensitivity", base.sensitivity)):
         if value < MIN_SCALE:  # Δ²/σ² underflows: ε = 0 at every σ, the search hits σ = 0
             raise InputError(
@@ -556,6 +537,7 @@ def calibrate_sigma(
                 f"must be >= {MIN_SCALE:g} to calibrate σ (got {value:g}; C and Δ scale with the "
                 "label and norm bounds): rescale the data",
             )
+    out_dim, n_syn, releases = base.out_dim, base.n_syn, base.releases
 
     def make_epsilon_at(name: str) -> Callable[[float], tuple[float, float, Kind]]:
         return lambda sigma: _epsilon_at_sigma(sigma, base, orders, name, delta)
@@ -585,7 +567,7 @@ def calibrate_sigma(
             f"the optimal order {order:g} at the calibrated sigma is at the edge of the grid "
             f"[{orders.min():g}, {orders.max():g}]; more orders may give a smaller sigma",
             OrderGridWarning,
-            stacklevel=2,
+            stacklevel=stacklevel,
         )
     return Calibration(
         sigma=sigma,
@@ -616,9 +598,9 @@ def finite_epsilon_lower_bound(release: SyntheticDataRelease, delta: float) -> f
     need not start it.
     """
     orders = np.unique(_check_orders(None))
-    base = replace(release, sigma=1.0)
-    post = release.releases * post_processing_rdp(
-        orders, release.effective_sensitivity, release.sigma
+    base = _with(release, sigma=1.0)
+    post = release.releases * _post_processing_scaled(
+        orders, release.effective_sensitivity / release.sigma
     )
     center = int(np.argmin(_epsilon_terms(orders, post, delta)))
     finite = _FiniteAccountant(base, orders, delta, center)

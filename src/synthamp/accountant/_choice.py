@@ -13,9 +13,12 @@ also weighs the unlimited release's exact profile, which bounds every n_syn
 
 from __future__ import annotations
 
+from synthamp._validation import InputError
+
 __all__ = [
     "ACCOUNTANTS",
     "accountant_reason",
+    "check_accountant",
     "choose_accountant",
     "finite_or_unlimited",
     "weighs_unlimited_profile",
@@ -23,6 +26,13 @@ __all__ = [
 
 #: Accountants of a release (None: the default rule of :func:`choose_accountant`).
 ACCOUNTANTS = ("pld", "rdp")
+
+
+def check_accountant(accountant: str | None) -> str | None:
+    """None (the rule) or one of :data:`ACCOUNTANTS`; else :class:`InputError`."""
+    if accountant is not None and accountant not in ACCOUNTANTS:
+        raise InputError("accountant", f"must be None, 'rdp' or 'pld', got {accountant!r}")
+    return accountant
 
 
 def choose_accountant(accountant: str | None, out_dim: int, n_syn: int | None, method: str) -> str:

@@ -6,14 +6,18 @@ composes it with other mechanisms on the same data, converts it to (ε, δ)
 and reports the post-processing baseline next to it (:class:`EpsilonResult`).
 
 The public functions validate their inputs once, then call the kernels
-(``_rdp_curve``, ``_worst_case``, ``_epsilon``), which trust them; library
-code calls the kernels.
+(``_rdp_curve``, ``_rdp_curve_within_budget``, ``_epsilon_result``,
+``_worst_case``, ``_epsilon``, and the ``*_scaled`` kernels of ``bounds``),
+which trust them; library code calls the kernels. The public
+:func:`~synthamp.accountant.compute_epsilon` (``_accountants``) names the
+accountant or applies the rule of the guarantee room; its RDP accountant is
+``_compute_epsilon`` here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import numpy as np
@@ -39,17 +43,19 @@ from synthamp.accountant._releases import (
     SyntheticDataRelease,
     _check_method,
     _check_orders,
+    _curve,
     _epsilon,
+    _with,
 )
 from synthamp.accountant._worst_case import _worst_case, _worst_case_result
-from synthamp.bounds import amplification_ratio_local_upper, global_bound, post_processing_rdp
+from synthamp.bounds import _global_scaled, _local_upper_scaled, _post_processing_scaled
 
-__all__ = ["PLATEAU_FALLBACK", "EpsilonResult", "budget_note", "compute_epsilon", "rdp_curve"]
+__all__ = ["PLATEAU_FALLBACK", "EpsilonResult", "budget_note", "rdp_curve"]
 
 
 def _gaussian_curve(release: GaussianRelease, orders: NDArray[np.float64]) -> RdpCurve:
-    rdp = release.releases * post_processing_rdp(orders, release.sensitivity, release.sigma)
-    return RdpCurve(orders, rdp, Kind.EXACT, "gaussian")
+    rdp = release.releases * _post_processing_scaled(orders, release.sensitivity / release.sigma)
+    return _curve(orders, rdp, Kind.EXACT, "gaussian")
 
 
 @privacy_quantity("certified")
@@ -236,12 +242,12 @@ def _rdp_curve_within_budget(
     except TimeBudgetExceeded:
         report_status("time budget spent: accounting for an unlimited release (plateau)")
         if release.out_dim == 1:
-            plateau = _rdp_curve(replace(release, n_syn=None), orders, method, lower=False)
+            plateau = _rdp_curve(_with(release, n_syn=None), orders, method, lower=False)
             note = budget_note(release.n_syn, budget)
         else:  # the certified curve does not depend on n_syn; only the lower bound is dropped
             plateau = _rdp_curve(release, orders, method, lower=False)
             note = budget_note(release.n_syn, budget, "the exact k = 1 lower bound is omitted")
-        return RdpCurve(orders, plateau.rdp, Kind.CERTIFIED, plateau.method, None, note)
+        return _curve(orders, plateau.rdp, Kind.CERTIFIED, plateau.method, None, note)
 
 
 def _check_release(release: object) -> Release:
@@ -260,7 +266,7 @@ def _rdp_curve(
         return _gaussian_curve(release, orders)
     r = release
     c, s = r.adjacency_norm_bound / r.sigma, r.sensitivity / r.sigma
-    post = post_processing_rdp(orders, r.effective_sensitivity, r.sigma)
+    post = _post_processing_scaled(orders, r.effective_sensitivity / r.sigma)
     rdp_lower = rdp_search = search_note = None
     if method == "post-processing":
         rdp, kind = post, Kind.CERTIFIED
@@ -272,10 +278,11 @@ def _rdp_curve(
             rdp = np.where(np.isnan(exact), post, np.minimum(exact, post))
             kind = Kind.EXACT if np.all(exact <= post) else Kind.CERTIFIED
         else:
-            rdp = global_bound(orders, r.dim, r.adjacency_norm_bound, r.amplitude_gap, r.sigma, 1)
+            rdp = _global_scaled(orders, r.dim, c, r.amplitude_gap / r.sigma)
             kind = Kind.CERTIFIED
     else:
-        rdp = global_bound(orders, r.dim, r.norm_bound, r.effective_sensitivity, r.sigma, r.out_dim)
+        width, s_eff = r.dim // r.out_dim, r.effective_sensitivity / r.sigma
+        rdp = _global_scaled(orders, width, r.norm_bound / r.sigma, s_eff)
         if method == "exact":
             rdp = np.minimum(rdp, post)
         kind = Kind.CERTIFIED
@@ -287,9 +294,7 @@ def _rdp_curve(
                 found = _search(orders, r.dim, c, s_eff, r.sigma, search, 0, worst=worst)
                 rdp_search = r.releases * np.minimum(found.value, rdp)
                 search_note = found.note
-    return RdpCurve(
-        orders, r.releases * rdp, kind, method, rdp_lower, None, rdp_search, search_note
-    )
+    return _curve(orders, r.releases * rdp, kind, method, rdp_lower, None, rdp_search, search_note)
 
 
 # --------------------------------------------------------------------------- ε
@@ -370,71 +375,20 @@ def _extra_curve(
     raise InputError("extra_curves", f"must hold RdpCurve or release objects, got {extra!r}")
 
 
-@privacy_quantity("certified")
-def compute_epsilon(
+def _compute_epsilon(
     release: SyntheticDataRelease | GaussianRelease,
     delta: float,
-    orders: ArrayLike | None = None,
-    method: Method = "exact",
-    extra_curves: Iterable[RdpCurve | Release] = (),
+    orders: ArrayLike | None,
+    method: Method,
+    extra_curves: Iterable[RdpCurve | Release],
     *,
-    time_budget: float | None = DEFAULT_TIME_BUDGET,
-    accountant: str = "rdp",
-    discretization: float = 1e-4,
-    search: int = 0,
+    time_budget: float | None,
+    accountant: str,
+    discretization: float,
+    search: int,
 ):
-    """(ε, δ) guarantee of a release, composed with other mechanisms on the same data.
-
-    ``accountant="pld"`` returns instead the tight ε of the exact privacy
-    profile composed by privacy loss distributions
-    (:func:`synthamp.accountant.compute_epsilon_pld`, a ``PldEpsilon`` with
-    its discretisation error; docs/theory.md §14); ``extra_curves`` must then hold
-    mechanisms, not RDP curves, and ``orders``/``method`` are not used.
-
-    The RDP curve of ``release`` (:func:`rdp_curve`), plus the curves of
-    ``extra_curves`` (RDP composition), converted by :func:`rdp_to_epsilon`.
-    The post-processing baseline (releasing the model instead of synthetic
-    data) is computed alongside, composed with the same extras.
-
-    For a finite k = 1 release without ``extra_curves``, the exact worst case is
-    computed only at the orders that can give ε at ``delta`` (the pruning lemma of
-    :mod:`synthamp.accountant._pruning`, proved there); ``curve`` holds the plateau
-    bound (valid for every n_syn, docs/theory.md §3) at the others, so its ε is the
-    exact curve's, and at another δ it is sound but possibly looser than
-    :func:`rdp_curve`'s.
-
-    Parameters
-    ----------
-    release : SyntheticDataRelease or GaussianRelease
-        The mechanism.
-    delta : float
-        δ in (0, 1).
-    orders : array_like, optional
-        Rényi orders; default :data:`DEFAULT_ORDERS`.
-    method : {"exact", "global", "post-processing"}, default "exact"
-    extra_curves : iterable of RdpCurve, SyntheticDataRelease or GaussianRelease
-        Other mechanisms run on the same data, composed with ``release``.
-        Curves must use the same orders; heuristic curves are refused.
-    time_budget : float or None, default :data:`~synthamp.accountant.DEFAULT_TIME_BUDGET` (10 s)
-        Seconds for the finite-release computation of ``release`` (None: no
-        limit); past it the plateau bound is used and ``fallback`` says so
-        (:func:`rdp_curve`).
-    accountant : {"rdp", "pld"}, default "rdp"
-    discretization : float, default 1e-4
-        The PLD's interval h (``accountant="pld"``).
-    search : int, default 0
-        k = 2, unlimited release: pairs screened for the searched lower bound
-        ``curve.rdp_search`` (:func:`rdp_curve`); it never changes ε.
-
-    Returns
-    -------
-    EpsilonResult (rdp) or PldEpsilon (pld)
-
-    Warns
-    -----
-    OrderGridWarning
-        When the optimal order is at the edge of the grid.
-    """
+    """:func:`~synthamp.accountant.compute_epsilon` by the accountant named (``"rdp"``,
+    ``"pld"``): validates, then calls :func:`_epsilon_result` or the PLD accountant."""
     if accountant == "pld":
         if search:
             raise InputError("search", "adds a lower bound to the RDP curve: use accountant='rdp'")
@@ -455,6 +409,24 @@ def compute_epsilon(
     extras = [_extra_curve(e, orders, budget) for e in extra_curves]
     release = _check_release(release)
     search = _check_search(search, release, method, True)
+    return _epsilon_result(release, delta, orders, method, extras, budget, search, stacklevel=5)
+
+
+def _epsilon_result(
+    release: Release,
+    delta: float,
+    orders: NDArray[np.float64],
+    method: str,
+    extras: list[RdpCurve] = (),
+    budget: float | None = DEFAULT_TIME_BUDGET,
+    search: int = 0,
+    *,
+    stacklevel: int = 3,
+) -> EpsilonResult:
+    """The kernel of the RDP accountant's ε: validated inputs, extras already RDP curves.
+
+    ``stacklevel`` points an :class:`OrderGridWarning` at the public caller.
+    """
     # at one δ the finite k = 1 curve needs the exact worst case only where ε can be
     # attained (:func:`_epsilon_curve`); composed with other curves, at every order
     at_delta = None if extras else delta
@@ -463,14 +435,13 @@ def compute_epsilon(
     for extra in extras:
         curve = curve + extra
         post = post + extra
-    epsilon, order = _epsilon(orders, curve.rdp, delta, warn=True, stacklevel=3)
+    epsilon, order = _epsilon(orders, curve.rdp, delta, warn=True, stacklevel=stacklevel)
     epsilon_post, _ = _epsilon(orders, post.rdp, delta, warn=False)
     heuristics: dict[str, RdpCurve] = {}
     if isinstance(release, SyntheticDataRelease):
-        eta = amplification_ratio_local_upper(
-            release.dim, release.adjacency_norm_bound, release.sigma, release.out_dim
-        )
-        heuristics["local_upper"] = RdpCurve(
+        width = release.dim // release.out_dim
+        eta = _local_upper_scaled(width, release.adjacency_norm_bound / release.sigma)
+        heuristics["local_upper"] = _curve(
             orders, eta * base.rdp, Kind.HEURISTIC, "local expansion (Theorem 5.1/5.3)"
         )
         sensitivity = release.effective_sensitivity

@@ -17,19 +17,21 @@ giving ε(δ) of the release and of post-processing on a grid of δ.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from synthamp._validation import InputError
-from synthamp.accountant._curves import rdp_curve
-from synthamp.accountant._gaussian import gaussian_epsilon
-from synthamp.accountant._profile import profile_epsilons
+from synthamp.accountant._curves import _check_budget, _rdp_curve, _rdp_curve_within_budget
+from synthamp.accountant._gaussian import _gaussian_epsilon
+from synthamp.accountant._profile import _profile_epsilons
 from synthamp.accountant._releases import (
     DEFAULT_ORDERS,
     RdpCurve,
     SyntheticDataRelease,
-    rdp_to_epsilon,
+    _check_method,
+    _epsilon,
+    _with,
 )
 
 __all__ = [
@@ -97,7 +99,7 @@ def _rdp_profile(
     """ε(δ) through the RDP curve and its conversion (docs/theory.md §12)."""
 
     def profile(rdp: np.ndarray) -> np.ndarray:
-        return np.array([rdp_to_epsilon(curve.orders, rdp, d, warn=False)[0] for d in deltas])
+        return np.array([_epsilon(curve.orders, rdp, float(d), warn=False)[0] for d in deltas])
 
     return EpsilonDeltaCurve(
         accountant="rdp",
@@ -119,12 +121,12 @@ def _pld_profile(
     profile with Δ_eff (certified), equal to post-processing.
     """
     gaussian = np.array(
-        [gaussian_epsilon(d, release.effective_sensitivity, release.sigma) for d in deltas]
+        [_gaussian_epsilon(d, release.effective_sensitivity / release.sigma) for d in deltas]
     )
     if release.out_dim > 1:
         epsilon, kind = gaussian, "certified"
     else:
-        epsilon, _ = profile_epsilons(replace(release, n_syn=None), deltas)
+        epsilon, _ = _profile_epsilons(_with(release, n_syn=None), deltas)
         kind = "exact"
     label = "exact privacy profile (PLD accountant)"
     if release.n_syn is not None and release.out_dim == 1:
@@ -192,7 +194,8 @@ def release_curves(
         if name not in PROFILE_ACCOUNTANTS:
             raise InputError("accountants", f"unknown accountant {name!r}")
     if curve is None:
-        curve = rdp_curve(release, DEFAULT_ORDERS, method, time_budget=time_budget)
-    post = rdp_curve(release, curve.orders, "post-processing")
+        method, budget = _check_method(method), _check_budget(time_budget)
+        curve = _rdp_curve_within_budget(release, DEFAULT_ORDERS, method, True, budget)
+    post = _rdp_curve(release, curve.orders, "post-processing", lower=True)
     profiles = tuple(PROFILE_ACCOUNTANTS[name](release, grid, curve, post) for name in names)
     return ReleaseCurves(rdp=curve, rdp_post_processing=post, profiles=profiles)

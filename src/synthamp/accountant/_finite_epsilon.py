@@ -22,14 +22,19 @@ sound, possibly looser, curve.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
 
 from synthamp._kinds import Kind
 from synthamp.accountant._pruning import lower_curve, relevant_orders
-from synthamp.accountant._releases import RdpCurve, SyntheticDataRelease, _epsilon_terms
+from synthamp.accountant._releases import (
+    RdpCurve,
+    SyntheticDataRelease,
+    _curve,
+    _epsilon_terms,
+    _with,
+)
 from synthamp.accountant._worst_case import (
     COLD_HINT_WIDTH,
     _EdgeEvaluator,
@@ -38,7 +43,7 @@ from synthamp.accountant._worst_case import (
     _worst_case,
     gaussian_edge_maximiser,
 )
-from synthamp.bounds import post_processing_rdp
+from synthamp.bounds import _post_processing_scaled
 
 __all__: list[str] = []
 
@@ -109,7 +114,7 @@ class _FiniteAccountant:
         return self._evaluators[sigma]
 
     def _post(self, sigma: float) -> NDArray[np.float64]:
-        return post_processing_rdp(self.orders, self.base.effective_sensitivity, sigma)
+        return _post_processing_scaled(self.orders, self.base.effective_sensitivity / sigma)
 
     def lower(self, sigma: float) -> float:
         """A lower bound on the accountant's ε at σ (one engine call; up to six the first)."""
@@ -217,10 +222,10 @@ def finite_epsilon_curve(
     """
     c = release.adjacency_norm_bound / release.sigma
     s = release.amplitude_gap / release.sigma
-    post = post_processing_rdp(orders, release.effective_sensitivity, release.sigma)
+    post = _post_processing_scaled(orders, release.effective_sensitivity / release.sigma)
     plateau = release.releases * np.minimum(_worst_case(orders, release.dim, c, s, None)[0], post)
     center = int(np.argmin(_epsilon_terms(orders, plateau, delta)))
-    finite = _FiniteAccountant(replace(release, sigma=1.0), orders, delta, center)
+    finite = _FiniteAccountant(_with(release, sigma=1.0), orders, delta, center)
     # the lower model's pair at every order (one engine call per pair): a lower bound
     # that is the pair's value at each order prunes far orders that the convexity
     # extension from a few orders cannot (the calibration, which calls ``upper`` at
@@ -228,4 +233,4 @@ def finite_epsilon_curve(
     finite.core = np.arange(orders.size)
     finite.found = True  # one pair, at the Gaussian model's position: one engine call
     _, _, kind = finite.upper(release.sigma)
-    return RdpCurve(orders, finite.curves[release.sigma], kind, "exact")
+    return _curve(orders, finite.curves[release.sigma], kind, "exact")

@@ -64,6 +64,11 @@ def gaussian_delta(
         δ(ε) for each ε.
     """
     mu = check_positive("sensitivity", sensitivity) / check_positive("sigma", sigma)
+    return _gaussian_delta(epsilon, mu)
+
+
+def _gaussian_delta(epsilon: ArrayLike, mu: float) -> NDArray[np.float64]:
+    """The kernel of :func:`gaussian_delta`, for μ = Δ/σ > 0 validated (ε checked here)."""
     eps = np.asarray(epsilon, dtype=float)
     if np.any(~(eps >= 0)) or np.any(np.isinf(eps)):
         raise InputError("epsilon", "must be finite and >= 0")
@@ -94,6 +99,11 @@ def gaussian_epsilon(delta: float, sensitivity: float, sigma: float = 1.0) -> fl
     """
     delta = check_open_unit("delta", delta)
     mu = check_positive("sensitivity", sensitivity) / check_positive("sigma", sigma)
+    return _gaussian_epsilon(delta, mu)
+
+
+def _gaussian_epsilon(delta: float, mu: float) -> float:
+    """The kernel of :func:`gaussian_epsilon`, for δ in (0, 1) and μ = Δ/σ > 0 validated."""
     log_delta = math.log(delta)
 
     def excess(eps: float) -> float:

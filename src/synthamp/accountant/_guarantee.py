@@ -34,23 +34,37 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from synthamp._budget import DEFAULT_TIME_BUDGET, PLATEAU_FALLBACK
-from synthamp.accountant._calibration import calibrate_sigma, finite_epsilon_lower_bound
+from synthamp._validation import InputError, check_open_unit, check_positive
+from synthamp.accountant._calibration import _calibration, finite_epsilon_lower_bound
 from synthamp.accountant._choice import (
     accountant_reason,
+    check_accountant,
     choose_accountant,
     finite_or_unlimited,
     weighs_unlimited_profile,
 )
-from synthamp.accountant._curves import compute_epsilon
+from synthamp.accountant._curves import _check_budget, _check_search, _epsilon_result
 from synthamp.accountant._pld import (
     DEFAULT_DISCRETIZATION,
-    calibrate_sigma_pld,
-    compute_epsilon_pld,
+    _calibrate_sigma_pld,
+    _compute_epsilon_pld,
     gaussian_sigma,
 )
-from synthamp.accountant._profile import beyond_exact_profile, profile_epsilon
-from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease
+from synthamp.accountant._profile import _profile_epsilon, beyond_exact_profile
+from synthamp.accountant._releases import (
+    DEFAULT_ORDERS,
+    SyntheticDataRelease,
+    _check_method,
+    _check_orders,
+    _gaussian,
+    _with,
+)
+
+#: Relative width of a calibration's final bracket on σ (RDP and PLD alike).
+DEFAULT_RTOL = 1e-4
 
 __all__ = ["Guarantee", "account", "calibrate", "finite_accounting_name"]
 
@@ -163,16 +177,16 @@ def _pld_epsilon(
     the worst pair's PLD composed T times, each direction apart.
     """
     if release.releases == 1:
-        result = profile_epsilon(release, delta)
+        result = _profile_epsilon(release, delta)
     else:
-        result = compute_epsilon_pld(release, delta, discretization=discretization)
+        result = _compute_epsilon_pld(release, delta, (), discretization)
     return float(result.epsilon), result.epsilon_lower, bool(result.fallback)
 
 
 def _gaussian_epsilon(release: SyntheticDataRelease, delta: float, h: float) -> float:
     """ε of releasing V at the release's σ by PLD: T Gaussian mechanisms, exact profile."""
-    gaussian = GaussianRelease(release.effective_sensitivity, release.sigma, release.releases)
-    return float(compute_epsilon_pld(gaussian, delta, discretization=h).epsilon)
+    gaussian = _gaussian(release.effective_sensitivity, release.sigma, release.releases)
+    return float(_compute_epsilon_pld(gaussian, delta, (), h).epsilon)
 
 
 def _pld_kind(release: SyntheticDataRelease) -> str:
@@ -236,10 +250,17 @@ def account(
     Guarantee
         With ``sigma_post_processing`` the σ releasing V needs for the achieved ε.
     """
-    result = compute_epsilon(
-        release, delta, orders=orders, method=method, time_budget=time_budget, search=search
-    )
-    at = _account(release, delta, _Rdp.of(result), accountant, method, discretization)
+    if not isinstance(release, SyntheticDataRelease):
+        raise InputError("release", f"must be a SyntheticDataRelease, got {release!r}")
+    delta = check_open_unit("delta", delta)
+    accountant = check_accountant(accountant)
+    method = _check_method(method)
+    orders = _check_orders(orders)
+    h = check_positive("discretization", discretization)
+    budget = _check_budget(time_budget)
+    search = _check_search(search, release, method, True)
+    result = _epsilon_result(release, delta, orders, method, [], budget, search)
+    at = _account(release, delta, _Rdp.of(result), accountant, method, h)
     return replace(at, sigma_post_processing=_post_sigma(release, at, at.epsilon))
 
 
@@ -272,7 +293,7 @@ def _account(
         epsilon_post_processing=rdp.epsilon_post_processing,
     )  # fmt: skip
     if weighs_unlimited_profile(accountant, release.out_dim, release.n_syn, method):
-        unlimited = replace(release, n_syn=None)
+        unlimited = _with(release, n_syn=None)
         eps_u_lower = None
         if unlimited_epsilon is None:
             unlimited_epsilon, eps_u_lower, fired_u = _pld_epsilon(unlimited, delta, discretization)
@@ -316,13 +337,9 @@ def _post_sigma(release: SyntheticDataRelease, at: Guarantee, epsilon: float) ->
     if at.accountant == "pld":
         composed = release.effective_sensitivity * math.sqrt(release.releases)
         return float(gaussian_sigma(epsilon, at.delta, composed))
-    return float(
-        calibrate_sigma(
-            epsilon, at.delta, dim=release.dim, out_dim=release.out_dim,
-            norm_bound=release.norm_bound, sensitivity=release.sensitivity,
-            releases=release.releases, method="post-processing",
-        ).sigma
-    )  # fmt: skip
+    base = _with(release, sigma=1.0, n_syn=None, gram_sensitivity=None)
+    orders = np.unique(DEFAULT_ORDERS)
+    return float(_calibration(epsilon, at.delta, base, "post-processing", orders).sigma)
 
 
 def calibrate(
@@ -341,10 +358,12 @@ def calibrate(
     discretization: float = DEFAULT_DISCRETIZATION,
     time_budget: float | None = DEFAULT_TIME_BUDGET,
     gram_sensitivity: float | None = None,
+    rtol: float = DEFAULT_RTOL,
 ) -> Guarantee:
     """The smallest σ whose guarantee (by the rule) is (``epsilon``, ``delta``)-DP.
 
-    Parameters as :func:`account` and :func:`~synthamp.accountant.calibrate_sigma`;
+    Parameters as :func:`account` and :func:`~synthamp.accountant.calibrate_sigma`
+    (``rtol``: the relative width of each calibration's final bracket on σ);
     ``gram_sensitivity`` (s₂, k = 1, unlimited) accounts under the statistic-level
     adjacency of a public design (docs/gram-adjacency.md).
     The σ is that of the accountant the rule picks; where it weighs the
@@ -359,39 +378,43 @@ def calibrate(
         the σ of each accounting run, and ``sigma_post_processing`` the σ
         releasing V needs for the target, by the same accountant.
     """
-    shape = dict(dim=dim, out_dim=out_dim, norm_bound=norm_bound, sensitivity=sensitivity)
-    if gram_sensitivity is not None:
-        shape["gram_sensitivity"] = gram_sensitivity
-    pld_options = dict(releases=releases, discretization=discretization)
+    epsilon = check_positive("epsilon", epsilon)
+    delta = check_open_unit("delta", delta)
+    accountant = check_accountant(accountant)
+    method = _check_method(method)
+    orders = _check_orders(orders)
+    h = check_positive("discretization", discretization)
+    budget = _check_budget(time_budget)
+    rtol = check_positive("rtol", rtol)
+    base = SyntheticDataRelease(
+        dim, out_dim, norm_bound, sensitivity, 1.0, n_syn, releases, gram_sensitivity
+    )
+    out_dim, n_syn = base.out_dim, base.n_syn
     weigh = weighs_unlimited_profile(accountant, out_dim, n_syn, method)
     unlimited = skipped = None
     if weigh:
-        unlimited = calibrate_sigma_pld(epsilon, delta, **shape, **pld_options)
-        skipped = _finite_cannot_win(epsilon, delta, shape, n_syn, releases, unlimited)
+        unlimited = _calibrate_sigma_pld(epsilon, delta, _with(base, n_syn=None), h, rtol)
+        skipped = _finite_cannot_win(epsilon, delta, base, unlimited)
     if skipped is not None:
         sigma = float(unlimited.sigma)
-        plateau = SyntheticDataRelease(**shape, sigma=sigma, releases=releases)
-        result = compute_epsilon(plateau, delta, orders=orders, method=method)
+        plateau = _with(base, sigma=sigma, n_syn=None)
+        result = _epsilon_result(plateau, delta, orders, method)
         rdp, ran = _Rdp.of(result, fallback=skipped), {}
     else:
-        cal = calibrate_sigma(
-            epsilon, delta, **shape, n_syn=n_syn, releases=releases, method=method,
-            orders=orders, time_budget=time_budget,
-        )  # fmt: skip
+        # the RDP calibration's grid is sorted: ε is a minimum over orders
+        sorted_orders = np.unique(orders)
+        cal = _calibration(epsilon, delta, base, method, sorted_orders, rtol, budget, stacklevel=2)
         sigma, ran = float(cal.sigma), {"sigma_rdp": float(cal.sigma)}
         rdp = _Rdp.of(cal)
         if choose_accountant(accountant, out_dim, n_syn, method) == "pld":
-            pld = calibrate_sigma_pld(epsilon, delta, **shape, n_syn=n_syn, **pld_options)
+            pld = _calibrate_sigma_pld(epsilon, delta, base, h, rtol)
             sigma = ran["sigma_pld"] = float(pld.sigma)
         elif weigh and unlimited.sigma < sigma:
             sigma = float(unlimited.sigma)
         if sigma != cal.sigma:  # the RDP numbers of the release at the σ taken
-            release = SyntheticDataRelease(**shape, sigma=sigma, n_syn=n_syn, releases=releases)
-            result = compute_epsilon(
-                release, delta, orders=orders, method=method, time_budget=time_budget
-            )
+            result = _epsilon_result(_with(base, sigma=sigma), delta, orders, method, [], budget)
             rdp = _Rdp.of(result, fallback=cal.fallback)
-    release = SyntheticDataRelease(**shape, sigma=sigma, n_syn=n_syn, releases=releases)
+    release = _with(base, sigma=sigma)
     known = None
     if unlimited is not None and sigma == unlimited.sigma:
         known = float(unlimited.epsilon)  # the calibration's ε is the profile's at its σ
@@ -405,7 +428,7 @@ def calibrate(
 
 
 def _finite_cannot_win(
-    epsilon: float, delta: float, shape: dict, n_syn: int, releases: int, unlimited
+    epsilon: float, delta: float, base: SyntheticDataRelease, unlimited
 ) -> str | None:
     """The note of a finite calibration not started, or None: the bound does not decide.
 
@@ -416,9 +439,10 @@ def _finite_cannot_win(
     whatever the finite attempt gives. The finite release's RDP number reported
     is then the plateau's at σ_u (an upper bound on it, docs/theory.md §3).
     """
-    if releases != 1:
+    n_syn = base.n_syn
+    if base.releases != 1:
         return None
-    finite = SyntheticDataRelease(**shape, sigma=unlimited.sigma, n_syn=n_syn)
+    finite = _with(base, sigma=unlimited.sigma)
     bound = finite_epsilon_lower_bound(finite, delta)
     if not bound > epsilon:
         return None

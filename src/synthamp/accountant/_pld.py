@@ -73,7 +73,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
-from synthamp.accountant._gaussian import gaussian_epsilon
+from synthamp.accountant._gaussian import _gaussian_epsilon
 from synthamp.accountant._pld_grid import (
     PROFILE_RTOL,
     DirectedGrid,
@@ -81,8 +81,8 @@ from synthamp.accountant._pld_grid import (
     SubsampledGaussianRelease,
     directed_grid,
 )
-from synthamp.accountant._profile import DEFAULT_TAIL, profile_epsilon
-from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease
+from synthamp.accountant._profile import DEFAULT_TAIL, _profile_epsilon
+from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease, _with
 
 __all__ = [
     "DEFAULT_DISCRETIZATION",
@@ -211,7 +211,10 @@ class PrivacyLossDistribution:
 
     def self_compose(self, count: int, tail_mass: float = DEFAULT_TAIL_MASS):
         """The PLD of ``count`` independent runs (repeated squaring)."""
-        count = check_integer("count", count, 1)
+        return self._self_compose(check_integer("count", count, 1), tail_mass)
+
+    def _self_compose(self, count: int, tail_mass: float) -> PrivacyLossDistribution:
+        """The kernel of :meth:`self_compose`, for a validated ``count``."""
         result, power = None, self
         while True:
             if count & 1:
@@ -357,8 +360,12 @@ class PairPld:
 
     def self_compose(self, count: int, tail_mass: float = DEFAULT_TAIL_MASS) -> PairPld:
         """``count`` runs of the same pair (the same adjacent pair in every run)."""
-        remove = self.remove.self_compose(count, tail_mass)
-        add = remove if self.add is self.remove else self.add.self_compose(count, tail_mass)
+        return self._self_compose(check_integer("count", count, 1), tail_mass)
+
+    def _self_compose(self, count: int, tail_mass: float) -> PairPld:
+        """The kernel of :meth:`self_compose`, for a validated ``count``."""
+        remove = self.remove._self_compose(count, tail_mass)
+        add = remove if self.add is self.remove else self.add._self_compose(count, tail_mass)
         return PairPld(remove, add, self.orientable, self.fallback)
 
 
@@ -471,13 +478,22 @@ def privacy_loss_distribution(
     h = check_positive("discretization", discretization)
     tail = check_open_unit("tail", tail)
     tail_mass = check_open_unit("tail_mass", tail_mass)
+    return _privacy_loss_distribution(mechanism, h, tail, tail_mass, _companion)
+
+
+def _privacy_loss_distribution(
+    mechanism: Mechanism, h: float, tail: float, tail_mass: float, companion: bool = True
+) -> PairPld:
+    """The kernel of :func:`privacy_loss_distribution`, for validated h, tail and tail mass."""
     if not isinstance(
         mechanism, SyntheticDataRelease | GaussianRelease | SubsampledGaussianRelease
     ):
         raise InputError("mechanism", f"must be a release or Gaussian mechanism, got {mechanism!r}")
-    # _companion False: callers that need ε alone (the calibration's inner steps)
-    single = _pair_pld(directed_grid(mechanism, h, tail, _companion), h, _companion)
-    return single.self_compose(mechanism.releases, tail_mass) if mechanism.releases > 1 else single
+    # companion False: callers that need ε alone (the calibration's inner steps)
+    single = _pair_pld(directed_grid(mechanism, h, tail, companion), h, companion)
+    if mechanism.releases == 1:
+        return single
+    return single._self_compose(mechanism.releases, tail_mass)
 
 
 @dataclass(frozen=True)
@@ -532,14 +548,23 @@ def composed_pld(
     returned compositions (:func:`_orientations`).
     """
     h = check_positive("discretization", discretization)
-    parts = [privacy_loss_distribution(release, discretization=h, tail=tail, _companion=_companion)]
+    return _composed_pld(release, extra, h, check_open_unit("tail", tail), _companion)
+
+
+def _composed_pld(
+    release: Mechanism,
+    extra: Iterable[Mechanism | PrivacyLossDistribution | PairPld],
+    h: float,
+    tail: float,
+    companion: bool = True,
+) -> list[PairPld]:
+    """The kernel of :func:`composed_pld`, for validated h and tail."""
+    parts = [_privacy_loss_distribution(release, h, tail, DEFAULT_TAIL_MASS, companion)]
     for other in extra:
         if isinstance(other, PrivacyLossDistribution):
             other = PairPld(other, other)
         elif not isinstance(other, PairPld):
-            other = privacy_loss_distribution(
-                other, discretization=h, tail=tail, _companion=_companion
-            )
+            other = _privacy_loss_distribution(other, h, tail, DEFAULT_TAIL_MASS, companion)
         if other.discretization != h:
             raise InputError("discretization", "composed PLDs must share the discretisation")
         parts.append(other)
@@ -590,18 +615,30 @@ def compute_epsilon_pld(
     """
     delta = check_open_unit("delta", delta)
     h = check_positive("discretization", discretization)
-    extra = tuple(extra)
+    tail = check_open_unit("tail", tail)
+    return _compute_epsilon_pld(release, delta, tuple(extra), h, tail, _companion)
+
+
+def _compute_epsilon_pld(
+    release: Mechanism,
+    delta: float,
+    extra: tuple = (),
+    h: float = DEFAULT_DISCRETIZATION,
+    tail: float = DEFAULT_TAIL,
+    companion: bool = True,
+) -> PldEpsilon:
+    """The kernel of :func:`compute_epsilon_pld`, for validated δ, h and tail."""
     if (
         not extra
         and isinstance(release, SyntheticDataRelease | GaussianRelease)
         and (release.releases == 1)
     ):  # one release: its profile directly, no discretisation
-        exact = profile_epsilon(release, delta)
+        exact = _profile_epsilon(release, delta)
         fallback = bool(getattr(exact, "fallback", False))
         return PldEpsilon(
             exact.epsilon, exact.epsilon_lower, delta, 0.0, exact.kind, "pld", fallback
         )
-    plds = composed_pld(release, extra, discretization=h, tail=tail, _companion=_companion)
+    plds = _composed_pld(release, extra, h, tail, companion)
     eps, eps_lower = worst_epsilon(plds, delta)
     kind = plds[0].kind
     fallback = any(pld.fallback for pld in plds)
@@ -672,14 +709,22 @@ def calibrate_sigma_pld(
     base = SyntheticDataRelease(
         dim, out_dim, norm_bound, sensitivity, 1.0, n_syn, releases, gram_sensitivity
     )
-    exact = releases == 1 and out_dim == 1
+    return _calibrate_sigma_pld(target, delta, base, h, rtol)
+
+
+def _calibrate_sigma_pld(
+    target: float, delta: float, base: SyntheticDataRelease, h: float, rtol: float
+) -> PldCalibration:
+    """The kernel of :func:`calibrate_sigma_pld`: validated inputs, ``base`` at σ = 1."""
+    releases = base.releases
+    exact = releases == 1 and base.out_dim == 1
 
     def at(sigma: float, companion: bool = False):
         if exact:
-            result = profile_epsilon(base.with_sigma(sigma), delta)
+            result = _profile_epsilon(_with(base, sigma=sigma), delta)
             return result.epsilon, result.epsilon_lower, result.kind
-        result = compute_epsilon_pld(
-            base.with_sigma(sigma), delta, discretization=h, _companion=companion
+        result = _compute_epsilon_pld(
+            _with(base, sigma=sigma), delta, (), h, DEFAULT_TAIL, companion
         )
         return result.epsilon, result.epsilon_lower, result.kind
 
@@ -735,7 +780,7 @@ def gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
     """Smallest σ of the Gaussian mechanism with exact ε(δ) <= ε (Balle and Wang 2018)."""
 
     def excess(log_sigma: float) -> float:
-        return gaussian_epsilon(delta, sensitivity, math.exp(log_sigma)) - epsilon
+        return _gaussian_epsilon(delta, sensitivity / math.exp(log_sigma)) - epsilon
 
     lo = hi = math.log(sensitivity)
     while excess(hi) > 0:
@@ -747,6 +792,6 @@ def gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
 
     root = brentq(excess, lo, hi, xtol=1e-12)
     sigma = math.exp(root)
-    while gaussian_epsilon(delta, sensitivity, sigma) > epsilon:  # the upper side
+    while _gaussian_epsilon(delta, sensitivity / sigma) > epsilon:  # the upper side
         sigma *= 1 + 1e-12
     return sigma

@@ -72,7 +72,7 @@ from numpy.typing import NDArray
 
 from synthamp._kinds import Kind
 from synthamp._validation import InputError, check_integer, check_positive
-from synthamp.accountant._gaussian import gaussian_delta, gaussian_epsilon
+from synthamp.accountant._gaussian import _gaussian_delta, _gaussian_epsilon
 from synthamp.accountant._profile import (
     FALLBACK_SCAN_POINTS,
     LLR_ATOL,
@@ -175,7 +175,7 @@ class DirectedGrid:
 
 
 def _gaussian_grid_bounds(mu: float, tail: float, h: float) -> tuple[int, int]:
-    top = gaussian_epsilon(min(tail, 0.5), mu)
+    top = _gaussian_epsilon(min(tail, 0.5), mu / 1.0)
     n = _grid_steps(top, h)
     return -n, n
 
@@ -378,7 +378,7 @@ def directed_grid(
     lo, hi = _gaussian_grid_bounds(sensitivity / mechanism.sigma, tail, h)
     eps = np.arange(lo, hi + 1) * h
     # δ(ε) for ε < 0 by the symmetry δ(ε) = 1 − e^ε + e^ε δ(−ε) of the Gaussian pair
-    pos = gaussian_delta(np.abs(eps), sensitivity, mechanism.sigma)
+    pos = _gaussian_delta(np.abs(eps), sensitivity / mechanism.sigma)
     with np.errstate(over="ignore", invalid="ignore"):  # e^ε past 709: the unused branch
         delta = np.where(eps >= 0, pos, -np.expm1(eps) + np.exp(eps) * pos)
     rounding = 1e-14 * delta + 1e-300

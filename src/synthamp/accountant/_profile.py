@@ -72,9 +72,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_open_unit, check_positive
-from synthamp.accountant._gaussian import gaussian_delta, gaussian_epsilon
+from synthamp.accountant._gaussian import _gaussian_delta, _gaussian_epsilon
 from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease
-from synthamp.divergence import log_likelihood_ratio, log_likelihood_ratio_finite
+from synthamp.divergence import _log_likelihood_ratio, _log_likelihood_ratio_finite
 from synthamp.divergence._laws import NoncentralChiSquare, ProductLaw
 from synthamp.divergence._ncx2_tail import SCIPY_TAIL_RTOL, scipy_tail_rtol
 
@@ -383,14 +383,14 @@ def _pair_evaluator(release: SyntheticDataRelease, hi: float, lo: float, tail: f
         return _PairEvaluator(
             NoncentralChiSquare(d, hi),
             NoncentralChiSquare(d, lo),
-            lambda t: log_likelihood_ratio(np.exp(t), d, hi, lo),
+            lambda t: _log_likelihood_ratio(np.exp(t), d, float(hi), float(lo)),
             TAIL_RTOL,
             tail,
         )
     return _PairEvaluator(
         ProductLaw(d, hi, n),
         ProductLaw(d, lo, n),
-        lambda t: log_likelihood_ratio_finite(np.exp(t), d, n, hi, lo),
+        lambda t: _log_likelihood_ratio_finite(np.exp(t), d, n, float(hi), float(lo)),
         PRODUCT_TAIL_RTOL + scipy_tail_rtol(hi),  # quadrature + the model factor's tails
         tail,
     )
@@ -573,11 +573,11 @@ def privacy_profile(
         else:
             sensitivity, kind = release.effective_sensitivity, Kind.CERTIFIED
             method = "post-processing (Gaussian mechanism with effective sensitivity)"
-        delta = gaussian_delta(flat, sensitivity, release.sigma).reshape(eps.shape)
+        delta = _gaussian_delta(flat, sensitivity / release.sigma).reshape(eps.shape)
         return PrivacyProfile(eps, delta, delta, kind, method)
     if beyond_exact_profile(release):
         method = "post-processing (Gaussian mechanism; C/σ beyond the exact profile's range)"
-        delta = gaussian_delta(flat, release.effective_sensitivity, release.sigma)
+        delta = _gaussian_delta(flat, release.effective_sensitivity / release.sigma)
         return PrivacyProfile(
             eps, delta.reshape(eps.shape), np.zeros(eps.shape), Kind.CERTIFIED, method
         )
@@ -659,24 +659,22 @@ def profile_epsilon(
     ProfileEpsilon
     """
     delta = check_open_unit("delta", delta)
-    _check_single(release)
-    if isinstance(release, GaussianRelease) or release.out_dim > 1:
-        sensitivity = (
-            release.sensitivity
-            if isinstance(release, GaussianRelease)
-            else release.effective_sensitivity
-        )
-        kind = Kind.EXACT if isinstance(release, GaussianRelease) else Kind.CERTIFIED
-        eps = gaussian_epsilon(delta, sensitivity, release.sigma)
-        # brentq to 1e-12: step up until the closed form is <= δ
-        while float(gaussian_delta(eps, sensitivity, release.sigma)) > delta:
+    return _profile_epsilon(release, delta, rtol, tail, refinements)
+
+
+def _profile_epsilon(release, delta: float, rtol=1e-3, tail=DEFAULT_TAIL, refinements=3):
+    """The kernel of :func:`profile_epsilon` (a :class:`ProfileEpsilon`): δ validated."""
+    _check_single(release)  # the profile is of one release: never T > 1 (kernels too)
+    gaussian = isinstance(release, GaussianRelease)
+    if gaussian or release.out_dim > 1 or beyond_exact_profile(release):
+        # releasing V: exact for a Gaussian mechanism, else certified (k > 1, or C/σ beyond the
+        # exact profile's range, where no lower bound is claimed)
+        mu = (release.sensitivity if gaussian else release.effective_sensitivity) / release.sigma
+        eps = _gaussian_epsilon(delta, mu)
+        while float(_gaussian_delta(eps, mu)) > delta:  # brentq to 1e-12: step up until <= δ
             eps += 1e-12 * max(1.0, eps)
-        return ProfileEpsilon(eps, eps, delta, kind)
-    if beyond_exact_profile(release):  # certified (releasing V bounds it); no lower bound claimed
-        eps = gaussian_epsilon(delta, release.effective_sensitivity, release.sigma)
-        while float(gaussian_delta(eps, release.effective_sensitivity, release.sigma)) > delta:
-            eps += 1e-12 * max(1.0, eps)
-        return ProfileEpsilon(eps, 0.0, delta, Kind.CERTIFIED)
+        lower = eps if gaussian or release.out_dim > 1 else 0.0
+        return ProfileEpsilon(eps, lower, delta, Kind.EXACT if gaussian else Kind.CERTIFIED)
     worst = _WorstCase(release, rtol, tail)
     (eps,), (eps_lower,) = _epsilons(worst, np.array([delta]), refinements)
     return ProfileEpsilon(eps, eps_lower, delta, Kind.EXACT, worst.fallback, worst.pairs)
@@ -738,7 +736,12 @@ def profile_epsilons(
     As :func:`profile_epsilon`, sharing the thresholds between the δ.
     """
     deltas = np.array([check_open_unit("delta", d) for d in np.atleast_1d(deltas)])
-    _check_single(release)
+    return _profile_epsilons(release, deltas, rtol)
+
+
+def _profile_epsilons(release, deltas: NDArray[np.float64], rtol: float = 1e-3):
+    """The kernel of :func:`profile_epsilons` (ε and its lower bound): each δ validated."""
+    _check_single(release)  # the profile is of one release: never T > 1 (kernels too)
     if release.out_dim > 1:
         raise InputError("out_dim", "the exact profile is for k = 1")
     if beyond_exact_profile(release):

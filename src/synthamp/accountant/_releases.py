@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -267,6 +267,34 @@ class SyntheticDataRelease:
         return dp_event.SelfComposedDpEvent(gaussian, self.releases)
 
 
+_RELEASE_FIELDS = tuple(f.name for f in fields(SyntheticDataRelease))
+
+
+def _with(release: SyntheticDataRelease, **changes) -> SyntheticDataRelease:
+    """``release`` with fields changed to values the library already holds valid (σ of a
+    search, ``n_syn=None`` for the plateau): the kernel of ``replace``, no re-validation.
+
+    A change that could break the release's invariants (``gram_sensitivity`` with a
+    finite ``n_syn``) must go through ``dataclasses.replace``.
+    """
+    if changes.get("n_syn") is not None and release.gram_sensitivity is not None:
+        raise InputError("gram_sensitivity", "needs an unlimited release (n_syn=None)")
+    copy = object.__new__(SyntheticDataRelease)
+    for name in _RELEASE_FIELDS:
+        object.__setattr__(copy, name, changes.get(name, getattr(release, name)))
+    return copy
+
+
+def _gaussian(sensitivity: float, sigma: float, releases: int) -> GaussianRelease:
+    """A :class:`GaussianRelease` of values the library already holds valid (the model V of a
+    validated release): the kernel of its constructor, no re-validation."""
+    mechanism = object.__new__(GaussianRelease)
+    object.__setattr__(mechanism, "sensitivity", sensitivity)
+    object.__setattr__(mechanism, "sigma", sigma)
+    object.__setattr__(mechanism, "releases", releases)
+    return mechanism
+
+
 @dataclass(frozen=True)
 class GaussianRelease:
     """A Gaussian mechanism with L2 sensitivity Δ and noise σ, applied T times.
@@ -361,7 +389,9 @@ class RdpCurve:
     search_note: str | None = None
 
     def __post_init__(self) -> None:
-        orders = _frozen(check_alpha(self.orders, "orders"))
+        self._set(_frozen(check_alpha(self.orders, "orders")))
+
+    def _set(self, orders: NDArray[np.float64]) -> None:
         rdp = _frozen(_check_rdp(self.rdp, orders))
         object.__setattr__(self, "orders", orders)
         object.__setattr__(self, "rdp", rdp)
@@ -391,7 +421,7 @@ class RdpCurve:
             lower = lower_a + lower_b
         notes = [note for note in (self.fallback, other.fallback) if note]
         fallback = "; ".join(dict.fromkeys(notes)) or None
-        return RdpCurve(self.orders, self.rdp + other.rdp, kind, method, lower, fallback)
+        return _curve(self.orders, self.rdp + other.rdp, kind, method, lower, fallback)
 
     def __mul__(self, count: int) -> RdpCurve:
         if isinstance(count, bool) or not isinstance(count, int | np.integer):
@@ -399,7 +429,7 @@ class RdpCurve:
         count = check_integer("releases", count, 1)
         lower = None if self.rdp_lower is None else count * self.rdp_lower
         search = None if self.rdp_search is None else count * self.rdp_search
-        return RdpCurve(
+        return _curve(
             self.orders,
             count * self.rdp,
             self.kind,
@@ -424,6 +454,21 @@ class RdpCurve:
             raise InputError("curve", f"a {self.kind} curve ({self.method}) is never a guarantee")
         delta = check_open_unit("delta", delta)
         return _epsilon(self.orders, self.rdp, delta, warn=True, stacklevel=3)[0]
+
+
+def _curve(orders: NDArray[np.float64], rdp: ArrayLike, kind: Kind | str, method: str, *rest):
+    """An :class:`RdpCurve` on orders the library already validated: the kernel of its
+    constructor (the curve's values are still checked: one float >= 0 per order)."""
+    curve = object.__new__(RdpCurve)
+    for name, value in zip(_CURVE_FIELDS, (orders, rdp, kind, method, *rest), strict=False):
+        object.__setattr__(curve, name, value)
+    for name in _CURVE_FIELDS[4 + len(rest) :]:
+        object.__setattr__(curve, name, None)
+    curve._set(orders if not orders.flags.writeable else _frozen(orders))
+    return curve
+
+
+_CURVE_FIELDS = tuple(f.name for f in fields(RdpCurve))
 
 
 # --------------------------------------------------------------------------- (ε, δ)

@@ -241,7 +241,7 @@ def audit_generator(
         scores_p, scores_q, delta, confidence=confidence, thresholds=thresholds
     )
     release = SyntheticDataRelease(dim, 1, norm_bound, sensitivity, sigma, n_syn=n_syn)
-    upper = float(compute_epsilon(release, delta).epsilon)
+    upper = float(compute_epsilon(release, delta, accountant="rdp").epsilon)
     exact = threshold_epsilon(law_p, law_q, delta)[0]
     return EndToEndAudit(
         epsilon_lower=test.epsilon,

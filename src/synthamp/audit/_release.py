@@ -547,7 +547,7 @@ def audit_release(
         family = family_audit(pair, scores_p, scores_q, delta, confidence)
         lower = family.epsilon
     if epsilon_upper is None:
-        accounted = compute_epsilon(release, delta)
+        accounted = compute_epsilon(release, delta, accountant="rdp")
         upper, kind = float(accounted.epsilon), str(accounted.kind)
     else:
         upper, kind = check_nonnegative("epsilon_upper", epsilon_upper), "given"

@@ -297,6 +297,11 @@ def log_likelihood_ratio(x: ArrayLike, dim: int, amp_p: float, amp_q: float) -> 
     dim = check_dim(dim)
     a = check_nonnegative("amp_p", amp_p)
     b = check_nonnegative("amp_q", amp_q)
+    return _log_likelihood_ratio(x, dim, a, b)
+
+
+def _log_likelihood_ratio(x: ArrayLike, dim: int, a: float, b: float) -> NDArray[np.float64]:
+    """The kernel of :func:`log_likelihood_ratio`, for d and the amplitudes validated."""
     x = np.asarray(x, dtype=float)
     if np.any(x < 0) or not np.all(np.isfinite(x)):
         raise ValueError("x must be finite and >= 0")
@@ -330,6 +335,13 @@ def log_likelihood_ratio_finite(
     n_syn = check_n_syn(n_syn)
     a = check_nonnegative("amp_p", amp_p)
     b = check_nonnegative("amp_q", amp_q)
+    return _log_likelihood_ratio_finite(s, dim, n_syn, a, b)
+
+
+def _log_likelihood_ratio_finite(
+    s: ArrayLike, dim: int, n_syn: int, a: float, b: float
+) -> NDArray[np.float64]:
+    """The kernel of :func:`log_likelihood_ratio_finite`, for d, n and the amplitudes validated."""
     s = np.asarray(s, dtype=float)
     if np.any(s <= 0) or not np.all(np.isfinite(s)):
         raise ValueError("s must be finite and > 0")

@@ -423,6 +423,7 @@ def calibration_data(*, quick: bool = False, progress: Progress | None = None) -
                         norm_bound=c,
                         sensitivity=s,
                         method=method,
+                        accountant="rdp",
                     )
                 rows.append((c, s, d, curve, str(cal.kind), cal.sigma, math.nan, cal.optimal_order))
             done += 1

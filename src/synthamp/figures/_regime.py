@@ -188,6 +188,7 @@ def _calibrated_sigma(dim: int, c: float, s: float, n_syn: int | None, plateau: 
                 sensitivity=s,
                 n_syn=n_syn,
                 time_budget=None,
+                accountant="rdp",
             )
             if cal.fallback is None:
                 return cal.sigma, str(cal.kind), cal.optimal_order, "calibrate_sigma"
@@ -280,7 +281,7 @@ def _calibration_rows(name, c, s, dim, grid, rows, tick) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OrderGridWarning)
         plateau = calibrate_sigma(
-            TARGET_EPSILON, TARGET_DELTA, dim=dim, norm_bound=c, sensitivity=s
+            TARGET_EPSILON, TARGET_DELTA, dim=dim, norm_bound=c, sensitivity=s, accountant="rdp"
         )
     rows.append(
         {**base, "n_syn": None, "curve": "plateau", "kind": str(plateau.kind),
