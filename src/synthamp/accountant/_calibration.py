@@ -449,8 +449,16 @@ def _calibrate_finite(
         f"refining σ for n_syn = {n_syn:,} records from the plateau's σ = {sigma_p:.4g}"
         + ("" if budget is None else f" (time budget {budget:g} s)")
     )
+
+    # The refinement may call the engine far below the plateau's σ (n_syn ≪ d), where its
+    # intermediate values overflow: such a call raises, or gives an ε that is not within
+    # the target (NaN or ∞ never is), and is handled below; its floating-point warnings
+    # are not the caller's.
+    def quiet() -> np.errstate:
+        return np.errstate(over="ignore", invalid="ignore", divide="ignore")
+
     try:
-        with time_budget(budget):
+        with time_budget(budget), quiet():
             index = int(np.searchsorted(orders, order_p))
             finite = _calibrate_finite_pruned(base, target, delta, orders, sigma_p, index, rtol)
             if finite is None:
@@ -465,7 +473,7 @@ def _calibrate_finite(
         # bisect on the accountant instead; if that cannot verify a σ either, the plateau's
         # σ stands, sound for every n_syn, and the note says so
         try:
-            with time_budget(budget):
+            with time_budget(budget), quiet():
                 finite = _search_in_range(base, target, delta, orders, sigma_p, rtol)
         except TimeBudgetExceeded:
             return (*plateau, budget_note(n_syn, budget))
