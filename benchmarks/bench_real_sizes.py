@@ -155,7 +155,7 @@ FINITE_CALIBRATIONS = {
 
 
 def bench_finite_calibration(repeats: int) -> list[list[str]]:
-    """calibrate_sigma(1, 1e-5, n_syn=…, time_budget=None): wall and CPU, then the check.
+    """calibrate_sigma(1, 1e-5, n_syn=…, accountant="rdp", time_budget=None): wall, CPU, check.
 
     The check is the accountant itself (compute_epsilon over every order, guarded,
     no budget): ε at the σ found (≤ 1: sound) and one tolerance below it (> 1: tight).
@@ -176,7 +176,8 @@ def bench_finite_calibration(repeats: int) -> list[list[str]]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", OrderGridWarning)
             run = partial(calibrate_sigma, 1.0, 1e-5, dim=dim, norm_bound=norm,
-                          sensitivity=sens, n_syn=n_syn, rtol=rtol, time_budget=None)  # fmt: skip
+                          sensitivity=sens, n_syn=n_syn, rtol=rtol, time_budget=None,
+                          accountant="rdp")  # fmt: skip
             cal = run()
             wall = median_time(run, repeats, warm_up=False)
             cpu = median_time(run, repeats, warm_up=False, clock=time.process_time)
@@ -216,7 +217,8 @@ def bench_release(repeats: int, tmp: Path) -> list[list[str]]:
     frame.to_parquet(table)
     py = sys.executable
     read = [py, "-c", (
-        f"from synthamp import tabular; f = tabular.read_table({str(table)!r}); "
+        "from synthamp.release import _tabular as tabular; "
+        f"f = tabular.read_table({str(table)!r}); "
         "tabular.select_numeric(f, ['y'], param='t'); "
         "tabular.select_numeric(f, [c for c in f.columns if c != 'y'], param='f')"
     )]  # fmt: skip

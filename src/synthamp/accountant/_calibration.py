@@ -37,7 +37,7 @@ from synthamp._budget import (
 from synthamp._kinds import Kind
 from synthamp._validation import InputError, check_open_unit, check_positive
 from synthamp.accountant._curves import _check_budget, _epsilon_curve, budget_note
-from synthamp.accountant._finite_epsilon import _FiniteAccountant
+from synthamp.accountant._finite_epsilon import _FiniteAccountant, finite_epsilon_curve
 from synthamp.accountant._pld import calibrate_sigma_pld
 from synthamp.accountant._releases import (
     Method,
@@ -311,7 +311,8 @@ def _calibrate_finite_pruned(
     ε > target at σ_lo, certified by the lower bound of
     :meth:`_FiniteAccountant.lower` or by the accountant itself. Each round
     solves lower(σ) = target (cheap calls), then verifies the upper end with
-    the accountant (:meth:`_FiniteAccountant.upper`): if its ε is within the
+    the accountant's own curve (``finite_epsilon_curve``, the one
+    :func:`~synthamp.accountant.compute_epsilon` converts): if its ε is within the
     target the bracket is closed; if not, that σ becomes the lower end and the
     lower model moves to the maximiser just found. Returns None if six rounds
     do not settle (never seen; the caller then bisects on the accountant).
@@ -325,9 +326,17 @@ def _calibrate_finite_pruned(
         # Where the lower model is tight (its pair at the maximiser), the accountant's ε is
         # above it by the pair's error bound alone, and this margin in σ covers that band.
         candidate = min(hi, max(candidate, lo * math.exp(0.95 * math.log1p(rtol))))
-        eps, order, kind = finite.upper(candidate)
+        # verified by the curve the accountant states the guarantee with (a fresh search,
+        # module ``_finite_epsilon``): a σ returned here needs no second check
+        curve, fresh = finite_epsilon_curve(
+            _with(base, sigma=candidate), orders, delta, full_output=True
+        )
+        eps, order = _epsilon(orders, curve.rdp, delta, warn=False)
         if eps <= target:
-            return candidate, eps, order, kind
+            return candidate, eps, order, curve.kind
+        if fresh.found:  # the lower model moves to the maximiser just found
+            finite.hint, finite.found = fresh.hint, True
+            finite._center(int(np.searchsorted(orders, order)))
         # The accountant refuted the candidate: it is the bracket's certified lower end, and
         # the lower model now sits at the maximiser just found. If that model still puts the
         # candidate within the target (it is below the accountant by the pair's error bound
@@ -461,11 +470,11 @@ def _calibrate_finite(
         with time_budget(budget), quiet():
             index = int(np.searchsorted(orders, order_p))
             finite = _calibrate_finite_pruned(base, target, delta, orders, sigma_p, index, rtol)
-            if finite is None:
+            if finite is None:  # (never seen) bisect on the accountant, then check
                 finite = _calibrate_worst_case(
                     base, target, delta, orders, sigma_p, index, rtol, FINITE_FIRST_STEP
                 )
-            finite = _verified(finite, base, target, delta, orders, rtol, sigma_p)
+                finite = _verified(finite, base, target, delta, orders, rtol, sigma_p)
     except TimeBudgetExceeded:
         return (*plateau, budget_note(n_syn, budget))
     except (ArithmeticError, ValueError, RuntimeError):

@@ -210,15 +210,21 @@ class _FiniteAccountant:
 
 
 def finite_epsilon_curve(
-    release: SyntheticDataRelease, orders: NDArray[np.float64], delta: float
-) -> RdpCurve:
+    release: SyntheticDataRelease,
+    orders: NDArray[np.float64],
+    delta: float,
+    *,
+    full_output: bool = False,
+) -> RdpCurve | tuple[RdpCurve, _FiniteAccountant]:
     """The RDP curve of a finite k = 1 release whose conversion at ``delta`` is its ε.
 
     ``orders`` sorted and distinct, ``release.n_syn`` finite, ``release.out_dim`` 1.
     The exact worst case (:func:`~synthamp.accountant.worst_case_rdp`) at the
     orders that can give ε at δ, the plateau and post-processing bounds at the
     others (module docstring); kind ``exact`` when the optimal order's value is the
-    exact worst case, else ``certified``.
+    exact worst case, else ``certified``. With ``full_output``, also the accountant
+    that computed it (its ``hint`` is the maximiser found: the calibration's lower model
+    moves there).
     """
     c = release.adjacency_norm_bound / release.sigma
     s = release.amplitude_gap / release.sigma
@@ -233,4 +239,5 @@ def finite_epsilon_curve(
     finite.core = np.arange(orders.size)
     finite.found = True  # one pair, at the Gaussian model's position: one engine call
     _, _, kind = finite.upper(release.sigma)
-    return _curve(orders, finite.curves[release.sigma], kind, "exact")
+    curve = _curve(orders, finite.curves[release.sigma], kind, "exact")
+    return (curve, finite) if full_output else curve
