@@ -195,7 +195,11 @@ def release_curves(
             raise InputError("accountants", f"unknown accountant {name!r}")
     if curve is None:
         method, budget = _check_method(method), _check_budget(time_budget)
-        curve = _rdp_curve_within_budget(release, DEFAULT_ORDERS, method, True, budget)
+        # the curve whose conversion at the guarantee's δ is its ε (for a finite k = 1
+        # release, exact at the orders that can give it there; sound at every δ)
+        curve = _rdp_curve_within_budget(
+            release, DEFAULT_ORDERS, method, True, budget, delta=float(delta)
+        )
     post = _rdp_curve(release, curve.orders, "post-processing", lower=True)
     profiles = tuple(PROFILE_ACCOUNTANTS[name](release, grid, curve, post) for name in names)
     return ReleaseCurves(rdp=curve, rdp_post_processing=post, profiles=profiles)
