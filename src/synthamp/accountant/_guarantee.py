@@ -413,7 +413,9 @@ def calibrate(
             sigma = float(unlimited.sigma)
         if sigma != cal.sigma:  # the RDP numbers of the release at the σ taken
             result = _epsilon_result(_with(base, sigma=sigma), delta, orders, method, [], budget)
-            rdp = _Rdp.of(result, fallback=cal.fallback)
+            # their own fallback (if the accounting at that σ stopped at its budget), not
+            # the calibration's: a number computed exactly is never labelled the plateau's
+            rdp = _Rdp.of(result)
     release = _with(base, sigma=sigma)
     known = None
     if unlimited is not None and sigma == unlimited.sigma:
