@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from synthamp._budget import report_status
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
 from synthamp.release._design_release import account_design
-from synthamp.release._designs import ADJACENCIES, PublicDesign, design_bounds
+from synthamp.release._designs import PublicDesign, check_adjacency, design_bounds
 from synthamp.release._planning import DEFAULT_RIDGES, Plan, PlanRow
 from synthamp.utility import gram_error_bound
 
@@ -98,10 +98,7 @@ def plan_design(
             "design", "only random-seeds is planned from the table's shape (random-features "
             "depends on the inputs' values)",
         )  # fmt: skip
-    if adjacency not in ADJACENCIES:
-        raise InputError("adjacency", f"must be one of {', '.join(ADJACENCIES)}")
-    if adjacency == "gram" and k != 1:
-        raise InputError("adjacency", "the Gram adjacency is proven for one target column (k = 1)")
+    adjacency = check_adjacency(adjacency, k)
     label_bound = check_positive("label_bound", label_bound)
     epsilon = check_positive("epsilon", epsilon)
     delta = check_open_unit("delta", delta)

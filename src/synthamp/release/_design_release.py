@@ -26,9 +26,9 @@ from synthamp._version import __version__
 from synthamp.accountant import Guarantee, SyntheticDataRelease, calibrate, release_curves
 from synthamp.amplification import amplification_outlook
 from synthamp.release._designs import (
-    ADJACENCIES,
     DesignBounds,
     PublicDesign,
+    check_adjacency,
     design_bounds,
     design_model,
 )
@@ -378,10 +378,7 @@ def design_release(
     m, k = y.shape
     epsilon = check_positive("epsilon", epsilon)
     delta = check_open_unit("delta", delta)
-    if adjacency not in ADJACENCIES:
-        raise InputError("adjacency", f"must be one of {', '.join(ADJACENCIES)}")
-    if adjacency == "gram" and k != 1:
-        raise InputError("adjacency", "the Gram adjacency is proven for one target column (k = 1)")
+    adjacency = check_adjacency(adjacency, k)
     label_bound = check_positive("label_bound", label_bound)
     public = PublicDesign(design, width, m, seed, inputs=inputs)
     kernel, norms = public.kernel()

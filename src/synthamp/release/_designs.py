@@ -60,6 +60,7 @@ __all__ = [
     "MAX_WIDTH",
     "DesignBounds",
     "PublicDesign",
+    "check_adjacency",
     "design_bounds",
     "design_model",
 ]
@@ -74,6 +75,16 @@ ADJACENCIES: tuple[str, ...] = ("gram", "norm")
 BLOCK_COLUMNS = 4096
 #: Largest width (the engine's d limit, ``synthamp._validation.check_dim``).
 MAX_WIDTH = 10**6
+
+
+def check_adjacency(adjacency: str, out_dim: int) -> str:
+    """The adjacency of a design release: one of :data:`ADJACENCIES`; "gram" needs k = 1
+    (the statistic-level theorem of docs/gram-adjacency.md is for one target column)."""
+    if adjacency not in ADJACENCIES:
+        raise InputError("adjacency", f"must be one of {', '.join(ADJACENCIES)}")
+    if adjacency == "gram" and out_dim != 1:
+        raise InputError("adjacency", "the Gram adjacency is proven for one target column (k = 1)")
+    return adjacency
 
 
 @dataclass(frozen=True, eq=False)
