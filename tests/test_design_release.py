@@ -92,3 +92,31 @@ def test_the_plan_of_a_design_gives_the_release_its_numbers(targets):
             n_records=60, design="random-features", widths=[10], design_seed=1,
             label_bound=1.0, epsilon=1.0, delta=1e-5,
         )  # fmt: skip
+
+
+def test_a_two_column_design_release_reports_its_accounting_beside_concrete_pairs(targets):
+    two = np.column_stack([targets, -targets]) / math.sqrt(2)
+    out = design_release(
+        two, "random-seeds", 800, seed=2, epsilon=1.0, delta=1e-5, adjacency="norm"
+    )
+    found = out.comparison
+    assert found is not None and found.searched is not None and found.complete
+    assert np.all(found.lower <= found.searched * (1 + 1e-9))
+    assert np.all(found.searched <= found.certified)
+    # the certified curve is the release's own (what the guarantee uses)
+    from synthamp.accountant import rdp_curve
+
+    np.testing.assert_allclose(found.certified, rdp_curve(out.release, found.alpha).rdp)
+    numbers = out.to_dict()["accounting_beside_concrete_pairs"]
+    assert numbers["searched_gram_set_kind"] == "heuristic"
+    summary = "\n".join(out.summary())
+    assert "(a lower bound)" in summary and "(heuristic)" in summary
+    report = out.privacy_report(two.shape[0], 100)
+    assert any("concrete adjacent datasets" in note for note in report.notes)
+    # beyond the k = 2 engine's width, nothing is computed and the output says so
+    wide = design_release(
+        two, "random-seeds", 10_001, seed=2, epsilon=1.0, delta=1e-5, adjacency="norm"
+    )
+    assert wide.comparison is None
+    assert wide.to_dict()["accounting_beside_concrete_pairs"] is None
+    assert "not computed" in "\n".join(wide.summary())

@@ -50,6 +50,16 @@ Statistic-level adjacency (``_gram_adjacency``)
    gram_norm_bound      -- the norm model with the Gram adjacency's worst case (proved)
    in_gram_adjacency    -- whether pairs (‖v‖², ‖w‖²) lie in the reachable set
 
+Two target columns (``_gram_adjacency_k2``): the reachable set of 2 × 2 Gram pairs
+----------------------------------------------------------------------------------
+
+.. autosummary::
+   :toctree: generated/
+
+   in_gram_adjacency_k2  -- whether pairs (vᵀv, wᵀw) lie in the reachable set S₂
+   bures_wasserstein_2x2 -- the Bures–Wasserstein distance of 2 × 2 PSD matrices
+   search_gram_set_k2    -- best pair of S₂ found: a heuristic (no k = 2 worst case is proven)
+
 The k = 2 searched lower bound (``_k2_search``)
 -----------------------------------------------
 
@@ -148,6 +158,11 @@ from synthamp.accountant._epsilon_delta import (
 from synthamp.accountant._export import MissingExtraError, to_dp_accounting_pld, to_prv
 from synthamp.accountant._gaussian import gaussian_delta, gaussian_epsilon
 from synthamp.accountant._gram_adjacency import gram_norm_bound, in_gram_adjacency
+from synthamp.accountant._gram_adjacency_k2 import (
+    bures_wasserstein_2x2,
+    in_gram_adjacency_k2,
+    search_gram_set_k2,
+)
 from synthamp.accountant._guarantee import Guarantee, account, calibrate
 from synthamp.accountant._k2_search import PairSearch, search_lower_bound
 from synthamp.accountant._pld import (
@@ -231,6 +246,7 @@ __all__ = [
     "WorstCase",
     "account",
     "account_summary",
+    "bures_wasserstein_2x2",
     "calibrate",
     "calibrate_sigma",
     "calibrate_sigma_pld",
@@ -241,6 +257,7 @@ __all__ = [
     "gaussian_epsilon",
     "gram_norm_bound",
     "in_gram_adjacency",
+    "in_gram_adjacency_k2",
     "pair_privacy_profile",
     "privacy_loss_distribution",
     "privacy_profile",
@@ -249,6 +266,7 @@ __all__ = [
     "rdp_curve",
     "rdp_to_epsilon",
     "release_curves",
+    "search_gram_set_k2",
     "search_lower_bound",
     "to_dp_accounting_pld",
     "to_prv",

@@ -103,6 +103,42 @@ def _pair(x: np.ndarray, c: float, s: float) -> tuple[np.ndarray, np.ndarray]:
     return (omega_v + omega_v.T) / 2, (omega_w + omega_w.T) / 2
 
 
+def _gram_change_fits(omega_v: np.ndarray, omega_w: np.ndarray, q: float) -> bool:
+    """Whether ‖Ω_w − Ω_v‖_op <= q and |tr(Ω_w − Ω_v)| <= q (the Gram constraints of the
+    reachable set S₂, :func:`synthamp.accountant.in_gram_adjacency_k2`)."""
+    change = omega_w - omega_v
+    return bool(np.abs(np.linalg.eigvalsh(change)).max() <= q and abs(np.trace(change)) <= q)
+
+
+def _pair_in_gram_set(x: np.ndarray, c: float, s: float, q: float):
+    """:func:`_pair`, then M_w moved towards M_v (M_v + t·E, the largest t in [0, 1] found
+    by bisection) until the Gram change fits ``q``: a pair of the reachable set S₂."""
+    omega_v, omega_w = _pair(x, c, s)
+    if _gram_change_fits(omega_v, omega_w, q):
+        return omega_v, omega_w
+    # _pair's M_v, M_w (up to a rotation on the left, which leaves Ω unchanged)
+    m_v = _psd_sqrt_2x2(omega_v)
+    m_w = _psd_sqrt_2x2(omega_w)
+    u, _, vt = np.linalg.svd(m_v.T @ m_w)  # the rotation of M_w closest to M_v (BW-optimal)
+    m_w = m_w @ (u @ vt).T
+    lo, hi = 0.0, 1.0
+    for _ in range(40):
+        t = 0.5 * (lo + hi)
+        m_t = m_v + t * (m_w - m_v)
+        if _gram_change_fits(omega_v, m_t.T @ m_t, q):
+            lo = t
+        else:
+            hi = t
+    m_t = m_v + lo * (m_w - m_v)
+    omega_t = m_t.T @ m_t
+    return omega_v, (omega_t + omega_t.T) / 2
+
+
+def _psd_sqrt_2x2(omega: np.ndarray) -> np.ndarray:
+    values, vectors = np.linalg.eigh(omega)
+    return (vectors * np.sqrt(np.clip(values, 0.0, None))) @ vectors.T
+
+
 def _rotation(angle: float) -> np.ndarray:
     return np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
 
@@ -248,6 +284,56 @@ def _verify_plan(
     return plan
 
 
+def _raise_by_pairs(
+    alpha: NDArray[np.float64],
+    dim: int,
+    pairs: list[tuple[np.ndarray, np.ndarray]],
+    best: NDArray[np.float64],
+    omega_v: NDArray[np.float64],
+    omega_w: NDArray[np.float64],
+    verify_margin: float = VERIFY_MARGIN,
+) -> tuple[int, int, int, bool]:
+    """Raise ``best`` (per order, in place) to the verified exact value (− error) of the
+    best of ``pairs`` (scaled Ω_v, Ω_w), recording the pair in ``omega_v``, ``omega_w``.
+
+    Screens every pair at the search accuracy at up to :data:`SCREEN_ORDERS` orders
+    ≤ :data:`MAX_ORDER_K2`, then verifies the winners at full accuracy
+    (:func:`_verify_plan`); only verified values count. Returns (screened, verified,
+    planned, complete); ``complete`` is False when the time budget stopped it.
+    """
+    inside = np.flatnonzero(alpha <= MAX_ORDER_K2)
+    screened = verified = planned = 0
+    if dim < MIN_DIM_K2 or not inside.size or not pairs:
+        return screened, verified, planned, True
+    sub = alpha[inside]
+    screen = _screen_orders(sub)
+    values = np.full((len(pairs), screen.size), -np.inf)
+    try:
+        for i, (ov, ow) in enumerate(pairs):
+            check_budget()
+            report_status(f"k = 2 search: screening pair {i + 1} of {len(pairs)}")
+            values[i] = screen_values(sub[screen], dim, ov, ow)
+            screened += 1
+        plan = _verify_plan(values, best[inside], sub, screen, verify_margin)
+        planned = len(plan)
+        for i, mask in sorted(plan.items(), key=lambda item: -values[item[0]].max()):
+            check_budget()
+            report_status(f"k = 2 search: verifying a pair at full accuracy ({dim = })")
+            try:
+                full, full_error = plateau_gram_scaled(sub[mask], dim, *pairs[i])[:2]
+            except (RuntimeError, FloatingPointError, np.linalg.LinAlgError):
+                continue  # an engine failure verifies nothing; the bound stays
+            verified += 1
+            lower = np.where(np.isfinite(full_error), full - full_error, 0.0)
+            idx = inside[mask]
+            better = lower > best[idx]
+            best[idx[better]] = lower[better]
+            omega_v[idx[better]], omega_w[idx[better]] = pairs[i]
+    except TimeBudgetExceeded:
+        return screened, verified, planned, False
+    return screened, verified, planned, True
+
+
 def _search(
     alpha: NDArray[np.float64],
     dim: int,
@@ -259,9 +345,15 @@ def _search(
     *,
     worst: WorstCase | None = None,
     verify_margin: float = VERIFY_MARGIN,
+    gram_change: float | None = None,
+    first: list[np.ndarray] | None = None,
 ) -> PairSearch:
     """The kernel of :func:`search_lower_bound`, for validated scaled inputs (c, s in σ);
-    ``worst``: the unlimited k = 1 worst case at these orders, if already computed."""
+    ``worst``: the unlimited k = 1 worst case at these orders, if already computed.
+    ``gram_change`` (q = s₂/σ²): search the reachable Gram set S₂ instead of the norm
+    model (:func:`synthamp.accountant.search_gram_set_k2`; ``worst`` then is the k = 1
+    worst case of S₂, at the corner C′); ``first``: candidates screened before the
+    ``starts`` others."""
     if worst is None:
         worst = _worst_case_result(alpha, dim, c, s, None, sigma)
     a, b = worst.norm_v / sigma, worst.norm_w / sigma
@@ -270,37 +362,17 @@ def _search(
     omega_v = np.zeros((alpha.size, 2, 2))
     omega_w = np.zeros((alpha.size, 2, 2))
     omega_v[:, 0, 0], omega_w[:, 0, 0] = a * a, b * b
-    inside = np.flatnonzero(alpha <= MAX_ORDER_K2)
     screened = verified = planned = 0
     complete = True
-    if dim >= MIN_DIM_K2 and inside.size and starts > 0:
-        sub = alpha[inside]
-        screen = _screen_orders(sub)
-        pairs = [_pair(x, c, s) for x in _candidates(c, s, starts, seed)]
-        values = np.full((len(pairs), screen.size), -np.inf)
-        try:
-            for i, (ov, ow) in enumerate(pairs):
-                check_budget()
-                report_status(f"k = 2 search: screening pair {i + 1} of {len(pairs)}")
-                values[i] = screen_values(sub[screen], dim, ov, ow)
-                screened += 1
-            plan = _verify_plan(values, best[inside], sub, screen, verify_margin)
-            planned = len(plan)
-            for i, mask in sorted(plan.items(), key=lambda item: -values[item[0]].max()):
-                check_budget()
-                report_status(f"k = 2 search: verifying a pair at full accuracy ({dim = })")
-                try:
-                    full, full_error = plateau_gram_scaled(sub[mask], dim, *pairs[i])[:2]
-                except (RuntimeError, FloatingPointError, np.linalg.LinAlgError):
-                    continue  # an engine failure verifies nothing; the bound stays
-                verified += 1
-                lower = np.where(np.isfinite(full_error), full - full_error, 0.0)
-                idx = inside[mask]
-                better = lower > best[idx]
-                best[idx[better]] = lower[better]
-                omega_v[idx[better]], omega_w[idx[better]] = pairs[i]
-        except TimeBudgetExceeded:
-            complete = False
+    if dim >= MIN_DIM_K2 and starts > 0:
+        xs = (first or []) + _candidates(c, s, starts, seed)
+        if gram_change is None:
+            pairs = [_pair(x, c, s) for x in xs]
+        else:
+            pairs = [_pair_in_gram_set(x, c, s, gram_change) for x in xs]
+        screened, verified, planned, complete = _raise_by_pairs(
+            alpha, dim, pairs, best, omega_v, omega_w, verify_margin
+        )
     beats = int(np.count_nonzero(best > aligned))
     found = (
         f"a searched pair beats the aligned rank-one pair at {beats} of {alpha.size} orders"

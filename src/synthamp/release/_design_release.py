@@ -25,6 +25,12 @@ from synthamp._validation import InputError, check_integer, check_open_unit, che
 from synthamp._version import __version__
 from synthamp.accountant import Guarantee, SyntheticDataRelease, calibrate, release_curves
 from synthamp.amplification import amplification_outlook
+from synthamp.divergence._wishart import MAX_DIM_K2
+from synthamp.release._design_pairs import (
+    DesignPairComparison,
+    compare_design_accounting,
+    comparison_orders,
+)
 from synthamp.release._designs import (
     DesignBounds,
     PublicDesign,
@@ -38,6 +44,8 @@ from synthamp.report._privacy import ADJACENCY, PrivacyReport, utility_text
 from synthamp.utility import release_utility
 
 __all__ = ["DesignAccounting", "DesignRelease", "account_design", "design_release"]
+
+_BEYOND = "not computed: the exact engines reach k = 1, and k = 2 with D <= 10,000"
 
 
 @dataclass(eq=False)
@@ -68,6 +76,10 @@ class DesignRelease:
         sensitivity s₂ (the same statistic at the same (ε, δ)).
     guarantee, guarantee_norm : Guarantee
         The guarantee used (of ``adjacency``) and the norm model's, by the rule.
+    comparison : DesignPairComparison or None
+        The accounted curve beside concrete adjacent datasets on the design (a lower
+        bound) and, for k = 2, the searched reachable Gram pairs (heuristic); None where
+        the exact engines do not reach (k > 2, or k = 2 with D > 10⁴).
     """
 
     design: PublicDesign
@@ -91,6 +103,7 @@ class DesignRelease:
     _factor: NDArray[np.float64] = field(repr=False)
     _rng: np.random.Generator = field(repr=False)
     seeded: bool = False
+    comparison: DesignPairComparison | None = None
 
     def sample(self, n: int) -> NDArray[np.float64]:
         """``n`` synthetic records σ_z·gR, g ~ N(0, I_k): exactly the law of ZV given V."""
@@ -127,6 +140,9 @@ class DesignRelease:
             "sigma_post_processing": self.guarantee.sigma_post_processing,
             "noise_saved": self.guarantee.noise_saved,
             "utility": dict(self.utility),
+            "accounting_beside_concrete_pairs": (
+                None if self.comparison is None else self.comparison.to_dict()
+            ),
         }
 
     def summary(self) -> list[str]:
@@ -155,7 +171,18 @@ class DesignRelease:
                 "(the baseline is the Gaussian mechanism on ‖v‖² with its public-design "
                 f"sensitivity s₂ = {self.gram_sensitivity:.4g}: the same statistic, same (ε, δ))"
             )
-        return lines
+        return lines + self._comparison_lines()
+
+    def _comparison_lines(self) -> list[str]:
+        """The accounted RDP beside concrete pairs (and, k = 2, the searched Gram pairs)."""
+        if self.comparison is None:
+            return [f"Rényi divergence (nats) beside concrete pairs: {_BEYOND}"]
+        return [
+            "Rényi divergence (nats) of the accounted curve beside concrete adjacent datasets "
+            "on this design:",
+            *(f"  {line}" for line in self.comparison.lines()),
+            self.comparison.note,
+        ]
 
     def privacy_report(self, n_records: int, n_syn: int) -> PrivacyReport:
         """The release's :class:`~synthamp.report.PrivacyReport`, rendered as every release's.
@@ -182,6 +209,7 @@ class DesignRelease:
             )
             + f" (used: {self.adjacency}); releasing the model needs "
             f"{g.sigma_post_processing:.4g}: noise saved is not utility.",
+            " ".join(self._comparison_lines()),
         ]
         report = PrivacyReport(
             epsilon=g.epsilon, delta=self.delta, optimal_order=g.optimal_order,
@@ -395,6 +423,10 @@ def design_release(
     _perturb(model, sigma, np.random.Generator(np.random.PCG64(noise_seq)))
     factor = scale * _gram_factor(model)
     del model
+    comparison = None
+    if k == 1 or (k == 2 and public.width <= MAX_DIM_K2):
+        orders = comparison_orders(accounted.guarantee.optimal_order)
+        comparison = compare_design_accounting(accounted.release, bounds, label_bound, orders)
     return DesignRelease(
         design=public,
         ridge=ridge,
@@ -417,4 +449,5 @@ def design_release(
         _factor=factor,
         _rng=np.random.Generator(np.random.PCG64(sample_seq)),
         seeded=random_state is not None,
+        comparison=comparison,
     )

@@ -63,6 +63,7 @@ __all__ = [
     "check_adjacency",
     "design_bounds",
     "design_model",
+    "gram_sensitivity_terms",
 ]
 
 #: The public designs.
@@ -216,6 +217,15 @@ class DesignBounds:
     dual: NDArray[np.float64]
 
 
+def gram_sensitivity_terms(gram: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Per record i, the supremum of |‖v‖² − ‖w‖²|/B² over changes of record i (module
+    docstring): (Gᵢᵢ + rᵢ)²/Gᵢᵢ if rᵢ < Gᵢᵢ, else 4rᵢ, rᵢ = Σ_{j≠i}|Gᵢⱼ|. s₂ = B²·max."""
+    diag = np.clip(np.diag(gram).copy(), 0.0, None)
+    off = np.abs(gram).sum(axis=1) - np.abs(np.diag(gram))
+    safe = np.where(diag > 0, diag, 1.0)
+    return np.where(off < diag, (diag + off) ** 2 / safe, 4.0 * off)
+
+
 @privacy_quantity("certified")
 def design_bounds(kernel: ArrayLike, ridge: float, label_bound: float) -> DesignBounds:
     """Δ, C and s₂ of the ridge model on a public design from its kernel K = XXᵀ.
@@ -249,9 +259,7 @@ def design_bounds(kernel: ArrayLike, ridge: float, label_bound: float) -> Design
     sensitivity = 2.0 * b * math.sqrt(float(diag.max()))
     top = float(np.linalg.eigvalsh(gram)[-1])
     norm_bound = b * math.sqrt(max(min(m * top, float(np.abs(gram).sum())), 0.0))
-    safe = np.where(diag > 0, diag, 1.0)
-    exact = np.where(off < diag, (diag + off) ** 2 / safe, 4.0 * off)
-    gram_sensitivity = b * b * float(exact.max())
+    gram_sensitivity = b * b * float(gram_sensitivity_terms(gram).max())
     theory = b * b * float((diag + 4.0 * off).max())
     # rounding: the bounds are computed in floating point; a relative 1e-9 margin covers it
     margin = 1.0 + 1e-9
