@@ -1,15 +1,21 @@
 """The privacy report as one self-contained HTML page, written for a privacy officer.
 
 :func:`render_html` turns a :class:`synthamp.report._privacy.PrivacyReport` into a page
-that opens offline in any browser: no script, no stylesheet, font or image
-fetched from anywhere (the plots are inline SVG, :mod:`synthamp.report._svg`). It
-opens with the guarantee in one plain sentence, then says what is released and
-what is not, plots ε against δ for every available accountant next to the
-post-processing line (releasing the model itself), the Rényi (RDP) curve, the
-noise saved, the utility (expected error of the Gram matrix the released
-records carry), the randomness source, the audit when one was run, and ends
-with a glossary of every technical term the page uses (each use links to its
-entry; :func:`render_html` fails on an undefined term).
+that opens offline in any browser: no stylesheet, font, image or script fetched from
+anywhere (the plots are inline SVG, :mod:`synthamp.report._svg`; a Content-Security-Policy
+forbids every fetch). Its first screen is what a privacy officer decides on: the
+guarantee in one plain sentence, every caveat (a seeded run, the release's notes), how
+it was accounted, and the utility against the baselines (the verdict sentence and the
+table). Every detail follows below a fold, each section in a closed native
+``<details>`` whose ``<summary>`` is its heading (it opens with no script and prints
+open, ``@media print``): what is released and what is not, ε against δ for every
+available accountant next to the post-processing line (releasing the model itself), the
+Rényi (RDP) curve, the noise saved (with the amplification outlook), the utility bound
+(expected error of the Gram matrix the released records carry), the randomness source,
+the audit when one was run, every parameter, and a glossary of every technical term the
+page uses (each use links to its entry; :func:`render_html` fails on an undefined term).
+One inline script, allowed by its hash and nothing else, opens the section a link
+points into (a glossary term) and every section for printing, in browsers that do not.
 
 This module computes nothing: the curves it draws were computed by the release
 pipeline (:func:`synthamp.release.report_curves`, from the report's public
@@ -20,6 +26,8 @@ the model or an accountant.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import math
 from collections.abc import Sequence
@@ -74,23 +82,57 @@ def _plain(value: float) -> str:
 
 
 _STYLE = """
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:52rem;margin:2rem auto;
-padding:0 1rem;color:#1b1b1b;line-height:1.5}
-h1{font-size:1.8rem;margin-bottom:.2rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd}
-.guarantee{font-size:1.2rem;background:#eef6ee;border-left:6px solid #2e7d32;padding:.8rem 1rem}
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:60rem;margin:1.5rem auto;
+padding:0 1rem;color:#1b1b1b;line-height:1.45}
+h1{font-size:1.8rem;margin:0 0 .6rem}
+.guarantee{font-size:1.15rem;background:#eef6ee;border-left:6px solid #2e7d32;padding:.7rem 1rem;
+margin:.6rem 0}
 .caveat{background:#fff4e5;border-left:6px solid #e65100;padding:.6rem 1rem}
-table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.25rem .6rem;
-text-align:left;vertical-align:top;overflow-wrap:break-word}th{background:#f3f3f3}
+table{border-collapse:collapse;margin:.5rem 0;font-size:.92rem;line-height:1.35}
+td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:left;vertical-align:top;
+overflow-wrap:break-word}th{background:#f3f3f3}
 .num{font-variant-numeric:tabular-nums;white-space:nowrap}
 a.term{color:inherit;text-decoration:underline dotted}
+.fold{margin:1.6rem 0 .3rem;color:#555}
+details.section{border-top:1px solid #ddd}details.section:last-of-type{border-bottom:1px solid #ddd}
+details.section>summary{cursor:pointer;padding:.3rem 0}
+details.section>summary>h2{display:inline;font-size:1.2rem;margin:0}
+details.section[open]{padding-bottom:.8rem}
 figure{margin:1rem 0}figcaption{font-size:.9rem;color:#555}
 svg.plot{max-width:100%;height:auto;background:#fff}
 svg .frame{fill:none;stroke:#888}svg .grid{stroke:#e5e5e5}
 svg .tick{font-size:11px;fill:#444}svg .axis{font-size:13px;fill:#222}
 svg .legend{font-size:12px;fill:#222}svg .legend-box{fill:#fff;fill-opacity:.9;stroke:#bbb}
 dt{font-weight:600;margin-top:.6rem}dd{margin-left:1.2rem}
-footer{margin-top:3rem;font-size:.85rem;color:#666}
+footer{margin-top:2rem;font-size:.85rem;color:#666}
+@media print{details::details-content{content-visibility:visible;display:block}.fold{display:none}
+details.section>summary{list-style:none}}
 """
+
+#: The page's one script (inline; the Content-Security-Policy allows it by its hash and
+#: nothing else, and forbids every fetch): a link into a closed section (a glossary term)
+#: opens that section, and printing opens every section (closed again after printing). The
+#: sections open and close without it (native ``<details>``).
+_SCRIPT = (
+    "(function(){"
+    "function reveal(id){var t=document.getElementById(id);"
+    'for(var e=t;e;e=e.parentElement){if(e.tagName==="DETAILS")e.open=true;}return t;}'
+    'document.addEventListener("click",function(e){'
+    "var a=e.target.closest&&e.target.closest('a[href^=\"#\"]');"
+    "if(a)reveal(decodeURIComponent(a.hash.slice(1)));});"
+    'addEventListener("hashchange",function(){'
+    "var t=reveal(decodeURIComponent(location.hash.slice(1)));if(t)t.scrollIntoView();});"
+    "var shut=[];"
+    'addEventListener("beforeprint",function(){'
+    'shut=[].filter.call(document.querySelectorAll("details:not([open])"),'
+    "function(d){d.open=true;return true;});});"
+    'addEventListener("afterprint",function(){'
+    "shut.forEach(function(d){d.open=false;});shut=[];});"
+    "if(location.hash){var t=reveal(decodeURIComponent(location.hash.slice(1)));"
+    "if(t)t.scrollIntoView();}"
+    "})();"
+)
+_SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(_SCRIPT.encode()).digest()).decode()
 
 #: Line colours: release (per accountant), post-processing, markers.
 _COLORS = ("#1565c0", "#2e7d32", "#6a1b9a")
@@ -145,7 +187,8 @@ def render_html(
     n_records = n_released if n_released is not None else report.n_syn
     body: list[str] = []
 
-    # 1. The guarantee, in one plain sentence.
+    # Above the fold, always shown: the guarantee, its caveats, how it was accounted, and
+    # what the records are worth against the baselines.
     sentence = (
         f"<strong>{report.guarantee_sentence(_plain)}</strong> In technical terms, this release "
         f"is ({term('epsilon', 'ε')} = {_plain(report.epsilon)}, {term('delta', 'δ')} = "
@@ -160,65 +203,65 @@ def render_html(
         )
     for note in report.notes:
         body.append(f'<p class="caveat"><strong>Note.</strong> {esc(note)}</p>')
-    for title, line in (
-        ("Accounting.", report.accounting_note),
-        ("Amplification.", report.amplification),
-    ):
-        if line:
-            body.append(f"<p><strong>{title}</strong> {esc(line)}</p>")
-    if report.utility_verdict:  # what the records are worth, beside the guarantee
+    if report.accounting_note:
+        body.append(
+            f'<p id="accounting"><strong>Accounting.</strong> {esc(report.accounting_note)}</p>'
+        )
+    if report.utility_verdict:
         body.append(_utility_summary(report, term))
 
-    # 2. What is and is not released.
-    body.append("<h2>What is released, and what is not</h2>")
+    # Below the fold: every detail in a closed <details> whose <summary> is its heading.
     body.append(
-        f"<p>The private data were used once, to fit a linear {term('model', 'model')} "
-        f"(ridge regression). Only {term('synthetic')} made from it with "
-        f"{term('seeds')} are published.</p>"
+        '<p class="fold" id="details">Details (click a heading to open it; printing the page '
+        "shows them all):</p>"
     )
-    body.append('<table id="released"><tr><th>Released</th><th>Not released</th></tr><tr><td><ul>')
-    body += [f"<li>{esc(item)}</li>" for item in report.released]
-    body.append("</ul></td><td><ul>")
-    body += [f"<li>{esc(item)}</li>" for item in report.not_released]
-    body.append("</ul></td></tr></table>")
-
-    # 3. ε against δ, 4. the Rényi curve.
+    body.append(
+        _fold(
+            "section-released",
+            "What is released, and what is not",
+            f"<p>The private data were used once, to fit a linear {term('model', 'model')} "
+            f"(ridge regression). Only {term('synthetic')} made from it with "
+            f"{term('seeds')} are published.</p>"
+            '<table id="released"><tr><th>Released</th><th>Not released</th></tr><tr><td><ul>'
+            + "".join(f"<li>{esc(item)}</li>" for item in report.released)
+            + "</ul></td><td><ul>"
+            + "".join(f"<li>{esc(item)}</li>" for item in report.not_released)
+            + "</ul></td></tr></table>",
+        )
+    )
     if curves is None:
         body.append(
-            '<p id="no-curves">This report was read back without its curves (they are drawn '
-            "by the release that made it, not stored in the JSON); "
-            "<code>synthamp.release.report_curves(report)</code> computes them.</p>"
+            _fold(
+                "section-profile",
+                "How strong is the guarantee: ε against δ",
+                '<p id="no-curves">This report was read back without its curves (they are '
+                "drawn by the release that made it, not stored in the JSON); "
+                "<code>synthamp.release.report_curves(report)</code> computes them.</p>",
+            )
         )
     else:
-        body.append(_epsilon_delta_section(report, profiles, term))
-        body.append(_rdp_section(report, curves, term))
-
-    # 5. Noise saved.
-    body.append(_noise_section(report, term))
-
-    # 6. Utility.
-    body.append(_utility_section(report, n_records, term))
-
-    # 7. Randomness.
+        body.append(_fold("section-profile", *_epsilon_delta_section(report, profiles, term)))
+        body.append(_fold("section-rdp", *_rdp_section(report, curves, term)))
+    body.append(_fold("section-noise", *_noise_section(report, term)))
+    body.append(_fold("section-utility", *_utility_section(report, n_records, term)))
     source = term("entropy") if report.noise_secret else term("user-seed")
     body.append(
-        f'<h2>Randomness</h2><p id="randomness">Source of the noise and the seeds: {source}. '
-        f"{esc(report.seed_policy)}</p>"
+        _fold(
+            "section-randomness",
+            "Randomness",
+            f'<p id="randomness">Source of the noise and the seeds: {source}. '
+            f"{esc(report.seed_policy)}</p>",
+        )
     )
-
-    # 8. Audit.
     if audit is not None:
-        body.append(_audit_section(report, audit, term))
-
-    # 9. All parameters.
-    body.append(_parameters_section(report, term))
-
-    # 10. Glossary of every term used above.
-    body.append('<h2 id="glossary">Glossary</h2><dl>')
-    for anchor in sorted(term.used, key=lambda a: GLOSSARY[a][0].lower()):
-        name, definition = GLOSSARY[anchor]
-        body.append(f'<dt id="g-{anchor}">{esc(name)}</dt><dd>{esc(definition)}</dd>')
-    body.append("</dl>")
+        body.append(_fold("section-audit", *_audit_section(report, audit, term)))
+    body.append(_fold("section-parameters", *_parameters_section(report, term)))
+    # The glossary of every term used above, last (it must see every use).
+    entries = "".join(
+        f'<dt id="g-{anchor}">{esc(GLOSSARY[anchor][0])}</dt><dd>{esc(GLOSSARY[anchor][1])}</dd>'
+        for anchor in sorted(term.used, key=lambda a: GLOSSARY[a][0].lower())
+    )
+    body.append(_fold("glossary", "Glossary", f"<dl>{entries}</dl>"))
     body.append(
         f"<footer>synthamp {esc(report.synthamp_version)}, report schema {report.schema}. "
         "This page loads nothing from the network; its plots are drawn in the page.</footer>"
@@ -226,11 +269,22 @@ def render_html(
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        # Forbid every fetch: the page is self-contained by construction and by policy.
+        # Forbid every fetch: the page is self-contained by construction and by policy; the
+        # one script allowed is the page's own, pinned by its hash.
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "style-src 'unsafe-inline'; img-src data:\">"
+        f"style-src 'unsafe-inline'; img-src data:; script-src '{_SCRIPT_HASH}'\">"
         f"<title>Privacy report: ({report.epsilon:.4g}, {report.delta:.3g})-DP</title>"
-        f"<style>{_STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+        f"<style>{_STYLE}</style></head><body>\n"
+        + "\n".join(body)
+        + f"\n<script>{_SCRIPT}</script>\n</body></html>\n"
+    )
+
+
+def _fold(key: str, heading: str, content: str) -> str:
+    """A detail section, closed: a native ``<details>`` whose ``<summary>`` is its heading."""
+    return (
+        f'<details class="section" id="{key}"><summary><h2>{html.escape(heading)}</h2></summary>'
+        f"{content}</details>"
     )
 
 
@@ -239,7 +293,7 @@ _SHORT = {"rdp": "Rényi accountant", "pld": "privacy profile"}
 _POST_DASHES = ("7 5", "2 3", "10 3 2 3")
 
 
-def _epsilon_delta_section(report: PrivacyReport, curves, term: _Terms) -> str:
+def _epsilon_delta_section(report: PrivacyReport, curves, term: _Terms) -> tuple[str, str]:
     series = []
     for i, curve in enumerate(curves):
         short = _SHORT.get(curve.accountant, curve.accountant)
@@ -289,14 +343,15 @@ def _epsilon_delta_section(report: PrivacyReport, curves, term: _Terms) -> str:
         for c in curves
     )
     return (
-        f"<h2>How strong is the guarantee: {term('profile')}</h2>"
-        f"<p>Each point of a curve is a valid guarantee. The solid lines are this release, one "
+        "How strong is the guarantee: ε against δ",
+        f"<p>Each point of a curve of {term('profile')} is a valid guarantee. The solid lines "
+        f"are this release, one "
         f"per {term('accountant')}; the dashed lines are what publishing the noisy model V "
         f"itself would give ({term('post-processing')}). The gap between them is the "
         f"{term('amplification')} that publishing only synthetic records buys.</p>{plot}"
         f'<table id="accountants"><tr><th>accountant</th><th>kind</th>'
         f"<th>ε at δ = {_plain(report.delta)}</th><th>ε if the model were released</th>"
-        f"<th>gives the guarantee</th></tr>{rows}</table>"
+        f"<th>gives the guarantee</th></tr>{rows}</table>",
     )
 
 
@@ -305,7 +360,7 @@ def _at(grid: np.ndarray, values: np.ndarray, x: float) -> float:
     return float(values[index])
 
 
-def _rdp_section(report: PrivacyReport, curves, term: _Terms) -> str:
+def _rdp_section(report: PrivacyReport, curves, term: _Terms) -> tuple[str, str]:
     curve, post = curves.rdp, curves.rdp_post_processing
     series = [
         Series(f"synthetic records ({curve.kind})", curve.orders, curve.rdp, _COLORS[0]),
@@ -362,10 +417,10 @@ def _rdp_section(report: PrivacyReport, curves, term: _Terms) -> str:
             f"privacy loss ε_α per {term('renyi-order')}, and the Rényi accountant's ε "
             f"(ε = {_num(report.epsilon_rdp)} at δ = {_plain(report.delta)}) uses α = {order}."
         )
-    return f"<h2>The Rényi curve</h2><p>{through}</p>{plot}{lower}"
+    return "The Rényi curve", f"<p>{through}</p>{plot}{lower}"
 
 
-def _noise_section(report: PrivacyReport, term: _Terms) -> str:
+def _noise_section(report: PrivacyReport, term: _Terms) -> tuple[str, str]:
     saved = report.noise_saved
     sigma, sigma_pp = report.sigma, report.sigma_post_processing
     if saved > 0:
@@ -400,10 +455,16 @@ def _noise_section(report: PrivacyReport, term: _Terms) -> str:
         f"guarantee</figcaption></figure>"
     )
     shown = max(saved, 0.0)
-    return (
-        f'<h2>Noise saved</h2><p id="noise">{verdict} '
+    outlook = (
+        f'<p id="amplification"><strong>Amplification.</strong> '
+        f"{html.escape(report.amplification)}</p>"
+        if report.amplification
+        else ""
+    )
+    return "Noise saved", (
+        f'<p id="noise">{verdict} '
         f"{term('sigma', 'Noise')}: σ = {_plain(sigma)} against σ = {_plain(sigma_pp)} "
-        f"({term('noise-saved')}: {100 * shown:.1f}%).</p>{svg}"
+        f"({term('noise-saved')}: {100 * shown:.1f}%).</p>{outlook}{svg}"
     )
 
 
@@ -444,7 +505,7 @@ def _utility_summary(report: PrivacyReport, term: _Terms) -> str:
     )
 
 
-def _utility_section(report: PrivacyReport, n_records: int | None, term: _Terms) -> str:
+def _utility_section(report: PrivacyReport, n_records: int | None, term: _Terms) -> tuple[str, str]:
     def bound(sigma: float) -> float:
         return gram_error_bound(
             sigma=sigma,
@@ -457,8 +518,8 @@ def _utility_section(report: PrivacyReport, n_records: int | None, term: _Terms)
     error, error_pp = bound(report.sigma), bound(report.sigma_post_processing)
     largest = report.norm_bound**2
     records = "unlimited" if n_records is None else f"{n_records:,}"
-    return (
-        f'<h2>Utility</h2><p id="utility">What the synthetic records carry about the private '
+    return "Utility: the bound on the Gram matrix error", (
+        f'<p id="utility">What the synthetic records carry about the private '
         f"data is the {term('gram')} of the model (and nothing else). From {records} records, "
         f"its {term('utility')} is at most <strong>{_num(error)}</strong> "
         f"({term('frobenius')}), against {_num(error_pp)} at the noise post-processing would "
@@ -471,14 +532,14 @@ def _utility_section(report: PrivacyReport, n_records: int | None, term: _Terms)
     )
 
 
-def _audit_section(report: PrivacyReport, audit: Any, term: _Terms) -> str:
+def _audit_section(report: PrivacyReport, audit: Any, term: _Terms) -> tuple[str, str]:
     verdict = (
         "consistent: the attack's lower bound does not exceed the guarantee"
         if audit.consistent
         else "INCONSISTENT: the attack's lower bound exceeds the guarantee (a bug)"
     )
-    return (
-        f'<h2>Audit</h2><p id="audit">A {term("audit")} ran {audit.trials:,} simulated '
+    return "Audit", (
+        f'<p id="audit">A {term("audit")} ran {audit.trials:,} simulated '
         f"releases from each of two neighbouring datasets. It shows, at "
         f"{term('confidence')} {100 * audit.confidence:g}%, that ε is at least "
         f"<strong>{_num(audit.epsilon_lower)}</strong>; the accountant guarantees "
@@ -487,7 +548,7 @@ def _audit_section(report: PrivacyReport, audit: Any, term: _Terms) -> str:
     )
 
 
-def _parameters_section(report: PrivacyReport, term: _Terms) -> str:
+def _parameters_section(report: PrivacyReport, term: _Terms) -> tuple[str, str]:
     n_syn = "unlimited" if report.n_syn is None else f"{report.n_syn:,}"
     rows = [
         (term("epsilon", "ε"), _num(report.epsilon)),
@@ -503,6 +564,8 @@ def _parameters_section(report: PrivacyReport, term: _Terms) -> str:
         (term("ridge"), _num(report.ridge)),
         (term("label-bound"), _num(report.label_bound)),
         (term("sigma-z"), _num(report.seed_scale)),
+    ]
+    texts = [  # sentences, not numbers: these wrap
         (
             "accounting",
             f"{html.escape(report.accounting_method)} ({term('kinds', report.accounting_kind)})",
@@ -512,4 +575,5 @@ def _parameters_section(report: PrivacyReport, term: _Terms) -> str:
         ("feature scaling", html.escape(report.feature_scaling)),
     ]
     cells = "".join(f'<tr><th>{name}</th><td class="num">{value}</td></tr>' for name, value in rows)
-    return f'<h2>All parameters</h2><table id="parameters">{cells}</table>'
+    cells += "".join(f"<tr><th>{name}</th><td>{value}</td></tr>" for name, value in texts)
+    return "All parameters", f'<table id="parameters">{cells}</table>'
