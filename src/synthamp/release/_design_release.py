@@ -209,7 +209,7 @@ class DesignRelease:
             )
             + f" (used: {self.adjacency}); releasing the model needs "
             f"{g.sigma_post_processing:.4g}: noise saved is not utility.",
-            " ".join(self._comparison_lines()),
+            self.comparison.sentence() if self.comparison else f"Concrete pairs: {_BEYOND}.",
         ]
         report = PrivacyReport(
             epsilon=g.epsilon, delta=self.delta, optimal_order=g.optimal_order,
