@@ -44,7 +44,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_alpha, check_integer, check_positive
-from synthamp.accountant._k2_search import PairSearch, _search
+from synthamp.accountant._k2_search import PairSearch, _check_search, _search
 from synthamp.accountant._releases import _gram_norm_bound
 from synthamp.accountant._worst_case import _worst_case_result
 from synthamp.divergence._wishart import MAX_DIM_K2
@@ -178,9 +178,7 @@ def search_gram_set_k2(
     c = check_positive("norm_bound", norm_bound)
     s = check_positive("sensitivity", sensitivity)
     s2 = check_positive("gram_sensitivity", gram_sensitivity)
-    starts = check_integer("starts", starts, 0)
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise InputError("seed", f"must be an integer, got {seed!r}")
+    starts, seed = _check_search(starts, seed)
     corner = _gram_norm_bound(c, s, s2) / sigma
     sc, ss = c / sigma, min(s / sigma, 2 * c / sigma)
     worst = _worst_case_result(alpha, dim, corner, min(ss, corner), None, sigma)

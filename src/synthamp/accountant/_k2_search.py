@@ -404,6 +404,13 @@ def _search(
     )
 
 
+def _check_search(starts: int, seed: int) -> tuple[int, int]:
+    """Validated (starts >= 0, integer seed) of a pair search."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise InputError("seed", f"must be an integer, got {seed!r}")
+    return check_integer("starts", starts, 0), int(seed)
+
+
 @privacy_quantity("certified")
 def search_lower_bound(
     alpha: ArrayLike,
@@ -453,7 +460,5 @@ def search_lower_bound(
     sigma = check_positive("sigma", sigma)
     c = check_positive("norm_bound", norm_bound) / sigma
     s = check_positive("sensitivity", sensitivity) / sigma
-    starts = check_integer("starts", starts, 0)
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise InputError("seed", f"must be an integer, got {seed!r}")
+    starts, seed = _check_search(starts, seed)
     return _search(alpha, dim, c, min(s, 2 * c), sigma, starts, int(seed))
