@@ -151,3 +151,20 @@ def test_lower_bound_from_concrete_pairs_is_below_the_certified_curve(k):
     text = "\n".join(found.lines())
     assert "a lower bound" in text and "certified" in text
     assert found.to_dict()["lower_bound_kind"].startswith("certified lower bound")
+
+
+def test_the_plan_puts_its_best_row_beside_concrete_pairs():
+    import json
+
+    from synthamp.release._design_plan import plan_design
+
+    plan = plan_design(
+        n_records=40, n_targets=2, widths=[300], design_seed=3, label_bound=1.0,
+        epsilon=1.0, delta=1e-5, ridges=[0.01, 1.0], adjacency="norm",
+    )  # fmt: skip
+    best = plan.rows[plan.best]
+    assert best.comparison is not None and best.comparison["searched_gram_set_kind"] == "heuristic"
+    assert all(row.comparison is None for i, row in enumerate(plan.rows) if i != plan.best)
+    assert np.all(np.array(best.comparison["lower_bound"]) <= best.comparison["certified"])
+    assert "(a lower bound" in best.comparison["sentence"]
+    json.dumps(best.comparison)  # JSON-ready, as the plan's rows are

@@ -227,6 +227,7 @@ class DesignPairComparison:
             "searched_gram_set_kind": None if self.searched is None else "heuristic",
             "complete": self.complete,
             "note": self.note,
+            "sentence": self.sentence(),
         }
 
 

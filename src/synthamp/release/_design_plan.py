@@ -12,11 +12,14 @@ Cost: the m × m kernel K = XXᵀ, O(m²·D) per width (streamed by blocks, memo
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from synthamp._budget import report_status
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
+from synthamp.divergence._wishart import MAX_DIM_K2
+from synthamp.release._design_pairs import compare_design_accounting, comparison_orders
 from synthamp.release._design_release import account_design
 from synthamp.release._designs import PublicDesign, check_adjacency, design_bounds
 from synthamp.release._planning import DEFAULT_RIDGES, Plan, PlanRow
@@ -43,6 +46,10 @@ class DesignPlanRow(PlanRow):
         σ under the norm model (C, Δ).
     sigma_gram : float or None
         σ under the Gram adjacency (k = 1).
+    comparison : dict or None
+        The best row only: its accounted curve beside concrete adjacent datasets on the
+        design (``DesignPairComparison.to_dict``; None elsewhere, or where the exact
+        engines do not reach).
     """
 
     design: str = "random-seeds"
@@ -51,6 +58,7 @@ class DesignPlanRow(PlanRow):
     gram_sensitivity: float | None = None
     sigma_norm: float = 0.0
     sigma_gram: float | None = None
+    comparison: dict | None = None
 
 
 def plan_design(
@@ -107,6 +115,7 @@ def plan_design(
     if not ridges or not widths:
         raise InputError("ridge" if not ridges else "width", "give at least one value")
     rows = []
+    best_error, kept = float("inf"), None
     for width in widths:
         report_status(f"{design} design of width {width:,}: the m × m kernel (public)")
         kernel, _ = PublicDesign(design, width, m, design_seed).kernel()
@@ -135,7 +144,15 @@ def plan_design(
                     sigma_norm=accounted.sigma_norm, sigma_gram=accounted.sigma_gram,
             )  # fmt: skip
             rows.append(row)
+            if row.relative_gram_error < best_error:  # the best so far, first of equals
+                best_error, kept = row.relative_gram_error, (bounds, accounted)
     best = min(range(len(rows)), key=lambda i: rows[i].relative_gram_error)
+    if k == 1 or (k == 2 and rows[best].width <= MAX_DIM_K2):
+        report_status("the best row beside concrete adjacent datasets on the design")
+        bounds, accounted = kept
+        orders = comparison_orders(accounted.guarantee.optimal_order)
+        found = compare_design_accounting(accounted.release, bounds, label_bound, orders)
+        rows[best] = dataclasses.replace(rows[best], comparison=found.to_dict())
     return Plan(
         n_records=m, n_features=max(widths), n_targets=k, label_bound=label_bound,
         epsilon=epsilon, delta=delta, n_syn=None, releases=1, method="exact",

@@ -130,7 +130,10 @@ class TablePlan:
                     "random-feature generator, or a smaller λ"
                 )
         verdict, *table = utility_text(best.utility_verdict, best.utility_table)
-        return [*out, f"at λ = {best.ridge:g}, width {best.width}: " + verdict, *table, _GRAM_NOTE]
+        out += [f"at λ = {best.ridge:g}, width {best.width}: " + verdict, *table, _GRAM_NOTE]
+        if design and best.comparison is not None:
+            out.append(f"at λ = {best.ridge:g}, width {best.width}: {best.comparison['sentence']}")
+        return out
 
 
 def plan_table(
