@@ -84,8 +84,9 @@ MIN_DIM_K2 = 2
 # --------------------------------------------------------------------------- the pair space
 
 
-def _pair(x: np.ndarray, c: float, s: float) -> tuple[np.ndarray, np.ndarray]:
-    """(Ω_v, Ω_w) of the parameters x = (M_v, E) ∈ R⁸, projected onto the constraints."""
+def _factors(x: np.ndarray, c: float, s: float) -> tuple[np.ndarray, np.ndarray]:
+    """(M_v, M_w = M_v + E) of the parameters x = (M_v, E) ∈ R⁸, projected onto the
+    constraints ‖M_v‖, ‖M_w‖ <= c, ‖E‖ <= s."""
     m_v = x[:4].reshape(2, 2).copy()
     e = x[4:].reshape(2, 2).copy()
     norm_v = np.linalg.norm(m_v)
@@ -99,8 +100,18 @@ def _pair(x: np.ndarray, c: float, s: float) -> tuple[np.ndarray, np.ndarray]:
     if norm_w > c:  # shrinking both keeps ‖E‖ ≤ s and ‖M_v‖ ≤ c
         m_v *= c / norm_w
         m_w *= c / norm_w
+    return m_v, m_w
+
+
+def _grams(m_v: np.ndarray, m_w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(Ω_v, Ω_w) = (M_vᵀM_v, M_wᵀM_w), symmetrised."""
     omega_v, omega_w = m_v.T @ m_v, m_w.T @ m_w
     return (omega_v + omega_v.T) / 2, (omega_w + omega_w.T) / 2
+
+
+def _pair(x: np.ndarray, c: float, s: float) -> tuple[np.ndarray, np.ndarray]:
+    """(Ω_v, Ω_w) of the parameters x = (M_v, E) ∈ R⁸, projected onto the constraints."""
+    return _grams(*_factors(x, c, s))
 
 
 def _gram_change_fits(omega_v: np.ndarray, omega_w: np.ndarray, q: float) -> bool:
@@ -111,32 +122,21 @@ def _gram_change_fits(omega_v: np.ndarray, omega_w: np.ndarray, q: float) -> boo
 
 
 def _pair_in_gram_set(x: np.ndarray, c: float, s: float, q: float):
-    """:func:`_pair`, then M_w moved towards M_v (M_v + t·E, the largest t in [0, 1] found
-    by bisection) until the Gram change fits ``q``: a pair of the reachable set S₂."""
-    omega_v, omega_w = _pair(x, c, s)
+    """:func:`_pair`, with M_w moved towards M_v (M_v + t·E, the largest t in [0, 1] found
+    by bisection) until the Gram change fits ``q``: a pair of the reachable set S₂ (the
+    segment keeps ‖M‖ <= c and ‖E‖ <= s, and t = 0 fits)."""
+    m_v, m_w = _factors(x, c, s)
+    omega_v, omega_w = _grams(m_v, m_w)
     if _gram_change_fits(omega_v, omega_w, q):
         return omega_v, omega_w
-    # _pair's M_v, M_w (up to a rotation on the left, which leaves Ω unchanged)
-    m_v = _psd_sqrt_2x2(omega_v)
-    m_w = _psd_sqrt_2x2(omega_w)
-    u, _, vt = np.linalg.svd(m_v.T @ m_w)  # the rotation of M_w closest to M_v (BW-optimal)
-    m_w = m_w @ (u @ vt).T
     lo, hi = 0.0, 1.0
     for _ in range(40):
         t = 0.5 * (lo + hi)
-        m_t = m_v + t * (m_w - m_v)
-        if _gram_change_fits(omega_v, m_t.T @ m_t, q):
+        if _gram_change_fits(omega_v, _grams(m_v, m_v + t * (m_w - m_v))[1], q):
             lo = t
         else:
             hi = t
-    m_t = m_v + lo * (m_w - m_v)
-    omega_t = m_t.T @ m_t
-    return omega_v, (omega_t + omega_t.T) / 2
-
-
-def _psd_sqrt_2x2(omega: np.ndarray) -> np.ndarray:
-    values, vectors = np.linalg.eigh(omega)
-    return (vectors * np.sqrt(np.clip(values, 0.0, None))) @ vectors.T
+    return _grams(m_v, m_v + lo * (m_w - m_v))
 
 
 def _rotation(angle: float) -> np.ndarray:

@@ -69,7 +69,8 @@ def _records(gram: NDArray[np.float64], count: int = 2) -> list[int]:
 
 
 def _backgrounds(gram: NDArray[np.float64], i: int, label_bound: float):
-    """(t, y_{−i} as an m-vector with yᵢ = 0) for both directions and t on the grid."""
+    """The backgrounds y_{−i} (m-vectors with yᵢ = 0): t·B·direction for both directions
+    and t on the grid."""
     row = gram[i].copy()
     row[i] = 0.0
     top = np.abs(row).max()
@@ -82,7 +83,7 @@ def _backgrounds(gram: NDArray[np.float64], i: int, label_bound: float):
 def _changes(gram: NDArray[np.float64], label_bound: float, out_dim: int):
     """(i, background y_{−i} (m × k, row i zero), yᵢ, yᵢ′) of every dataset pair."""
     b = label_bound
-    e1, e2 = np.eye(out_dim)[0], np.eye(2)[1][:out_dim]
+    e1 = np.eye(out_dim)[0]
     for i in _records(gram):
         gii = float(gram[i, i])
         for y in _backgrounds(gram, i, b):
@@ -94,7 +95,7 @@ def _changes(gram: NDArray[np.float64], label_bound: float, out_dim: int):
             if out_dim == 2:
                 turned = [b * np.array([math.cos(a), math.sin(a)]) for a in TURNS]
                 changes += [(low * e1, t) for t in turned] + [(b * e1, t) for t in turned]
-                changes += [(b * e2, -b * e2)]
+                changes += [(b * np.array([0.0, 1.0]), -b * np.array([0.0, 1.0]))]
             background = np.outer(y, e1)
             for x, x2 in changes:
                 yield i, background, x, x2
@@ -168,6 +169,8 @@ class DesignPairComparison:
         False when the time budget stopped the work (the lower bound still holds).
     note : str
         What the numbers are, in one paragraph.
+    lower_kind : Kind
+        ``certified`` (a proven lower bound; never used in a guarantee).
     """
 
     alpha: NDArray[np.float64]
@@ -222,7 +225,7 @@ class DesignPairComparison:
             "certified": self.certified.tolist(),
             "certified_accounting": self.certified_label,
             "lower_bound": self.lower.tolist(),
-            "lower_bound_kind": "certified lower bound (concrete adjacent datasets)",
+            "lower_bound_kind": f"{self.lower_kind} lower bound (concrete adjacent datasets)",
             "searched_gram_set": None if self.searched is None else self.searched.tolist(),
             "searched_gram_set_kind": None if self.searched is None else "heuristic",
             "complete": self.complete,
