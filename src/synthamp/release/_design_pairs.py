@@ -10,7 +10,9 @@ gain? Two numbers answer it, computed here at the release's σ:
   concrete adjacent datasets Y, Y′ (rows ‖yⱼ‖ <= B, differing in one record) on this
   design: S_v = YᵀGY, S_w = Y′ᵀGY′ with the public G = MᵀM. Every such pair is a pair
   of the mechanism, so its value is at most the mechanism's worst case: kind certified,
-  direction lower. No accounting, proven or not, can go below it.
+  direction lower. The mechanism is the unlimited release the guarantee covers (the
+  divergence of n_syn records rises to it as n_syn → ∞, docs/theory.md §3): no
+  accounting of it, proven or not, can go below this value.
 * for k = 2, the **searched worst case over S₂** (:func:`synthamp.accountant.search_gram_set_k2`):
   what a proof of the Gram-level worst case would give if the search found the worst;
   heuristic, never used.
@@ -351,8 +353,8 @@ def compare_design_accounting(
             searched, complete = np.asarray(found.value), found.complete
     note = (
         "Certified: the accounted curve (the guarantee uses it). Lower bound: the exact "
-        "divergence, minus its error, of concrete adjacent datasets on this public design; "
-        "no accounting can go below it."
+        "divergence, minus its error, of concrete adjacent datasets on this public design, "
+        "for the unlimited release the guarantee covers; no accounting of it can go below it."
     )
     if searched is not None:
         note += (
