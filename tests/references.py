@@ -40,6 +40,7 @@ import numpy as np
 
 import mpref
 import mpref_convolution
+import mpref_matrix
 
 #: The store (``SYNTHAMP_REFERENCE_STORE`` overrides it: the script rebuilds into an empty one).
 STORE = Path(
@@ -56,6 +57,7 @@ FUNCTIONS = {
     "fisher_information": mpref.fisher_information,
     "log_likelihood_ratio": mpref.log_likelihood_ratio,
     "renyi_finite_convolution": mpref_convolution.renyi_finite_convolution,
+    "bures_wasserstein_2x2": mpref_matrix.bures_wasserstein_2x2,
 }
 
 
@@ -239,3 +241,8 @@ def log_likelihood_ratio(x: float, dim: int, amp_p: float, amp_q: float):
 def renyi_finite_convolution(alpha, dim: int, a: float, b: float, n: int) -> mpref.Reference:
     """Stored :func:`mpref_convolution.renyi_finite_convolution`."""
     return lookup("renyi_finite_convolution", list(np.atleast_1d(alpha)), dim, a, b, n)
+
+
+def bures_wasserstein_2x2(a: list, b: list) -> mp.mpf:
+    """Stored :func:`mpref_matrix.bures_wasserstein_2x2` of A = [[a₀, a₁], [a₁, a₂]], B."""
+    return lookup("bures_wasserstein_2x2", list(a), list(b))
