@@ -153,6 +153,9 @@ def test_lower_bound_from_concrete_pairs_is_below_the_certified_curve(k):
     )  # fmt: skip
     found = compare_design_accounting(release, bounds, b, [2.0, 8.0, 16.0])
     assert found.complete
+    # the accounted curve says its own kind: the exact k = 1 worst case, Theorem 5.4 for k = 2
+    assert found.certified_kind == ("exact" if k == 1 else "certified")
+    assert found.to_dict()["certified_kind"] == found.certified_kind
     assert np.all(found.lower > 0)
     assert np.all(found.lower <= found.certified)
     if k == 2:

@@ -1,6 +1,6 @@
 """Concrete adjacent datasets on a public design: a proven lower bound beside the accounting.
 
-A design release (docs/theory.md §19) is accounted with a certified curve: for k = 1 the
+A design release (docs/theory.md §19) is accounted with an exact or certified curve: for k = 1 the
 Gram adjacency's exact worst case (docs/gram-adjacency.md), for k = 2 the norm model's
 Theorem 5.4 with post-processing, since no k = 2 worst case over the reachable Gram set S₂
 is proven (:mod:`synthamp.accountant._gram_adjacency_k2`). How much could a proof still
@@ -152,16 +152,19 @@ def adjacent_design_pairs(
 
 @dataclass(frozen=True)
 class DesignPairComparison:
-    """The certified accounting of a design release beside what concrete pairs reach.
+    """The accounting of a design release beside what concrete pairs reach.
 
     Attributes
     ----------
     alpha : ndarray
         Rényi orders compared.
     certified : ndarray
-        RDP (nats) of the accounted curve at ``alpha``: what the guarantee uses.
+        RDP (nats) of the accounted release at ``alpha`` (its worst case over the adjacency
+        used): an upper bound, of kind ``certified_kind``.
     certified_label : str
         Which accounting that is.
+    certified_kind : Kind
+        ``exact`` (k = 1, the worst case computed) or ``certified`` (k = 2, Theorem 5.4).
     lower : ndarray
         max(D_α − error, 0) of the best concrete adjacent datasets on the design: a proven
         lower bound on the mechanism's worst case (kind certified, direction lower).
@@ -182,16 +185,23 @@ class DesignPairComparison:
     searched: NDArray[np.float64] | None
     complete: bool
     note: str
+    certified_kind: Kind = Kind.CERTIFIED
     lower_kind: Kind = Kind.CERTIFIED
 
     def lines(self) -> list[str]:
         """One line per order: certified, searched (k = 2) and the lower bound."""
         out = []
         for j, a in enumerate(self.alpha):
-            line = f"α = {a:.3g}: certified {self.certified[j]:.4g} ({self.certified_label}); "
+            line = (
+                f"α = {a:.3g}: accounted {self.certified[j]:.4g} ({self.certified_kind}, "
+                f"{self.certified_label}); "
+            )
             if self.searched is not None:
                 line += f"the reachable Gram pairs searched {self.searched[j]:.4g} (heuristic); "
-            line += f"concrete datasets on this design {self.lower[j]:.4g} (a lower bound)"
+            line += (
+                f"concrete datasets on this design {self.lower[j]:.4g} (a lower bound), "
+                f"{self.lower_kind}"
+            )
             out.append(line)
         j = self.alpha.size // 2  # the guarantee's optimal order (comparison_orders)
         if self.lower[j] > 0:
@@ -206,12 +216,12 @@ class DesignPairComparison:
         """The comparison at the middle order (the guarantee's optimal one), in one sentence."""
         j = self.alpha.size // 2
         text = (
-            f"Beside the certified accounting (Rényi divergence at α = {self.alpha[j]:.3g}: "
-            f"{self.certified[j]:.4g}), concrete adjacent datasets on this design reach "
-            f"{self.lower[j]:.4g} (a lower bound"
+            f"Beside the accounting ({self.certified_kind} Rényi divergence at "
+            f"α = {self.alpha[j]:.3g}: {self.certified[j]:.4g}), concrete adjacent datasets on "
+            f"this design reach {self.lower[j]:.4g} (a lower bound, {self.lower_kind}"
         )
         if self.lower[j] > 0:
-            text += f"; the certified curve is {self.certified[j] / self.lower[j]:.3g}× it"
+            text += f"; the accounted curve is {self.certified[j] / self.lower[j]:.3g}× it"
         text += ")"
         if self.searched is not None:
             text += (
@@ -226,6 +236,7 @@ class DesignPairComparison:
             "alpha": self.alpha.tolist(),
             "certified": self.certified.tolist(),
             "certified_accounting": self.certified_label,
+            "certified_kind": str(self.certified_kind),
             "lower_bound": self.lower.tolist(),
             "lower_bound_kind": f"{self.lower_kind} lower bound (concrete adjacent datasets)",
             "searched_gram_set": None if self.searched is None else self.searched.tolist(),
@@ -291,7 +302,7 @@ def compare_design_accounting(
     starts: int = 8,
     seconds: float | None = COMPARISON_TIME_BUDGET,
 ) -> DesignPairComparison:
-    """The certified curve of a design release beside concrete pairs (module docstring).
+    """The accounted curve of a design release beside concrete pairs (module docstring).
 
     Parameters
     ----------
@@ -319,9 +330,10 @@ def compare_design_accounting(
         raise InputError("out_dim", "concrete pairs are evaluated for k = 1 and k = 2")
     if k == 2 and d > MAX_DIM_K2:
         raise InputError("dim", f"the k = 2 engine reaches d <= {MAX_DIM_K2:,}")
-    certified = np.asarray(rdp_curve(release, alpha).rdp)
+    curve = rdp_curve(release, alpha)
+    certified = np.asarray(curve.rdp)
     if release.gram_sensitivity is not None:
-        label = "the Gram adjacency, exact worst case"
+        label = "the Gram adjacency's worst case"
     else:
         label = "the norm model" + ("" if k == 1 else ", Theorem 5.4 with post-processing")
     s_v, s_w = adjacent_design_pairs(bounds.gram, label_bound, k)
@@ -352,7 +364,8 @@ def compare_design_accounting(
             )  # fmt: skip
             searched, complete = np.asarray(found.value), found.complete
     note = (
-        "Certified: the accounted curve (the guarantee uses it). Lower bound: the exact "
+        "Accounted: the release's RDP curve under its adjacency, exact or certified as "
+        "labelled (an upper bound). Lower bound: the exact "
         "divergence, minus its error, of concrete adjacent datasets on this public design, "
         "for the unlimited release the guarantee covers; no accounting of it can go below it."
     )
@@ -367,6 +380,7 @@ def compare_design_accounting(
         alpha=alpha,
         certified=certified,
         certified_label=label,
+        certified_kind=Kind(curve.kind),
         lower=lower,
         searched=searched,
         complete=complete,
