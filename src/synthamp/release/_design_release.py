@@ -4,7 +4,9 @@
 public design from its recorded seed (:class:`synthamp.release._designs.PublicDesign`),
 computes the exact public-design bounds Δ, C, s₂ from the m × m dual (docs/theory.md §19),
 calibrates σ under the norm model and, for k = 1, under the statistic-level adjacency
-(docs/gram-adjacency.md), fits v = M Y block by block, perturbs it once (V = v + σN, N from
+(docs/gram-adjacency.md), assigns the records to the rows of a random-seeds design by a
+uniform permutation from the noise's entropy (so the guarantee holds whatever the file's
+order, docs/theory.md §19), fits v = M Y block by block, perturbs it once (V = v + σN, N from
 operating-system entropy, never from the design's seed) and keeps only the k × k factor R
 with RᵀR = σ_z²VᵀV, from which the records are drawn (docs/theory.md §17): v, N and V are
 dropped before it returns. The unlimited-release guarantee covers R.
@@ -21,7 +23,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from synthamp._budget import report_status
-from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
+from synthamp._validation import (
+    InputError,
+    check_integer,
+    check_open_unit,
+    check_positive,
+    check_real_table,
+)
 from synthamp._version import __version__
 from synthamp.accountant import Guarantee, SyntheticDataRelease, calibrate, release_curves
 from synthamp.amplification import amplification_outlook
@@ -40,12 +48,49 @@ from synthamp.release._designs import (
 )
 from synthamp.release._partitioned import PartitionTask, partitions_root, plan_partitions
 from synthamp.release._ridge import OBJECTIVE, _draw_with_factor, _gram_factor, _perturb, clip_rows
-from synthamp.report._privacy import ADJACENCY, PrivacyReport, utility_text
+from synthamp.report._privacy import (
+    DESIGN_ADJACENCY,
+    PrivacyReport,
+    protected_columns,
+    seed_policy,
+    utility_text,
+)
 from synthamp.utility import release_utility
 
-__all__ = ["DesignAccounting", "DesignRelease", "account_design", "design_release"]
+__all__ = [
+    "DesignAccounting",
+    "DesignRelease",
+    "account_design",
+    "design_release",
+    "row_permutation",
+]
 
 _BEYOND = "not computed: the exact engines reach k = 1, and k = 2 with D <= 10,000"
+
+#: How the records were assigned to the design's rows (the JSON's ``row_permutation``), and
+#: the sentence the report's randomness line adds to the seed policy (docs/theory.md §19).
+ROW_PERMUTATIONS: dict[str, str] = {
+    "secret": "Records were assigned to the design's rows by a uniform random permutation "
+    "drawn from the same entropy, neither stored nor shown; the design's seed is public and "
+    "recorded.",
+    "seeded": "Records were assigned to the design's rows by a permutation derived from the "
+    "same user-supplied seed (public to anyone who knows the seed, reproducible); the "
+    "design's seed is public and recorded.",
+    "order-free": "Each design row is computed from its own record's public inputs, so the "
+    "model does not depend on the records' order and no permutation is needed; the design's "
+    "seed is public and recorded.",
+}
+
+
+def row_permutation(entropy: np.random.SeedSequence, n_records: int) -> NDArray[np.intp]:
+    """The uniform assignment of records to design rows: row i holds record π[i].
+
+    Drawn from the noise's own source (a child of its ``SeedSequence``: OS entropy, or a
+    seeded research run's stream), never from the design's public seed, so that the
+    guarantee holds whatever the file's order (docs/theory.md §19). Private: never
+    write, log or print it.
+    """
+    return np.random.Generator(np.random.PCG64(entropy)).permutation(n_records)
 
 
 @dataclass(eq=False)
@@ -104,6 +149,18 @@ class DesignRelease:
     _rng: np.random.Generator = field(repr=False)
     seeded: bool = False
     comparison: DesignPairComparison | None = None
+    row_permutation: str = "secret"
+
+    @property
+    def protected(self) -> str:
+        """What the release protects (one wording, :func:`synthamp.report.protected_columns`)."""
+        return protected_columns(self.design.inputs is not None)
+
+    @property
+    def seed_policy(self) -> str:
+        """Where the noise and the rows' order came from (the generator's wording, then the
+        design's own sentence)."""
+        return f"{seed_policy(self.seeded)} {ROW_PERMUTATIONS[self.row_permutation]}"
 
     def sample(self, n: int) -> NDArray[np.float64]:
         """``n`` synthetic records σ_z·gR, g ~ N(0, I_k): exactly the law of ZV given V."""
@@ -123,6 +180,10 @@ class DesignRelease:
             "width": self.design.width,
             "design_seed": self.design.seed,
             "design_seed_public": True,
+            "protected": self.protected,
+            "row_permutation": self.row_permutation,
+            "noise_secret": not self.seeded,
+            "seed_policy": self.seed_policy,
             "ridge": self.ridge,
             "label_bound": self.label_bound,
             "sensitivity": self.sensitivity,
@@ -152,6 +213,7 @@ class DesignRelease:
         lines = [
             f"design: {d.name}, width D = {d.width:,}, public seed {d.seed} (recorded; not the "
             "noise's entropy)",
+            f"protected: {self.protected}",
             f"guarantee: ({self.guarantee.epsilon:.6g}, {self.delta:g})-DP for any number of "
             f"records ({self.guarantee.accountant}, {self.guarantee.kind}; {self.adjacency} "
             "adjacency)",
@@ -171,6 +233,8 @@ class DesignRelease:
                 "(the baseline is the Gaussian mechanism on ‖v‖² with its public-design "
                 f"sensitivity s₂ = {self.gram_sensitivity:.4g}: the same statistic, same (ε, δ))"
             )
+        if self.seeded:
+            lines.append(f"warning: seeded run: the noise is not secret. {self.seed_policy}")
         return lines + self._comparison_lines()
 
     def _comparison_lines(self) -> list[str]:
@@ -193,7 +257,7 @@ class DesignRelease:
         first use.
         """
         d, g = self.design, self.guarantee
-        adjacency = ADJACENCY
+        adjacency = DESIGN_ADJACENCY
         if self.adjacency == "gram":
             adjacency += (
                 "; accounted on the reachable pairs of the Gram statistic ‖v‖², whose change "
@@ -201,6 +265,7 @@ class DesignRelease:
                 "public design (docs/gram-adjacency.md, docs/theory.md §19)"
             )
         notes = [
+            f"{self.protected[0].upper()}{self.protected[1:]}.",
             f"σ = {self.sigma_norm:.4g} under the norm model"
             + (
                 ""
@@ -224,15 +289,10 @@ class DesignRelease:
             adjacency=adjacency, objective=OBJECTIVE,
             feature_scaling=(
                 f"public design {d.name}: width D = {d.width:,} generated from the recorded "
-                f"public seed {d.seed} (not the noise's entropy); the regressors are public, "
-                "only the target columns are private"
+                f"public seed {d.seed} (not the noise's entropy); {self.protected}"
             ),
-            seed_policy=(
-                "Noise N and seeds Z were drawn from numpy's PCG64 generator seeded with 128 bits "
-                "of operating-system entropy (numpy.random.SeedSequence()); the seed is neither "
-                "stored nor shown. The design's seed is public and recorded."
-            ),
-            noise_secret=True,
+            seed_policy=self.seed_policy,
+            noise_secret=not self.seeded,
             released=(
                 f"{n_syn:,} synthetic records ZV of dimension k = {self.release.out_dim} (any "
                 "number is covered)",
@@ -240,7 +300,8 @@ class DesignRelease:
                 "s₂, σ, σ_z, the design and its seed)",
             ),
             not_released=(
-                "the private target columns", "the unperturbed model v", "the noisy model V",
+                "the private target columns", "the records' assignment to the design's rows",
+            "the unperturbed model v", "the noisy model V",
                 "the noise N", "the hidden seeds Z",
             ),
             notes=tuple(notes), synthamp_version=__version__, accounting_note=g.note,
@@ -383,8 +444,9 @@ def design_release(
     label_bound : float, default 1.0
         B.
     inputs : array_like, optional
-        ``random-features``: the public inputs (m × p). They must be public: features of
-        private inputs make M depend on the data (docs/theory.md §13 applies then).
+        ``random-features``: the public inputs (m × p), declared public by passing them.
+        Features of private inputs make M depend on the data: docs/theory.md §13 applies
+        then, and this design does not (use :class:`~synthamp.release.PrivateLinearGenerator`).
     adjacency : {"gram", "norm"}, default "gram"
         "gram": the reachable set of Gram pairs (k = 1 only; docs/gram-adjacency.md).
     accountant : {"pld", "rdp"} or None, default None
@@ -393,15 +455,16 @@ def design_release(
     seed_scale : float, optional
         σ_z (default 1/√D); it does not change the privacy.
     random_state : int, optional
-        Seed of the noise, for reproducible research only (default: OS entropy).
+        Seed of the noise, the draws and the rows' order, for reproducible research only
+        (default: OS entropy; the report then says the noise is not secret).
 
     Returns
     -------
     DesignRelease
     """
-    y = np.asarray(targets, dtype=float)
+    y = check_real_table("targets", targets)  # the generator's check (bool, masked, text)
     y = y[:, None] if y.ndim == 1 else y
-    if y.ndim != 2 or y.shape[0] < 1 or not np.all(np.isfinite(y)):
+    if y.ndim != 2 or y.shape[0] < 1 or y.shape[1] < 1:
         raise InputError("targets", "must be a finite m × k table")
     m, k = y.shape
     epsilon = check_positive("epsilon", epsilon)
@@ -417,7 +480,13 @@ def design_release(
     sigma, s2 = accounted.sigma, accounted.gram_sensitivity
     scale = 1.0 / math.sqrt(public.width) if seed_scale is None else seed_scale
     scale = check_positive("seed_scale", scale)
-    noise_seq, sample_seq = np.random.SeedSequence(random_state).spawn(2)
+    # one root (OS entropy, or the research seed) for the noise, the draws and the rows' order
+    noise_seq, sample_seq, order_seq = np.random.SeedSequence(random_state).spawn(3)
+    if public.inputs is None:  # seeds sit at positions: the records take uniform ones
+        y = y[row_permutation(order_seq, m)]
+        order = "secret" if random_state is None else "seeded"
+    else:  # row i is φ(uᵢ) of record i's own inputs: v does not depend on the order
+        order = "order-free"
     # v and N live only in this block (never printed, logged or written)
     model = design_model(public, clip_rows(y, label_bound), bounds.dual, norms)
     _perturb(model, sigma, np.random.Generator(np.random.PCG64(noise_seq)))
@@ -450,4 +519,5 @@ def design_release(
         _rng=np.random.Generator(np.random.PCG64(sample_seq)),
         seeded=random_state is not None,
         comparison=comparison,
+        row_permutation=order,
     )
