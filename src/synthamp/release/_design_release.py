@@ -35,6 +35,7 @@ from synthamp.accountant import Guarantee, SyntheticDataRelease, calibrate, rele
 from synthamp.amplification import amplification_outlook
 from synthamp.divergence._wishart import MAX_DIM_K2
 from synthamp.release._design_pairs import (
+    COMPARISON_TIME_BUDGET,
     DesignPairComparison,
     compare_design_accounting,
     comparison_orders,
@@ -190,6 +191,7 @@ class DesignRelease:
             "norm_bound": self.norm_bound,
             "gram_sensitivity": self.gram_sensitivity,
             "adjacency": self.adjacency,
+            "unlimited": True,  # one unlimited release: any number of records is covered
             "epsilon": self.guarantee.epsilon,
             "delta": self.delta,
             "kind": self.guarantee.kind,
@@ -306,7 +308,8 @@ class DesignRelease:
             ),
             notes=tuple(notes), synthamp_version=__version__, accounting_note=g.note,
             amplification=amplification_outlook(
-                d.width, self.norm_bound, self.sigma, self.release.out_dim, g.noise_saved
+                d.width, self.norm_bound, self.sigma, self.release.out_dim, g.noise_saved,
+                wider="a wider design (a larger --width)",
             ).message,
             # release_utility's fields (the generator's report takes them all), not the copy
             **{k: value for k, value in self.utility.items() if k != "gram_error_baseline_s2"},
@@ -424,6 +427,7 @@ def design_release(
     accountant: str | None = None,
     seed_scale: float | None = None,
     random_state: int | None = None,
+    time_budget: float | None = COMPARISON_TIME_BUDGET,
 ) -> DesignRelease:
     """Fit, account and perturb a generator of ``targets`` on a public design.
 
@@ -457,6 +461,9 @@ def design_release(
     random_state : int, optional
         Seed of the noise, the draws and the rows' order, for reproducible research only
         (default: OS entropy; the report then says the noise is not secret).
+    time_budget : float or None, default 30
+        Seconds for the comparison with concrete pairs (None: no limit); past them
+        what was verified stands, and the report says so.
 
     Returns
     -------
@@ -495,7 +502,9 @@ def design_release(
     comparison = None
     if k == 1 or (k == 2 and public.width <= MAX_DIM_K2):
         orders = comparison_orders(accounted.guarantee.optimal_order)
-        comparison = compare_design_accounting(accounted.release, bounds, label_bound, orders)
+        comparison = compare_design_accounting(
+            accounted.release, bounds, label_bound, orders, seconds=time_budget
+        )
     return DesignRelease(
         design=public,
         ridge=ridge,

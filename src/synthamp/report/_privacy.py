@@ -66,9 +66,7 @@ DESIGN_ADJACENCY = (
 )
 
 #: What a release on a public design protects: said once, rendered by every output.
-PUBLIC_INPUTS = (
-    "only the target columns are protected; the input columns are treated as public"
-)
+PUBLIC_INPUTS = "only the target columns are protected; the input columns are treated as public"
 
 
 def protected_columns(has_inputs: bool) -> str:
