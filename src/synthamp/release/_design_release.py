@@ -51,6 +51,7 @@ from synthamp.release._partitioned import PartitionTask, partitions_root, plan_p
 from synthamp.release._ridge import OBJECTIVE, _draw_with_factor, _gram_factor, _perturb, clip_rows
 from synthamp.report._privacy import (
     DESIGN_ADJACENCY,
+    SEEDED_WARNING,
     PrivacyReport,
     protected_columns,
     seed_policy,
@@ -236,7 +237,7 @@ class DesignRelease:
                 f"sensitivity s₂ = {self.gram_sensitivity:.4g}: the same statistic, same (ε, δ))"
             )
         if self.seeded:
-            lines.append(f"warning: seeded run: the noise is not secret. {self.seed_policy}")
+            lines.append(f"warning: {SEEDED_WARNING}. {self.seed_policy}")
         return lines + self._comparison_lines()
 
     def _comparison_lines(self) -> list[str]:
@@ -267,7 +268,7 @@ class DesignRelease:
                 "public design (docs/gram-adjacency.md, docs/theory.md §19)"
             )
         notes = [
-            f"{self.protected[0].upper()}{self.protected[1:]}.",
+            f"Protected: {self.protected}.",
             f"σ = {self.sigma_norm:.4g} under the norm model"
             + (
                 ""

@@ -18,8 +18,8 @@ renders what it is given (docs/theory.md §13–§16).
 
 Constants: ``SCHEMA_VERSION`` (the version of every JSON synthamp writes),
 ``ADJACENCY`` (the neighbouring relation every guarantee refers to), ``DESIGN_ADJACENCY``
-(that of a release on a public design), ``PUBLIC_INPUTS`` (what such a release protects),
-``seed_policy`` (where the noise came from), ``GLOSSARY``
+(that of a release on a public design), ``PUBLIC_INPUTS`` and ``protected_columns`` (what such a release protects),
+``seed_policy`` and ``SEEDED_WARNING`` (where the noise came from), ``GLOSSARY``
 (the plain-language glossary of the HTML page).
 """
 
@@ -38,7 +38,9 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
         PUBLIC_INPUTS,
         REPORT_SCHEMA,
         SCHEMA_VERSION,
+        SEEDED_WARNING,
         PrivacyReport,
+        protected_columns,
         seed_policy,
         utility_table_cells,
         utility_text,
@@ -54,7 +56,9 @@ _SOURCES: dict[str, str] = {
             "PUBLIC_INPUTS",
             "REPORT_SCHEMA",
             "SCHEMA_VERSION",
+            "SEEDED_WARNING",
             "PrivacyReport",
+            "protected_columns",
             "seed_policy",
             "utility_table_cells",
             "utility_text",
@@ -70,7 +74,9 @@ __all__ = [
     "PUBLIC_INPUTS",
     "REPORT_SCHEMA",
     "SCHEMA_VERSION",
+    "SEEDED_WARNING",
     "PrivacyReport",
+    "protected_columns",
     "render_html",
     "seed_policy",
     "utility_table_cells",

@@ -30,6 +30,7 @@ __all__ = [
     "PUBLIC_INPUTS",
     "REPORT_SCHEMA",
     "SCHEMA_VERSION",
+    "SEEDED_WARNING",
     "PrivacyReport",
     "protected_columns",
     "seed_policy",
@@ -80,6 +81,10 @@ def protected_columns(has_inputs: bool) -> str:
     if has_inputs:
         return PUBLIC_INPUTS
     return "only the target columns are read and protected; no other column is used"
+
+
+#: The one-line warning of a seeded run (terminal and summaries), before its seed policy.
+SEEDED_WARNING = "seeded run: the noise is not secret"
 
 
 def seed_policy(seeded: bool) -> str:
