@@ -14,6 +14,7 @@ import click
 
 from synthamp._validation import printable
 from synthamp.cli._common import echo_json
+from synthamp.report import SEEDED_WARNING
 
 __all__ = [
     "audit_json",
@@ -86,8 +87,6 @@ def print_release_summary(privacy, rows: int, out_path: Path, report_paths: tupl
             if value is not None:
                 console.print(f"  ε ({name}) = {value:.6g}: {meaning}")
     if not privacy.noise_secret:
-        from synthamp.report import SEEDED_WARNING
-
         console.print(f"[bold yellow]warning:[/] {SEEDED_WARNING}. " + escape(privacy.seed_policy))
     for note in privacy.notes:
         console.print(f"[yellow]note:[/] {note}")
@@ -183,7 +182,5 @@ def show_demo(result, epsilon: float, as_json: bool) -> None:
     if privacy.accounting_note:
         say(f"note: {privacy.accounting_note}")
     if not privacy.noise_secret:
-        from synthamp.report import SEEDED_WARNING
-
         say(f"[bold yellow]warning:[/] {SEEDED_WARNING}. " + escape(privacy.seed_policy))
     say("wrote " + ", ".join(str(p) for p in result.paths))

@@ -18,9 +18,9 @@ renders what it is given (docs/theory.md §13–§16).
 
 Constants: ``SCHEMA_VERSION`` (the version of every JSON synthamp writes),
 ``ADJACENCY`` (the neighbouring relation every guarantee refers to), ``DESIGN_ADJACENCY``
-(that of a release on a public design), ``PUBLIC_INPUTS`` and ``protected_columns`` (what such a release protects),
-``seed_policy`` and ``SEEDED_WARNING`` (where the noise came from), ``GLOSSARY``
-(the plain-language glossary of the HTML page).
+(that of a release on a public design), ``PUBLIC_INPUTS`` and ``protected_columns`` (what
+such a release protects), ``seed_policy`` and ``SEEDED_WARNING`` (where the noise came
+from), ``GLOSSARY`` (the plain-language glossary of the HTML page).
 """
 
 from __future__ import annotations
