@@ -20,7 +20,6 @@ from synthamp.release import _design_release
 from synthamp.release._design_release import design_release
 from synthamp.release._designs import PublicDesign, design_bounds
 from synthamp.release._ridge import ridge_fit
-from synthamp.report import seed_policy
 
 RIDGE, WIDTH, DESIGN_SEED = 0.01, 2000, 7
 
@@ -114,6 +113,8 @@ def test_the_release_fits_the_records_in_the_permuted_order(sorted_wine):
 
 
 def test_unseeded_runs_draw_fresh_permutations_never_from_the_design_seed(monkeypatch):
+    from synthamp.report import seed_policy
+
     drawn = []
     original = _design_release.row_permutation
 

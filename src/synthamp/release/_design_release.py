@@ -303,9 +303,8 @@ class DesignRelease:
                 "s₂, σ, σ_z, the design and its seed)",
             ),
             not_released=(
-                "the private target columns", "the records' assignment to the design's rows",
-            "the unperturbed model v", "the noisy model V",
-                "the noise N", "the hidden seeds Z",
+                "the private target columns", *self._order_not_released(),
+                "the unperturbed model v", "the noisy model V", "the noise N", "the hidden seeds Z",
             ),
             notes=tuple(notes), synthamp_version=__version__, accounting_note=g.note,
             amplification=amplification_outlook(
@@ -317,6 +316,12 @@ class DesignRelease:
         )  # fmt: skip
         curves = functools.partial(release_curves, self.release, self.delta)
         return dataclasses.replace(report, curves=curves)
+
+    def _order_not_released(self) -> tuple[str, ...]:
+        """The rows' order, where a permutation was drawn (random-seeds)."""
+        if self.row_permutation == "order-free":
+            return ()
+        return ("the records' assignment to the design's rows",)
 
     def partition_tasks(self, n_total: int, partitions: int) -> tuple[PartitionTask, ...]:
         """``n_total`` records in ``partitions`` independent tasks (local or dask workers).
