@@ -27,10 +27,12 @@ def test_design_release_gram(targets):
     assert out.adjacency == "gram" and out.sigma == out.sigma_gram < out.sigma_norm
     assert out.release.gram_sensitivity == pytest.approx(out.gram_sensitivity)
     assert profile_epsilon(out.release, 1e-5).epsilon <= 1.0 + 1e-9
-    # the factor is σ_z‖V‖ with V = v + σN, N from the noise's own stream
+    # the factor is σ_z‖V‖ with V = v + σN, N from the noise's own stream, v fitted on the
+    # records in the order of the permutation drawn from the same root
     design = PublicDesign("random-seeds", 3000, targets.size, 5)
-    v = ridge_fit(design.dense(), targets[:, None], 0.01)
-    noise_seq, _ = np.random.SeedSequence(11).spawn(2)
+    noise_seq, _, order_seq = np.random.SeedSequence(11).spawn(3)
+    order = np.random.Generator(np.random.PCG64(order_seq)).permutation(targets.size)
+    v = ridge_fit(design.dense(), targets[order, None], 0.01)
     v += out.sigma * np.random.Generator(np.random.PCG64(noise_seq)).standard_normal(v.shape)
     expected = out.seed_scale * float(np.linalg.norm(v))
     assert abs(float(out._factor[0, 0])) == pytest.approx(expected, rel=1e-9)

@@ -117,7 +117,7 @@ def test_default_monitor_warns_of_a_stale_file_and_the_result_keeps_it(workdir):
 def test_release_table_on_a_public_design_returns_its_numbers(workdir):
     monitor = Recording()
     result = release_table(
-        private_frame(), ["y1"], FEATURES, label_bound=1.0, ridge=0.1, n_syn=50, out="d.csv",
+        private_frame(), ["y1"], label_bound=1.0, ridge=0.1, n_syn=50, out="d.csv",
         epsilon=1.0, delta=1e-5, design="random-seeds", width=200, design_seed=3, monitor=monitor,
     )  # fmt: skip
     assert result.privacy is None and result.records == 50

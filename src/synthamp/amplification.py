@@ -14,8 +14,8 @@ below :data:`NEGLIGIBLE_NOISE_SAVING` (1%), i.e. roughly when m < 0.04·c².
 It needs m ≳ 2c² to matter (η = 1/2 there: about 29% less noise). For ridge
 regression (docs/theory.md §13) C/Δ = mλ/(2(1 + 2√λ)) with m records, so at a fixed
 ε the ratio c grows with the number of records and with λ: the levers are a
-wider generator (more, e.g. random, features), a smaller ridge penalty, or a
-smaller norm bound C.
+wider generator (more features of the same private columns, still accounted as private:
+:data:`WIDER_GENERATOR`), a smaller ridge penalty, or a smaller norm bound C.
 
 The outlook is a *heuristic* (it rests on the local expansion): it explains a
 result and never feeds a guarantee. The tests compare its prediction with the
@@ -30,10 +30,21 @@ from dataclasses import dataclass
 from synthamp._validation import check_positive
 from synthamp.bounds import amplification_ratio_local_upper
 
-__all__ = ["NEGLIGIBLE_NOISE_SAVING", "AmplificationOutlook", "amplification_outlook"]
+__all__ = [
+    "NEGLIGIBLE_NOISE_SAVING",
+    "WIDER_GENERATOR",
+    "AmplificationOutlook",
+    "amplification_outlook",
+]
 
 #: Amplification is negligible when the predicted relative noise saving is below this.
 NEGLIGIBLE_NOISE_SAVING = 0.01
+
+#: How a generator on private features is widened: its features stay private (a public
+#: design needs inputs its owner declares public, docs/theory.md §19; never a default).
+WIDER_GENERATOR = (
+    "a wider generator (more features of the same private columns, accounted as private)"
+)
 
 
 @dataclass(frozen=True)
@@ -73,6 +84,7 @@ def amplification_outlook(
     sigma: float,
     out_dim: int = 1,
     noise_saved: float | None = None,
+    wider: str = WIDER_GENERATOR,
 ) -> AmplificationOutlook:
     """Say whether amplification can pay at (d, C, σ, k) (docs/theory.md §16; heuristic).
 
@@ -91,6 +103,8 @@ def amplification_outlook(
         given, the line states it beside the prediction, and for k > 1 why they
         differ (the certified Theorem 5.4 bound is looser than the local rate), so
         the outlook never contradicts the number saved.
+    wider : str, default :data:`WIDER_GENERATOR`
+        The advice to widen the model (a public design passes its own: a larger width).
 
     Returns
     -------
@@ -119,14 +133,14 @@ def amplification_outlook(
     if eta >= 1.0:  # the local rate gives no amplification at any σ (⌊d/k⌋ too small)
         message = (
             f"amplification is not available here: with {shown} the local rate (Theorem 5.3) "
-            f"gives none for any σ; use a wider generator (more or random features)"
+            f"gives none for any σ; use {wider}"
         )
     elif negligible:
         message = (
             f"amplification is negligible here (about {100 * saving:.2g}% less noise "
             f"predicted): c = C/σ = {c:.3g} gives c² = {c2:.2g} {relation} {shown}; it needs "
-            f"{name} ≳ 2c² = {needed:.2g}: use a wider generator (more or random features), a "
-            "smaller ridge penalty λ (c grows with λ), or a smaller norm bound C"
+            f"{name} ≳ 2c² = {needed:.2g}: use {wider}, a smaller ridge penalty λ (c grows "
+            "with λ), or a smaller norm bound C"
         )
     else:
         message = (

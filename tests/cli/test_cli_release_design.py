@@ -100,3 +100,73 @@ def test_a_design_release_writes_partitions_locally_and_on_dask(table, capsys, b
     assert len({float(pq.read_table(p).column("y")[0].as_py()) for p in parts}) == 3
     if backend == "dask":
         assert "dask" in (table / "parts.privacy.md").read_text()
+
+
+def _first_screen(page: str) -> str:
+    """The HTML page above its fold (what a reader sees before opening a detail)."""
+    return page.split('id="details"')[0]
+
+
+FEATURES = [
+    "release", "--data", "t.csv", "--targets", "y", "--label-bound", "1", "--ridge", "0.01",
+    "--epsilon", "1", "--delta", "1e-5", "--n-syn", "100", "--design", "random-features",
+    "--width", "300", "--design-seed", "9", "--out", "s.csv", "--no-progress",
+]  # fmt: skip
+
+
+def test_random_features_need_declared_public_inputs_that_are_not_targets(table, capsys):
+    from synthamp.release._checks import PRIVATE_INPUTS
+
+    assert main(FEATURES) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"synthamp: error: --public-inputs: {PRIVATE_INPUTS}"]
+    assert "without --design" in err[0] and "§13" in err[0]
+    assert main([*FEATURES, "--public-inputs", "a,y"]) == 2
+    assert "'y' is also a target" in capsys.readouterr().err
+    assert main([*ARGS, "--public-inputs", "a"]) == 2  # random-seeds reads no input column
+    assert "only with --design random-features" in capsys.readouterr().err
+    assert not (table / "s.csv").exists()
+
+
+@pytest.mark.parametrize("design", ["random-features", "random-seeds"])
+def test_every_output_of_a_design_release_says_what_is_protected(table, capsys, design):
+    from synthamp.report import DESIGN_ADJACENCY, PUBLIC_INPUTS, protected_columns
+
+    args = [*FEATURES, "--public-inputs", "a,b"] if design == "random-features" else ARGS
+    sentence = protected_columns(design == "random-features")
+    assert (sentence == PUBLIC_INPUTS) == (design == "random-features")
+    assert main(args) == 0
+    assert sentence in capsys.readouterr().out  # terminal
+    report = json.loads((table / "s.privacy.json").read_text())
+    assert report["protected"] == sentence
+    markdown = (table / "s.privacy.md").read_text()
+    assert sentence in markdown.split("## ")[0]  # before the first section
+    assert DESIGN_ADJACENCY in markdown and "features and targets" not in markdown
+    first = _first_screen((table / "s.privacy.html").read_text())
+    assert sentence in first
+    assert "regressors are public" not in markdown
+
+
+@pytest.mark.parametrize("seeded", [False, True], ids=["os-entropy", "seeded"])
+@pytest.mark.parametrize("kind", ["generator", "design"])
+def test_every_report_says_where_the_noise_came_from(table, capsys, kind, seeded):
+    """The generator's and the design release's JSON, Markdown, HTML and terminal, with
+    and without --seed: one seed-policy wording, noise_secret as it happened."""
+    import html
+
+    from synthamp.report import SEEDED_WARNING, seed_policy
+
+    args = ARGS if kind == "design" else ARGS[:15]
+    args = [*args, "--out", "s.csv", "--no-progress"] + (["--seed", "42"] if seeded else [])
+    assert main(args) == 0, capsys.readouterr().err
+    terminal = capsys.readouterr().out
+    sentence = seed_policy(seeded)
+    report = json.loads((table / "s.privacy.json").read_text())
+    assert report["noise_secret"] is (not seeded)
+    assert sentence in report["seed_policy"]
+    assert sentence in (table / "s.privacy.md").read_text()
+    page = (table / "s.privacy.html").read_text()
+    assert html.escape(sentence) in page
+    assert (html.escape(sentence) in _first_screen(page)) is seeded
+    assert (SEEDED_WARNING in terminal and sentence in terminal) is seeded
+    assert seed_policy(not seeded) not in report["seed_policy"]

@@ -14,6 +14,7 @@ import click
 
 from synthamp._validation import printable
 from synthamp.cli._common import echo_json
+from synthamp.report import SEEDED_WARNING
 
 __all__ = [
     "audit_json",
@@ -86,7 +87,7 @@ def print_release_summary(privacy, rows: int, out_path: Path, report_paths: tupl
             if value is not None:
                 console.print(f"  ε ({name}) = {value:.6g}: {meaning}")
     if not privacy.noise_secret:
-        console.print("[bold yellow]warning:[/] seeded run: the noise is not secret")
+        console.print(f"[bold yellow]warning:[/] {SEEDED_WARNING}. " + escape(privacy.seed_policy))
     for note in privacy.notes:
         console.print(f"[yellow]note:[/] {note}")
     for line in (privacy.accounting_note, privacy.amplification):
@@ -181,5 +182,5 @@ def show_demo(result, epsilon: float, as_json: bool) -> None:
     if privacy.accounting_note:
         say(f"note: {privacy.accounting_note}")
     if not privacy.noise_secret:
-        say("[bold yellow]warning:[/] seeded run: the noise is not secret")
+        say(f"[bold yellow]warning:[/] {SEEDED_WARNING}. " + escape(privacy.seed_policy))
     say("wrote " + ", ".join(str(p) for p in result.paths))

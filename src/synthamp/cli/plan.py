@@ -34,11 +34,12 @@ __all__ = ["plan"]
     click.option("--accounting", "method", type=LibraryChoice("synthamp.release", "PLAN_METHODS"),
                  default="exact", show_default=True, help="Amplification-aware accounting method."),
     click.option("--design", type=LibraryChoice("synthamp.release", "DESIGNS"), default=None,
-                 help="Plan a public design of each --width (random-seeds)."),
+                 help="Plan a public design of each --width (random-seeds; not with "
+                 "--features, --n-syn, --releases or --accounting other than exact)."),
     click.option("--design-seed", type=int, default=None, metavar="S",
                  help="The design's public seed."),
     click.option("--adjacency", type=LibraryChoice("synthamp.release", "ADJACENCIES"),
-                 default="gram", show_default=True, help="Adjacency of --design."),
+                 default=None, help="Adjacency of --design (default: gram)."),
     click.option("--no-progress", is_flag=True, help="No status line on stderr."),
     JSON,
 )  # fmt: skip

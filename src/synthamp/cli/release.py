@@ -116,7 +116,7 @@ _JSON = ("--json as_json", "Print one JSON object describing what was written.",
     ("--norm-bound", "Project the model onto ‖v‖_F ≤ C (default B/(2√λ)).",
      dict(type=float, metavar="C")),
     ("--feature-scale", "Declared, data-independent factor applied to the features (rows are "
-     "then clipped to norm ≤ 1).", dict(type=float, default=1.0, show_default=True, metavar="S")),
+     "then clipped to norm ≤ 1). Default 1.", dict(type=float, metavar="S")),
     _ACCOUNTING,
     ("--accountant", "pld: exact privacy profile (tight); rdp: RDP curve converted (default: pld "
      "for k = 1 with --unlimited, rdp otherwise; for k = 1 the unlimited release's pld is used "
@@ -134,13 +134,18 @@ _JSON = ("--json as_json", "Print one JSON object describing what was written.",
      "per dataset (public parameters only, no data) and show the result in the HTML report.",
      dict(type=int, metavar="TRIALS")),
     ("--design", "Regress the targets on a public design of width --width (random-seeds: a "
-     "public random seed per record; random-features: random Fourier features of the feature "
-     "columns, which must then be public), accounted with the exact public-design bounds.",
+     "public random seed per record, records in a secret random order; random-features: random "
+     "Fourier features of the columns declared public by --public-inputs), accounted with the "
+     "public design's bounds. Only the target columns are protected. Not with --features, "
+     "--norm-bound, --feature-scale, --sigma, --audit or an --accounting other than exact.",
      dict(type=click.Choice(DESIGNS))),
     ("--width", "Width of --design.", dict(type=int, metavar="D")),
     ("--design-seed", "Public design seed.", dict(type=int, metavar="S")),
-    ("--adjacency", "With --design: the reachable Gram pairs (k = 1) or the norm model.",
-     dict(type=click.Choice(ADJACENCIES), default="gram", show_default=True)),
+    ("--adjacency", "With --design: the reachable Gram pairs (k = 1; the default) or the norm "
+     "model.", dict(type=click.Choice(ADJACENCIES))),
+    ("--public-inputs", "With --design random-features (required there): the input columns, "
+     "declared public; only the targets are then protected. If the inputs are private, release "
+     "without --design (the generator accounts for private features).", dict(metavar="COLS")),
     ("--no-progress", "No progress bar on stderr.", dict(is_flag=True)),
     _JSON,
 )  # fmt: skip

@@ -12,7 +12,9 @@ failure is an :class:`~synthamp._validation.InputError` naming the parameter
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -30,6 +32,9 @@ from synthamp.release._ridge import ridge_norm_bound, ridge_sensitivity, row_nor
 from synthamp.release._tabular import check_csv_names, check_input_file
 
 __all__ = [
+    "NOT_WITH_DESIGN",
+    "ONLY_WITH_DESIGN",
+    "PRIVATE_INPUTS",
     "check_design_options",
     "check_noise_options",
     "check_paths",
@@ -165,16 +170,66 @@ def check_scale_options(partitions, n_syn: int, distributed: bool, scheduler) ->
         raise InputError("scheduler", "applies only with --backend dask")
 
 
-def check_design_options(design, width, design_seed, sigma) -> None:
-    """The options a public design needs, checked before the table is read."""
+#: The options of a release that a release on a public design refuses, and why (each is
+#: refused with one line before the table is read; docs/theory.md §19).
+NOT_WITH_DESIGN: dict[str, str] = {
+    "sigma": "--design calibrates σ: give --epsilon and --delta",
+    "features": "a design release reads no feature column (random-seeds uses none; "
+    "random-features reads the public columns named by --public-inputs)",
+    "norm_bound": "a design release uses its design's own certified bound C (docs/theory.md §19)",
+    "feature_scale": "a design release scales no feature (the design's rows have unit norm)",
+    "audit": "the audit attacks a generator's norm-model worst case; a design release is "
+    "accounted on its design's own bounds and its report sets the accounting beside concrete "
+    "adjacent datasets instead",
+}
+
+#: The options only a release on a public design takes.
+ONLY_WITH_DESIGN: tuple[str, ...] = ("width", "design_seed", "adjacency", "public_inputs")
+
+#: Why a random-features design needs its inputs declared (docs/theory.md §13, §19).
+PRIVATE_INPUTS = (
+    "random-features needs its public input columns named (--public-inputs COLS); if they "
+    "are private, a public design does not apply: release without --design (the generator "
+    "accounts for private features, docs/theory.md §13)"
+)
+
+
+def check_design_options(design: str | None, options: Mapping[str, Any]) -> None:
+    """Every option of a release either applies to its design (or to none) or is refused.
+
+    ``options`` maps the library's parameter names (``audit`` for the audit's trials) to
+    the values given (None: not given). Checked before the table is read: a public design
+    needs its width and public seed, random-features its public input columns (none of
+    them a target); the options of :data:`NOT_WITH_DESIGN` and any accounting but the
+    exact one are refused with a design, those of :data:`ONLY_WITH_DESIGN` without.
+    """
     if design is None:
-        for name, value in (("width", width), ("design_seed", design_seed)):
-            if value is not None:
+        for name in ONLY_WITH_DESIGN:
+            if options.get(name) is not None:
                 raise InputError(name, "applies only with --design")
         return
-    if width is None or design_seed is None:
+    for name, why in NOT_WITH_DESIGN.items():
+        if options.get(name) is not None:
+            raise InputError(name, why)
+    if options.get("accounting", "exact") not in (None, "exact"):
+        raise InputError(
+            "accounting", "a design release is one unlimited release, accounted exactly: "
+            "no other method applies",
+        )  # fmt: skip
+    if options.get("width") is None or options.get("design_seed") is None:
         raise InputError("design", "needs --width D and --design-seed S (a public seed)")
-    check_integer("width", width, 1, 10**6)
-    check_integer("design_seed", design_seed, 0)
-    if sigma is not None:
-        raise InputError("sigma", "--design calibrates σ: give --epsilon and --delta")
+    check_integer("width", options["width"], 1, 10**6)
+    check_integer("design_seed", options["design_seed"], 0)
+    inputs = options.get("public_inputs")
+    if design != "random-features":
+        if inputs is not None:
+            raise InputError("public_inputs", "applies only with --design random-features")
+        return
+    if inputs is None:
+        raise InputError("public_inputs", PRIVATE_INPUTS)
+    targets = options.get("targets") or ()
+    overlap = [name for name in inputs if name in targets]
+    if overlap:
+        raise InputError(
+            "public_inputs", f"column {overlap[0]!r} is also a target: the targets are private"
+        )

@@ -4,7 +4,9 @@
 public design from its recorded seed (:class:`synthamp.release._designs.PublicDesign`),
 computes the exact public-design bounds Δ, C, s₂ from the m × m dual (docs/theory.md §19),
 calibrates σ under the norm model and, for k = 1, under the statistic-level adjacency
-(docs/gram-adjacency.md), fits v = M Y block by block, perturbs it once (V = v + σN, N from
+(docs/gram-adjacency.md), assigns the records to the rows of a random-seeds design by a
+uniform permutation from the noise's entropy (so the guarantee holds whatever the file's
+order, docs/theory.md §19), fits v = M Y block by block, perturbs it once (V = v + σN, N from
 operating-system entropy, never from the design's seed) and keeps only the k × k factor R
 with RᵀR = σ_z²VᵀV, from which the records are drawn (docs/theory.md §17): v, N and V are
 dropped before it returns. The unlimited-release guarantee covers R.
@@ -21,12 +23,19 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from synthamp._budget import report_status
-from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
+from synthamp._validation import (
+    InputError,
+    check_integer,
+    check_open_unit,
+    check_positive,
+    check_real_table,
+)
 from synthamp._version import __version__
 from synthamp.accountant import Guarantee, SyntheticDataRelease, calibrate, release_curves
 from synthamp.amplification import amplification_outlook
 from synthamp.divergence._wishart import MAX_DIM_K2
 from synthamp.release._design_pairs import (
+    COMPARISON_TIME_BUDGET,
     DesignPairComparison,
     compare_design_accounting,
     comparison_orders,
@@ -40,12 +49,50 @@ from synthamp.release._designs import (
 )
 from synthamp.release._partitioned import PartitionTask, partitions_root, plan_partitions
 from synthamp.release._ridge import OBJECTIVE, _draw_with_factor, _gram_factor, _perturb, clip_rows
-from synthamp.report._privacy import ADJACENCY, PrivacyReport, utility_text
+from synthamp.report._privacy import (
+    DESIGN_ADJACENCY,
+    SEEDED_WARNING,
+    PrivacyReport,
+    protected_columns,
+    seed_policy,
+    utility_text,
+)
 from synthamp.utility import release_utility
 
-__all__ = ["DesignAccounting", "DesignRelease", "account_design", "design_release"]
+__all__ = [
+    "DesignAccounting",
+    "DesignRelease",
+    "account_design",
+    "design_release",
+    "row_permutation",
+]
 
 _BEYOND = "not computed: the exact engines reach k = 1, and k = 2 with D <= 10,000"
+
+#: How the records were assigned to the design's rows (the JSON's ``row_permutation``), and
+#: the sentence the report's randomness line adds to the seed policy (docs/theory.md §19).
+ROW_PERMUTATIONS: dict[str, str] = {
+    "secret": "Records were assigned to the design's rows by a uniform random permutation "
+    "drawn from the same entropy, neither stored nor shown; the design's seed is public and "
+    "recorded.",
+    "seeded": "Records were assigned to the design's rows by a permutation derived from the "
+    "same user-supplied seed (public to anyone who knows the seed, reproducible); the "
+    "design's seed is public and recorded.",
+    "order-free": "Each design row is computed from its own record's public inputs, so the "
+    "model does not depend on the records' order and no permutation is needed; the design's "
+    "seed is public and recorded.",
+}
+
+
+def row_permutation(entropy: np.random.SeedSequence, n_records: int) -> NDArray[np.intp]:
+    """The uniform assignment of records to design rows: row i holds record π[i].
+
+    Drawn from the noise's own source (a child of its ``SeedSequence``: OS entropy, or a
+    seeded research run's stream), never from the design's public seed, so that the
+    guarantee holds whatever the file's order (docs/theory.md §19). Private: never
+    write, log or print it.
+    """
+    return np.random.Generator(np.random.PCG64(entropy)).permutation(n_records)
 
 
 @dataclass(eq=False)
@@ -104,6 +151,18 @@ class DesignRelease:
     _rng: np.random.Generator = field(repr=False)
     seeded: bool = False
     comparison: DesignPairComparison | None = None
+    row_permutation: str = "secret"
+
+    @property
+    def protected(self) -> str:
+        """What the release protects (one wording, :func:`synthamp.report.protected_columns`)."""
+        return protected_columns(self.design.inputs is not None)
+
+    @property
+    def seed_policy(self) -> str:
+        """Where the noise and the rows' order came from (the generator's wording, then the
+        design's own sentence)."""
+        return f"{seed_policy(self.seeded)} {ROW_PERMUTATIONS[self.row_permutation]}"
 
     def sample(self, n: int) -> NDArray[np.float64]:
         """``n`` synthetic records σ_z·gR, g ~ N(0, I_k): exactly the law of ZV given V."""
@@ -123,12 +182,17 @@ class DesignRelease:
             "width": self.design.width,
             "design_seed": self.design.seed,
             "design_seed_public": True,
+            "protected": self.protected,
+            "row_permutation": self.row_permutation,
+            "noise_secret": not self.seeded,
+            "seed_policy": self.seed_policy,
             "ridge": self.ridge,
             "label_bound": self.label_bound,
             "sensitivity": self.sensitivity,
             "norm_bound": self.norm_bound,
             "gram_sensitivity": self.gram_sensitivity,
             "adjacency": self.adjacency,
+            "unlimited": True,  # one unlimited release: any number of records is covered
             "epsilon": self.guarantee.epsilon,
             "delta": self.delta,
             "kind": self.guarantee.kind,
@@ -152,6 +216,7 @@ class DesignRelease:
         lines = [
             f"design: {d.name}, width D = {d.width:,}, public seed {d.seed} (recorded; not the "
             "noise's entropy)",
+            f"protected: {self.protected}",
             f"guarantee: ({self.guarantee.epsilon:.6g}, {self.delta:g})-DP for any number of "
             f"records ({self.guarantee.accountant}, {self.guarantee.kind}; {self.adjacency} "
             "adjacency)",
@@ -171,6 +236,8 @@ class DesignRelease:
                 "(the baseline is the Gaussian mechanism on ‖v‖² with its public-design "
                 f"sensitivity s₂ = {self.gram_sensitivity:.4g}: the same statistic, same (ε, δ))"
             )
+        if self.seeded:
+            lines.append(f"warning: {SEEDED_WARNING}. {self.seed_policy}")
         return lines + self._comparison_lines()
 
     def _comparison_lines(self) -> list[str]:
@@ -193,7 +260,7 @@ class DesignRelease:
         first use.
         """
         d, g = self.design, self.guarantee
-        adjacency = ADJACENCY
+        adjacency = DESIGN_ADJACENCY
         if self.adjacency == "gram":
             adjacency += (
                 "; accounted on the reachable pairs of the Gram statistic ‖v‖², whose change "
@@ -201,6 +268,7 @@ class DesignRelease:
                 "public design (docs/gram-adjacency.md, docs/theory.md §19)"
             )
         notes = [
+            f"Protected: {self.protected}.",
             f"σ = {self.sigma_norm:.4g} under the norm model"
             + (
                 ""
@@ -224,15 +292,10 @@ class DesignRelease:
             adjacency=adjacency, objective=OBJECTIVE,
             feature_scaling=(
                 f"public design {d.name}: width D = {d.width:,} generated from the recorded "
-                f"public seed {d.seed} (not the noise's entropy); the regressors are public, "
-                "only the target columns are private"
+                f"public seed {d.seed} (not the noise's entropy); {self.protected}"
             ),
-            seed_policy=(
-                "Noise N and seeds Z were drawn from numpy's PCG64 generator seeded with 128 bits "
-                "of operating-system entropy (numpy.random.SeedSequence()); the seed is neither "
-                "stored nor shown. The design's seed is public and recorded."
-            ),
-            noise_secret=True,
+            seed_policy=self.seed_policy,
+            noise_secret=not self.seeded,
             released=(
                 f"{n_syn:,} synthetic records ZV of dimension k = {self.release.out_dim} (any "
                 "number is covered)",
@@ -240,18 +303,25 @@ class DesignRelease:
                 "s₂, σ, σ_z, the design and its seed)",
             ),
             not_released=(
-                "the private target columns", "the unperturbed model v", "the noisy model V",
-                "the noise N", "the hidden seeds Z",
+                "the private target columns", *self._order_not_released(),
+                "the unperturbed model v", "the noisy model V", "the noise N", "the hidden seeds Z",
             ),
             notes=tuple(notes), synthamp_version=__version__, accounting_note=g.note,
             amplification=amplification_outlook(
-                d.width, self.norm_bound, self.sigma, self.release.out_dim, g.noise_saved
+                d.width, self.norm_bound, self.sigma, self.release.out_dim, g.noise_saved,
+                wider="a wider design (a larger --width)",
             ).message,
             # release_utility's fields (the generator's report takes them all), not the copy
             **{k: value for k, value in self.utility.items() if k != "gram_error_baseline_s2"},
         )  # fmt: skip
         curves = functools.partial(release_curves, self.release, self.delta)
         return dataclasses.replace(report, curves=curves)
+
+    def _order_not_released(self) -> tuple[str, ...]:
+        """The rows' order, where a permutation was drawn (random-seeds)."""
+        if self.row_permutation == "order-free":
+            return ()
+        return ("the records' assignment to the design's rows",)
 
     def partition_tasks(self, n_total: int, partitions: int) -> tuple[PartitionTask, ...]:
         """``n_total`` records in ``partitions`` independent tasks (local or dask workers).
@@ -363,6 +433,7 @@ def design_release(
     accountant: str | None = None,
     seed_scale: float | None = None,
     random_state: int | None = None,
+    time_budget: float | None = COMPARISON_TIME_BUDGET,
 ) -> DesignRelease:
     """Fit, account and perturb a generator of ``targets`` on a public design.
 
@@ -383,8 +454,9 @@ def design_release(
     label_bound : float, default 1.0
         B.
     inputs : array_like, optional
-        ``random-features``: the public inputs (m × p). They must be public: features of
-        private inputs make M depend on the data (docs/theory.md §13 applies then).
+        ``random-features``: the public inputs (m × p), declared public by passing them.
+        Features of private inputs make M depend on the data: docs/theory.md §13 applies
+        then, and this design does not (use :class:`~synthamp.release.PrivateLinearGenerator`).
     adjacency : {"gram", "norm"}, default "gram"
         "gram": the reachable set of Gram pairs (k = 1 only; docs/gram-adjacency.md).
     accountant : {"pld", "rdp"} or None, default None
@@ -393,15 +465,19 @@ def design_release(
     seed_scale : float, optional
         σ_z (default 1/√D); it does not change the privacy.
     random_state : int, optional
-        Seed of the noise, for reproducible research only (default: OS entropy).
+        Seed of the noise, the draws and the rows' order, for reproducible research only
+        (default: OS entropy; the report then says the noise is not secret).
+    time_budget : float or None, default 30
+        Seconds for the comparison with concrete pairs (None: no limit); past them
+        what was verified stands, and the report says so.
 
     Returns
     -------
     DesignRelease
     """
-    y = np.asarray(targets, dtype=float)
+    y = check_real_table("targets", targets)  # the generator's check (bool, masked, text)
     y = y[:, None] if y.ndim == 1 else y
-    if y.ndim != 2 or y.shape[0] < 1 or not np.all(np.isfinite(y)):
+    if y.ndim != 2 or y.shape[0] < 1 or y.shape[1] < 1:
         raise InputError("targets", "must be a finite m × k table")
     m, k = y.shape
     epsilon = check_positive("epsilon", epsilon)
@@ -417,7 +493,13 @@ def design_release(
     sigma, s2 = accounted.sigma, accounted.gram_sensitivity
     scale = 1.0 / math.sqrt(public.width) if seed_scale is None else seed_scale
     scale = check_positive("seed_scale", scale)
-    noise_seq, sample_seq = np.random.SeedSequence(random_state).spawn(2)
+    # one root (OS entropy, or the research seed) for the noise, the draws and the rows' order
+    noise_seq, sample_seq, order_seq = np.random.SeedSequence(random_state).spawn(3)
+    if public.inputs is None:  # seeds sit at positions: the records take uniform ones
+        y = y[row_permutation(order_seq, m)]
+        order = "secret" if random_state is None else "seeded"
+    else:  # row i is φ(uᵢ) of record i's own inputs: v does not depend on the order
+        order = "order-free"
     # v and N live only in this block (never printed, logged or written)
     model = design_model(public, clip_rows(y, label_bound), bounds.dual, norms)
     _perturb(model, sigma, np.random.Generator(np.random.PCG64(noise_seq)))
@@ -426,7 +508,9 @@ def design_release(
     comparison = None
     if k == 1 or (k == 2 and public.width <= MAX_DIM_K2):
         orders = comparison_orders(accounted.guarantee.optimal_order)
-        comparison = compare_design_accounting(accounted.release, bounds, label_bound, orders)
+        comparison = compare_design_accounting(
+            accounted.release, bounds, label_bound, orders, seconds=time_budget
+        )
     return DesignRelease(
         design=public,
         ridge=ridge,
@@ -450,4 +534,5 @@ def design_release(
         _rng=np.random.Generator(np.random.PCG64(sample_seq)),
         seeded=random_state is not None,
         comparison=comparison,
+        row_permutation=order,
     )

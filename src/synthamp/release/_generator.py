@@ -89,7 +89,7 @@ from synthamp.release._ridge import (
     row_norms,
     scale_clip_rows,
 )
-from synthamp.report._privacy import ADJACENCY, PrivacyReport
+from synthamp.report._privacy import ADJACENCY, PrivacyReport, seed_policy
 from synthamp.utility import release_utility
 
 __all__ = ["ACCOUNTING_METHODS", "DEFAULT_DELTA", "SAMPLERS", "PrivateLinearGenerator"]
@@ -434,18 +434,6 @@ class PrivateLinearGenerator(BaseEstimator):
         n_syn: int | None,
     ) -> PrivacyReport:
         seeded = self.random_state is not None
-        if seeded:
-            seed_policy = (
-                "Noise N and seeds Z were derived from a user-supplied seed, for reproducible "
-                "research: anyone who knows the seed can recompute the noise, so the noise is "
-                "not secret and the guarantee holds only while the seed stays secret."
-            )
-        else:
-            seed_policy = (
-                "Noise N and seeds Z were drawn from numpy's PCG64 generator seeded with 128 bits "
-                "of operating-system entropy (numpy.random.SeedSequence()); the seed is neither "
-                "stored nor shown."
-            )
         records = "any number of" if n_syn is None else f"up to {n_syn:,}"
         released = [
             f"{records} synthetic records ZV of dimension k = {k} (rows iid N(0, σ_z²VᵀV) given V)",
@@ -501,7 +489,7 @@ class PrivateLinearGenerator(BaseEstimator):
             adjacency=ADJACENCY,
             objective=OBJECTIVE,
             feature_scaling=scaling_text,
-            seed_policy=seed_policy,
+            seed_policy=seed_policy(seeded),
             noise_secret=not seeded,
             released=tuple(released),
             not_released=tuple(not_released),

@@ -134,13 +134,19 @@ class _Recorder(ReleaseMonitor):
 
 def _check_numbers(o: dict) -> dict:
     """Step 1: every public number, before any path or the table (see _checks)."""
+    o["targets"] = _tabular.parse_columns(o["targets"], param="targets")
+    o["features"] = _tabular.parse_columns(o["features"], param="features")
+    o["public_inputs"] = _tabular.parse_columns(o["public_inputs"], param="public_inputs")
+    # every option applies to the design (or to none), or is refused here, with one line
+    check_design_options(o["design"], {**o, "audit": o["audit_trials"]})
     o["label_bound"] = check_positive("label_bound", o["label_bound"])
     o["ridge"] = check_positive("ridge", o["ridge"])
     distributed = o["backend"] == "dask"
-    check_design_options(o["design"], o["width"], o["design_seed"], o["sigma"])
     o["unlimited"] = o["unlimited"] or distributed or o["design"] is not None  # design: unlimited
     o["n_syn"] = check_release_n_syn(o["n_syn"], o["unlimited"])
-    o["feature_scale"] = check_positive("feature_scale", o["feature_scale"])
+    scale = 1.0 if o["feature_scale"] is None else o["feature_scale"]
+    o["feature_scale"] = check_positive("feature_scale", scale)
+    o["adjacency"] = "gram" if o["adjacency"] is None else o["adjacency"]
     if o["norm_bound"] is not None:
         check_positive("norm_bound", o["norm_bound"])
     check_noise_options(o["epsilon"], o["delta"], o["sigma"])
@@ -151,8 +157,6 @@ def _check_numbers(o: dict) -> dict:
     o["mode"] = release_mode(o["mode"], o["seed"])
     check_scale_options(o["partitions"], o["n_syn"], distributed, o["scheduler"])
     check_ridge_numbers(o["label_bound"], o["ridge"])
-    o["targets"] = _tabular.parse_columns(o["targets"], param="targets")
-    o["features"] = _tabular.parse_columns(o["features"], param="features")
     return o
 
 
@@ -174,11 +178,17 @@ def _check_outputs(o: dict) -> tuple[Path, str, tuple[Path, Path, Path]]:
     return out_path, fmt, reports
 
 
-def _read(data, target_cols: list[str], feature_cols: list[str] | None):
-    """Step 3: the private table's targets y and features x (checked)."""
+def _read(data, target_cols: list[str], feature_cols: list[str] | None, design, inputs):
+    """Step 3: the private table's targets y and features x (checked); on a public design,
+    the targets and the declared public inputs (random-features) or nothing else."""
     frame = data if hasattr(data, "columns") else _tabular.read_table(data, param="data")
     if len(frame) < 2:
         raise InputError("data", f"needs at least 2 records, got {len(frame)}")
+    if design is not None:
+        y = _tabular.select_numeric(frame, target_cols, param="targets")
+        if inputs is None:
+            return y, None
+        return y, _tabular.select_numeric(frame, inputs, param="public_inputs")
     if feature_cols is None:
         feature_cols = [str(c) for c in frame.columns if c not in target_cols]
         if not feature_cols:
@@ -213,7 +223,7 @@ def release_table(
     force: bool = False,
     mode: str | int | None = None,
     norm_bound: float | None = None,
-    feature_scale: float = 1.0,
+    feature_scale: float | None = None,
     accounting: str = "exact",
     accountant: str | None = None,
     unlimited: bool = False,
@@ -224,7 +234,8 @@ def release_table(
     design: str | None = None,
     width: int | None = None,
     design_seed: int | None = None,
-    adjacency: str = "gram",
+    adjacency: str | None = None,
+    public_inputs=None,
     time_budget: float | None = DEFAULT_TIME_BUDGET,
     monitor: ReleaseMonitor | None = None,
 ) -> TableRelease:
@@ -254,16 +265,25 @@ def release_table(
     mode : str or int, optional
         File mode of the published outputs (default: from the umask; 600 when seeded).
     norm_bound, feature_scale, accounting, accountant, time_budget
-        As :class:`~synthamp.release.PrivateLinearGenerator`.
+        As :class:`~synthamp.release.PrivateLinearGenerator` (``feature_scale`` default
+        1.0). With a design: ``accountant`` applies, ``time_budget`` bounds the comparison
+        with concrete pairs, ``accounting`` must be "exact", and ``norm_bound`` and
+        ``feature_scale`` are refused.
     unlimited : bool
         Account for any number of records (the n_syn → ∞ plateau).
     partitions, backend, scheduler
         P Parquet partitions, written in this process (``"local"``) or on dask
         (accounted as unlimited: the workers receive R, docs/theory.md §17).
     audit_trials : int, optional
-        Also audit the release (public parameters only; ≥ 100 trials per dataset).
+        Also audit the release (public parameters only; ≥ 100 trials per dataset; not
+        with a design).
     design, width, design_seed, adjacency
-        Regress on a public design (:data:`~synthamp.release.DESIGNS`), §19.
+        Regress on a public design (:data:`~synthamp.release.DESIGNS`), §19; the records
+        take the design's rows in a uniform random order (adjacency default "gram").
+    public_inputs : str or sequence of str, optional
+        ``random-features`` only, and required there: the input columns, declared public
+        (none of them a target); only the targets are then protected. Private inputs:
+        release without a design (§13).
     monitor : ReleaseMonitor, optional
         Told the messages, the long steps and the records written (default: silent).
 
@@ -288,7 +308,7 @@ def release_table(
             report_tmps = [transaction.add(path, param="report") for path in reports]
         finally:  # what was cleaned or put back, also when a check then fails
             stale_messages(transaction, recorder)
-        y, x = _read(data, o["targets"], o["features"])
+        y, x = _read(data, o["targets"], o["features"], design, o["public_inputs"])
         if design is not None:
             result = _on_design(o, y, x, table_tmp, fmt, report_tmps, recorder)
         else:
@@ -305,9 +325,9 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
     with monitor.stage("fitting on the public design"):
         released = design_release(
             y, o["design"], o["width"], o["design_seed"], epsilon=o["epsilon"],
-            delta=o["delta"], ridge=o["ridge"], label_bound=o["label_bound"],
-            inputs=x if o["design"] == "random-features" else None,
+            delta=o["delta"], ridge=o["ridge"], label_bound=o["label_bound"], inputs=x,
             adjacency=o["adjacency"], accountant=o["accountant"], random_state=o["seed"],
+            time_budget=o["time_budget"],
         )  # fmt: skip
         del y, x
         if o["partitions"] is None:

@@ -151,7 +151,7 @@ def plan_table(
     method: str = "exact",
     design: str | None = None,
     design_seed: int | None = None,
-    adjacency: str = "gram",
+    adjacency: str | None = None,
 ) -> TablePlan:
     """Plan the release of a private table from its shape: C, Δ, σ, noise saved, utility.
 
@@ -169,8 +169,11 @@ def plan_table(
         with ``design``).
     design, design_seed, adjacency : optional
         A public design (``random-seeds``) of each width, its public seed and the
-        adjacency σ is calibrated for: the plan of ``release --design``
+        adjacency σ is calibrated for (default "gram"): the plan of ``release --design``
         (:func:`~synthamp.release.plan_design`: exact Δ, C, s₂; one unlimited release).
+        Every option applies to the design (or to none) or is refused before the table
+        is read: no ``features``, ``n_syn``, ``releases`` or ``method`` but "exact" with
+        a design; no ``design_seed`` or ``adjacency`` without.
 
     Returns
     -------
@@ -179,30 +182,49 @@ def plan_table(
     """
     target_cols = parse_columns(targets, param="targets")
     feature_cols = parse_columns(features, param="features")
-    m, d, k = read_shape(data, target_cols, feature_cols, param="data")
     if widths is not None:
         if any(w != int(w) for w in widths):
             raise InputError("width", "must be whole numbers")
         widths = [int(w) for w in widths]
+    _check_design_plan(
+        design, design_seed, adjacency, widths, feature_cols, n_syn, releases, method
+    )
+    m, d, k = read_shape(data, target_cols, feature_cols, param="data")
     if design is None:
-        if design_seed is not None:
-            raise InputError("design_seed", "applies only with --design")
         plan = plan_release(
             n_records=m, n_features=d, n_targets=k, label_bound=label_bound, epsilon=epsilon,
             delta=delta, ridges=ridges, widths=widths, n_syn=n_syn, releases=releases,
             method=method,
         )  # fmt: skip
         return TablePlan(str(data), plan)
-    if widths is None or design_seed is None:
-        raise InputError("design", "needs --width D (one or more) and --design-seed S")
-    if n_syn is not None or releases != 1 or method != "exact":
-        raise InputError(
-            "design", "plans one unlimited release with exact accounting (no --n-syn, "
-            "--releases or --accounting)",
-        )  # fmt: skip
     plan = plan_design(
         n_records=m, n_targets=k, design=design, widths=widths, design_seed=design_seed,
         label_bound=label_bound, epsilon=epsilon, delta=delta, ridges=ridges,
-        adjacency=adjacency,
+        adjacency="gram" if adjacency is None else adjacency,
     )  # fmt: skip
     return TablePlan(str(data), plan)
+
+
+def _check_design_plan(design, design_seed, adjacency, widths, features, n_syn, releases, method):
+    """Every option of ``plan`` applies to its design (or to none), or is refused with one
+    line, before the table's shape is read."""
+    if design is None:
+        for name, value in (("design_seed", design_seed), ("adjacency", adjacency)):
+            if value is not None:
+                raise InputError(name, "applies only with --design")
+        return
+    if design != "random-seeds":
+        raise InputError(
+            "design", "only random-seeds is planned from the table's shape (random-features "
+            "needs the public inputs' values: release it, or plan random-seeds)",
+        )  # fmt: skip
+    if widths is None or design_seed is None:
+        raise InputError("design", "needs --width D (one or more) and --design-seed S")
+    one = "plans one unlimited release with exact accounting"
+    if features is not None:
+        raise InputError("features", "a random-seeds design uses no feature column")
+    for name, value, default in (("n_syn", n_syn, None), ("releases", releases, 1)):
+        if value != default:
+            raise InputError(name, f"--design {one}")
+    if method != "exact":
+        raise InputError("accounting", f"--design {one}")

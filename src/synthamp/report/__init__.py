@@ -17,8 +17,10 @@ renders what it is given (docs/theory.md §13–§16).
    render_html        -- the report as one self-contained HTML page
 
 Constants: ``SCHEMA_VERSION`` (the version of every JSON synthamp writes),
-``ADJACENCY`` (the neighbouring relation every guarantee refers to), ``GLOSSARY``
-(the plain-language glossary of the HTML page).
+``ADJACENCY`` (the neighbouring relation every guarantee refers to), ``DESIGN_ADJACENCY``
+(that of a release on a public design), ``PUBLIC_INPUTS`` and ``protected_columns`` (what
+such a release protects), ``seed_policy`` and ``SEEDED_WARNING`` (where the noise came
+from), ``GLOSSARY`` (the plain-language glossary of the HTML page).
 """
 
 from __future__ import annotations
@@ -32,9 +34,14 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
     from synthamp.report._html import render_html
     from synthamp.report._privacy import (
         ADJACENCY,
+        DESIGN_ADJACENCY,
+        PUBLIC_INPUTS,
         REPORT_SCHEMA,
         SCHEMA_VERSION,
+        SEEDED_WARNING,
         PrivacyReport,
+        protected_columns,
+        seed_policy,
         utility_table_cells,
         utility_text,
     )
@@ -45,9 +52,14 @@ _SOURCES: dict[str, str] = {
     **dict.fromkeys(
         [
             "ADJACENCY",
+            "DESIGN_ADJACENCY",
+            "PUBLIC_INPUTS",
             "REPORT_SCHEMA",
             "SCHEMA_VERSION",
+            "SEEDED_WARNING",
             "PrivacyReport",
+            "protected_columns",
+            "seed_policy",
             "utility_table_cells",
             "utility_text",
         ],
@@ -57,11 +69,16 @@ _SOURCES: dict[str, str] = {
 
 __all__ = [
     "ADJACENCY",
+    "DESIGN_ADJACENCY",
     "GLOSSARY",
+    "PUBLIC_INPUTS",
     "REPORT_SCHEMA",
     "SCHEMA_VERSION",
+    "SEEDED_WARNING",
     "PrivacyReport",
+    "protected_columns",
     "render_html",
+    "seed_policy",
     "utility_table_cells",
     "utility_text",
 ]

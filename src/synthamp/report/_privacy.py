@@ -26,9 +26,14 @@ from synthamp._budget import PLATEAU_FALLBACK
 
 __all__ = [
     "ADJACENCY",
+    "DESIGN_ADJACENCY",
+    "PUBLIC_INPUTS",
     "REPORT_SCHEMA",
     "SCHEMA_VERSION",
+    "SEEDED_WARNING",
     "PrivacyReport",
+    "protected_columns",
+    "seed_policy",
     "utility_table_cells",
     "utility_text",
 ]
@@ -52,6 +57,55 @@ ADJACENCY = (
     "replace-one: two datasets are adjacent if they have the same number m of records "
     "and differ in one record (features and targets); m is treated as public"
 )
+
+#: The neighbouring relation of a release on a public design (docs/theory.md §19): the
+#: records' positions are drawn by a uniform permutation, so the file's order does not matter.
+DESIGN_ADJACENCY = (
+    "replace-one: two datasets are adjacent if they have the same number m of records and "
+    "differ in the target columns of one record, whatever the file's order (the input columns, "
+    "if any, are public and the same in both); m is treated as public"
+)
+
+#: What a release on a public design protects: said once, rendered by every output.
+PUBLIC_INPUTS = "only the target columns are protected; the input columns are treated as public"
+
+
+def protected_columns(has_inputs: bool) -> str:
+    """What a release on a public design protects (docs/theory.md §19), for every output.
+
+    Parameters
+    ----------
+    has_inputs : bool
+        True if the design is built from declared public input columns (random features).
+    """
+    if has_inputs:
+        return PUBLIC_INPUTS
+    return "only the target columns are read and protected; no other column is used"
+
+
+#: The one-line warning of a seeded run (terminal and summaries), before its seed policy.
+SEEDED_WARNING = "seeded run: the noise is not secret"
+
+
+def seed_policy(seeded: bool) -> str:
+    """Where the noise came from, in one wording for every release (docs/theory.md §17).
+
+    Parameters
+    ----------
+    seeded : bool
+        True for a research run seeded by the user (the noise is then not secret).
+    """
+    if seeded:
+        return (
+            "Noise N and seeds Z were derived from a user-supplied seed, for reproducible "
+            "research: anyone who knows the seed can recompute the noise, so the noise is "
+            "not secret and the guarantee holds only while the seed stays secret."
+        )
+    return (
+        "Noise N and seeds Z were drawn from numpy's PCG64 generator seeded with 128 bits "
+        "of operating-system entropy (numpy.random.SeedSequence()); the seed is neither "
+        "stored nor shown."
+    )
 
 
 @dataclass(frozen=True)
