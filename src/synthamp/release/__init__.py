@@ -58,7 +58,7 @@ Public designs (docs/theory.md §19, docs/gram-adjacency.md)
    DesignPlanRow     -- one row of that plan
    DesignRelease     -- its result: the bounds, σ under both adjacencies, the records
    PublicDesign      -- a public design, generated block by block from a recorded seed
-   design_bounds     -- Δ, C and s₂ from the m × m dual
+   design_bounds     -- certified Δ, C and s₂ of a public design
    DESIGNS           -- the public designs
 
 Tables and output

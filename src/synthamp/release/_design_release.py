@@ -409,8 +409,7 @@ def design_release(
     adjacency = check_adjacency(adjacency, k)
     label_bound = check_positive("label_bound", label_bound)
     public = PublicDesign(design, width, m, seed, inputs=inputs)
-    kernel, norms = public.kernel()
-    bounds = design_bounds(kernel, ridge, label_bound)
+    bounds = design_bounds(public, ridge, label_bound)  # certified, or refused naming ridge/width
     accounted = account_design(
         bounds, public.width, k, epsilon, delta, adjacency=adjacency, accountant=accountant
     )
@@ -419,7 +418,7 @@ def design_release(
     scale = check_positive("seed_scale", scale)
     noise_seq, sample_seq = np.random.SeedSequence(random_state).spawn(2)
     # v and N live only in this block (never printed, logged or written)
-    model = design_model(public, clip_rows(y, label_bound), bounds.dual, norms)
+    model = design_model(public, clip_rows(y, label_bound), bounds.dual, bounds.norms)
     _perturb(model, sigma, np.random.Generator(np.random.PCG64(noise_seq)))
     factor = scale * _gram_factor(model)
     del model

@@ -5,8 +5,13 @@ model is linear in the private targets: v = M Y with
 
     M = (XᵀX/m + λI)⁻¹ Xᵀ/m = Xᵀ R/m,   R = (K/m + λI)⁻¹,   K = XXᵀ (m × m)
 
-(the push-through identity), so G = MᵀM = R K R/m² and every bound of the
-release is a function of the m × m matrix G (docs/theory.md §19):
+(the push-through identity), so G = MᵀM = U diag(s²/(s² + mλ)²) Uᵀ (X = U S Wᵀ) and
+every bound of the release is a function of the m × m matrix G (docs/theory.md §19).
+G and R are computed, with a rigorous bound on their rounding, by
+:mod:`synthamp.release._design_gram` (the SVD of X when D < m or X is small, the
+eigendecomposition of K otherwise); :func:`design_bounds` evaluates the formulas
+below at the upper ends of those error bounds, so each is certified (>= its exact
+value on the float design), or refuses:
 
 * Δ = 2B · maxᵢ √Gᵢᵢ: v − w = M eᵢ(yᵢ − yᵢ′) for a replace-one change of record
   i, |yᵢ − yᵢ′| <= 2B; the exact supremum.
@@ -35,9 +40,9 @@ The designs (``DESIGNS``), each a deterministic function of a recorded
   ‖xᵢ‖ = 1. Only a public design if the inputs u are public: random features of
   private inputs make M depend on the data, and then docs/theory.md §13 applies.
 
-Memory and time are flat in D: K is accumulated block by block (m × BLOCK_COLUMNS at
-a time, never a dense m × D matrix), v = Xᵀα with α = R Y/m is assembled block by
-block into a D × k array, the only object of size D.
+Memory and time are flat in D beyond ``DENSE_ENTRIES``: K is accumulated block by
+block (m × BLOCK_COLUMNS at a time, never a dense m × D matrix), v = Xᵀα with
+α = R Y/m is assembled block by block into a D × k array, the only object of size D.
 """
 
 from __future__ import annotations
@@ -52,6 +57,15 @@ from numpy.typing import ArrayLike, NDArray
 from synthamp._budget import report_status
 from synthamp._kinds import privacy_quantity
 from synthamp._validation import InputError, check_integer, check_positive
+from synthamp.release._design_gram import (
+    CERTIFIED_RELATIVE_ERROR,
+    DesignSpectrum,
+    certified_gram,
+    gamma,
+    smallest_certified_ridge,
+    spectrum_from_kernel,
+    spectrum_from_matrix,
+)
 
 __all__ = [
     "ADJACENCIES",
@@ -63,6 +77,7 @@ __all__ = [
     "check_adjacency",
     "design_bounds",
     "design_model",
+    "design_spectrum",
     "gram_sensitivity_terms",
 ]
 
@@ -76,6 +91,9 @@ ADJACENCIES: tuple[str, ...] = ("gram", "norm")
 BLOCK_COLUMNS = 4096
 #: Largest width (the engine's d limit, ``synthamp._validation.check_dim``).
 MAX_WIDTH = 10**6
+#: Largest design (m·D entries, 32 MiB) whose bounds are computed from the thin SVD of X
+#: itself (better conditioned than K = XXᵀ); wider designs use the kernel (D >= m).
+DENSE_ENTRIES = 2**22
 
 
 def check_adjacency(adjacency: str, out_dim: int) -> str:
@@ -171,18 +189,60 @@ class PublicDesign:
             yield block
 
     def kernel(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """(K, row norms): K = XXᵀ of the unit-row design, accumulated by blocks (one pass)."""
+        """(K, row norms): K = XXᵀ of the unit-row design, accumulated by blocks (one pass).
+
+        Two-level summation: the blocks' products are summed in groups of
+        :meth:`_group` blocks, the groups into K, so that every entry passes through at
+        most :meth:`summation_depth` rounded operations (Higham §3.1, §4.2), not D.
+        """
         k = np.zeros((self.n_records, self.n_records))
+        group, partial = self._group(), None
         blocks = -(-self.width // BLOCK_COLUMNS)
         for j, block in enumerate(self._raw_blocks()):
             if j % 16 == 0:  # a live status line on the command line (synthamp._budget)
                 report_status(f"{self.name} design: kernel, block {j + 1}/{blocks}")
-            k += block @ block.T
+            if group == 1:
+                k += block @ block.T
+                continue
+            if partial is None:
+                partial = block @ block.T
+            else:
+                partial += block @ block.T
+            if (j + 1) % group == 0:
+                k += partial
+                partial = None
+        if partial is not None:
+            k += partial
+        del partial
         norms = np.sqrt(np.diag(k).copy())
         if np.any(norms == 0):
             raise InputError("design", "a design row is zero; choose another seed")
         k /= np.outer(norms, norms)
         return k, norms
+
+    def _group(self) -> int:
+        """Blocks summed per group in :meth:`kernel` (about the square root of their number)."""
+        return max(1, math.isqrt(-(-self.width // BLOCK_COLUMNS)))
+
+    def summation_depth(self) -> int:
+        """h: the rounded operations a product term of an entry of K passes through in
+        :meth:`kernel`: its product, at most b − 1 additions inside a block's matrix product
+        (b <= BLOCK_COLUMNS, any order), at most one per block of its group and one per group."""
+        blocks = -(-self.width // BLOCK_COLUMNS)
+        group = self._group()
+        return min(self.width, BLOCK_COLUMNS) + group + -(-blocks // group) + 1
+
+    def kernel_entry_error(self) -> float:
+        """κ >= |K̂ᵢⱼ − (XXᵀ)ᵢⱼ|, K̂ from :meth:`kernel`, X = :meth:`blocks` with its norms.
+
+        Each raw inner product has error <= γ_h Σₐ|x̃ᵢₐx̃ⱼₐ| <= γ_h‖x̃ᵢ‖‖x̃ⱼ‖ (Higham eq. 3.5,
+        any summation order of depth h); the norms nᵢ = fl(√Ŝᵢᵢ) satisfy ‖x̃ᵢ‖/nᵢ <=
+        1/((1 − γ_h)^{1/2}(1 − u)); the division by fl(nᵢnⱼ) and the rows' own division by
+        nᵢ add γ₆ (Higham Lemma 3.3): κ = γ_{h+6}/((1 − γ_h)(1 − u)²).
+        """
+        h = self.summation_depth()
+        u = 2.0**-53
+        return gamma(h + 6) / ((1.0 - gamma(h)) * (1.0 - u) ** 2)
 
     def dense(self) -> NDArray[np.float64]:
         """The whole design X (m × D): for tests and small widths only."""
@@ -191,22 +251,33 @@ class PublicDesign:
 
 @dataclass(frozen=True)
 class DesignBounds:
-    """The exact public-design bounds of a ridge release (module docstring; docs/theory.md §19).
+    """The certified public-design bounds of a ridge release (module docstring; docs/theory.md §19).
+
+    Each bound is >= its exact value on the float design as generated, for the exact
+    model M and for the operator the release applies (synthamp.release._design_gram).
 
     Attributes
     ----------
     sensitivity : float
-        Δ = 2B maxᵢ √Gᵢᵢ (exact supremum of ‖v − w‖).
+        Δ >= 2B maxᵢ √Gᵢᵢ (the exact supremum of ‖v − w‖), certified.
     norm_bound : float
         C (certified bound on ‖v‖).
     gram_sensitivity : float
-        s₂ (k = 1), the exact supremum of |‖v‖² − ‖w‖²|.
+        s₂ (k = 1), certified upper bound on the exact supremum of |‖v‖² − ‖w‖²|.
     gram_sensitivity_theory : float
-        B² maxᵢ(Gᵢᵢ + 4Σ_{j≠i}|Gᵢⱼ|), the bound stated in docs/theory.md §19 (>= s₂).
+        B² maxᵢ(Gᵢᵢ + 4Σ_{j≠i}|Gᵢⱼ|), the bound stated in docs/theory.md §19 (>= s₂), certified.
     gram : ndarray
-        G = MᵀM (m × m), public (a function of the design and λ).
+        Ĝ ≈ G = MᵀM (m × m), public (a function of the design and λ).
     dual : ndarray
-        R = (K/m + λI)⁻¹ (m × m), public.
+        R̂ ≈ (K/m + λI)⁻¹ on the range of X (m × m), public: v = XᵀR̂Y/m.
+    rounding_bound : float
+        The largest certified relative error of Δ, C and s₂: each reported bound exceeds
+        the value computed from Ĝ by at most this fraction (at most
+        ``CERTIFIED_RELATIVE_ERROR``, or the bounds are refused).
+    route : {"svd", "kernel"}
+        How G was computed: the thin SVD of X (D < m) or the eigendecomposition of K.
+    norms : ndarray or None
+        The row norms that normalised the design (for :func:`design_model`), when known.
     """
 
     sensitivity: float
@@ -215,6 +286,15 @@ class DesignBounds:
     gram_sensitivity_theory: float
     gram: NDArray[np.float64]
     dual: NDArray[np.float64]
+    rounding_bound: float = 0.0
+    route: str = "kernel"
+    norms: NDArray[np.float64] | None = None
+
+
+def _gram_terms(diag: NDArray[np.float64], off: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(Gᵢᵢ + rᵢ)²/Gᵢᵢ if rᵢ < Gᵢᵢ, else 4rᵢ (module docstring); nondecreasing in both."""
+    safe = np.where(diag > 0, diag, 1.0)
+    return np.where(off < diag, (diag + off) ** 2 / safe, 4.0 * off)
 
 
 def gram_sensitivity_terms(gram: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -222,18 +302,35 @@ def gram_sensitivity_terms(gram: NDArray[np.float64]) -> NDArray[np.float64]:
     docstring): (Gᵢᵢ + rᵢ)²/Gᵢᵢ if rᵢ < Gᵢᵢ, else 4rᵢ, rᵢ = Σ_{j≠i}|Gᵢⱼ|. s₂ = B²·max."""
     diag = np.clip(np.diag(gram).copy(), 0.0, None)
     off = np.abs(gram).sum(axis=1) - np.abs(np.diag(gram))
-    safe = np.where(diag > 0, diag, 1.0)
-    return np.where(off < diag, (diag + off) ** 2 / safe, 4.0 * off)
+    return _gram_terms(diag, off)
+
+
+def design_spectrum(design: PublicDesign) -> DesignSpectrum:
+    """The certified decomposition of a public design's K = XXᵀ (λ-independent; reuse it
+    across ridges): the thin SVD of X when D < m or X has at most :data:`DENSE_ENTRIES`
+    entries, else the eigendecomposition of the kernel accumulated by
+    :meth:`PublicDesign.kernel` with its per-entry error bound."""
+    m, width = design.n_records, design.width
+    if width < m or m * width <= DENSE_ENTRIES:
+        norms = design.row_norms()
+        return spectrum_from_matrix(np.hstack(list(design.blocks(norms))), norms=norms)
+    kernel, norms = design.kernel()
+    return spectrum_from_kernel(kernel, design.kernel_entry_error(), norms=norms, width=width)
 
 
 @privacy_quantity("certified")
-def design_bounds(kernel: ArrayLike, ridge: float, label_bound: float) -> DesignBounds:
-    """Δ, C and s₂ of the ridge model on a public design from its kernel K = XXᵀ.
+def design_bounds(
+    design: PublicDesign | DesignSpectrum | ArrayLike, ridge: float, label_bound: float
+) -> DesignBounds:
+    """Certified Δ, C and s₂ of the ridge model on a public design.
 
     Parameters
     ----------
-    kernel : array_like
-        K = XXᵀ (m × m, symmetric positive semi-definite), X with rows ‖xᵢ‖ <= 1.
+    design : PublicDesign, DesignSpectrum or array_like
+        The public design (its float X as generated is the truth the bounds hold for),
+        its certified decomposition (:func:`design_spectrum`, reused across ridges), or
+        a kernel K = XXᵀ (m × m, symmetric positive semi-definite, taken as exact), X
+        with rows ‖xᵢ‖ <= 1.
     ridge : float
         λ > 0 (synthamp's convention: penalty λ‖W‖², docs/theory.md §13).
     label_bound : float
@@ -242,35 +339,87 @@ def design_bounds(kernel: ArrayLike, ridge: float, label_bound: float) -> Design
     Returns
     -------
     DesignBounds
+
+    Raises
+    ------
+    InputError
+        ``ridge`` or ``width``: the bounds cannot be certified (their certified relative
+        error would exceed ``CERTIFIED_RELATIVE_ERROR``; the message names the smallest
+        ridge that certifies, when there is one).
     """
-    k = np.asarray(kernel, dtype=float)
-    if k.ndim != 2 or k.shape[0] != k.shape[1] or not np.all(np.isfinite(k)):
-        raise InputError("kernel", "must be a finite square matrix")
     lam = check_positive("ridge", ridge)
     b = check_positive("label_bound", label_bound)
-    m = k.shape[0]
-    k = 0.5 * (k + k.T)
-    dual = np.linalg.inv(k / m + lam * np.eye(m))
-    dual = 0.5 * (dual + dual.T)
-    gram = dual @ k @ dual / (m * m)
-    gram = 0.5 * (gram + gram.T)
+    if isinstance(design, PublicDesign):
+        spectrum = design_spectrum(design)
+    elif isinstance(design, DesignSpectrum):
+        spectrum = design
+    else:
+        spectrum = spectrum_from_kernel(design)
+    certified = certified_gram(spectrum, lam)
+    gram, eps = certified.gram, certified.spectral_error
+    if not math.isfinite(eps + certified.operator_norm):
+        raise _uncertified(spectrum, lam, math.inf)
+    m = gram.shape[0]
     diag = np.clip(np.diag(gram).copy(), 0.0, None)
-    off = np.abs(gram).sum(axis=1) - np.abs(np.diag(gram))
-    sensitivity = 2.0 * b * math.sqrt(float(diag.max()))
-    top = float(np.linalg.eigvalsh(gram)[-1])
-    norm_bound = b * math.sqrt(max(min(m * top, float(np.abs(gram).sum())), 0.0))
-    gram_sensitivity = b * b * float(gram_sensitivity_terms(gram).max())
-    theory = b * b * float((diag + 4.0 * off).max())
-    # rounding: the bounds are computed in floating point; a relative 1e-9 margin covers it
-    margin = 1.0 + 1e-9
-    return DesignBounds(
-        sensitivity=sensitivity * margin,
-        norm_bound=norm_bound * margin,
-        gram_sensitivity=gram_sensitivity * margin,
-        gram_sensitivity_theory=theory * margin,
-        gram=gram,
-        dual=dual,
+    absolute = np.abs(gram)
+    rows = absolute.sum(axis=1)
+    off = np.maximum(rows - diag, 0.0)
+    # every G* (exact, or of the applied operator) within ε_S in ‖·‖₂ of Ĝ (module docstring
+    # of _design_gram): |ΔGᵢᵢ| <= ε_S, Σ_{j≠i}|ΔGᵢⱼ| <= √(m − 1)ε_S; sums rounded up by γ_m
+    diag_up = diag + eps
+    off_up = np.maximum(rows * (1.0 + 2.0 * gamma(m + 2)) - diag, 0.0) + math.sqrt(m - 1) * eps
+    up = 1.0 + 2.0 * gamma(m + 16)  # the final sums, products and square roots
+    sensitivity = 2.0 * b * math.sqrt(float(diag_up.max())) * up
+    total = float(absolute.sum()) * (1.0 + 2.0 * gamma(m * m + 2)) + m * math.sqrt(m) * eps
+    norm_bound = b * min(math.sqrt(m) * certified.operator_norm, math.sqrt(total)) * up
+    gram_sensitivity = b * b * float(_gram_terms(diag_up, off_up).max()) * up
+    theory = b * b * float((diag_up + 4.0 * off_up).max()) * up
+    # the values computed from Ĝ alone, to state the certified relative error
+    g_top, _ = _gram_values(spectrum, lam)
+    point = (
+        2.0 * b * math.sqrt(float(diag.max())),
+        b * min(math.sqrt(m * g_top), math.sqrt(float(absolute.sum()))),
+        b * b * float(_gram_terms(diag, off).max()),
     )
+    reported = (sensitivity, norm_bound, gram_sensitivity)
+    rounding = max(r / p - 1.0 if p > 0 else math.inf for r, p in zip(reported, point, strict=True))
+    if not (math.isfinite(rounding) and rounding <= CERTIFIED_RELATIVE_ERROR):
+        raise _uncertified(spectrum, lam, rounding)
+    return DesignBounds(
+        sensitivity=sensitivity,
+        norm_bound=norm_bound,
+        gram_sensitivity=gram_sensitivity,
+        gram_sensitivity_theory=theory,
+        gram=gram,
+        dual=certified.dual,
+        rounding_bound=rounding,
+        route=spectrum.route,
+        norms=spectrum.norms,
+    )
+
+
+def _gram_values(spectrum: DesignSpectrum, ridge: float) -> tuple[float, float]:
+    """(max g(t̂), c): the largest eigenvalue of Ĝ as computed, and c = mλ."""
+    c = spectrum.n_records * ridge
+    t = spectrum.values
+    return float(((t / (t + c)) / (t + c)).max()), c
+
+
+def _uncertified(spectrum: DesignSpectrum, ridge: float, rounding: float) -> InputError:
+    """The one-line refusal of bounds that cannot be certified at λ."""
+    m = spectrum.n_records
+    shape = f"{m} × {spectrum.width}" if spectrum.width else f"{m} × {m} kernel"
+    why = (
+        f"the design bounds of the {shape} design cannot be certified at λ = {ridge:.3g} "
+        f"(their rounding error bound is {rounding:.2g} relative, above "
+        f"{CERTIFIED_RELATIVE_ERROR:.0e})"
+        if math.isfinite(rounding)
+        else f"the design bounds of the {shape} design cannot be certified at λ = {ridge:.3g}"
+    )
+    better = smallest_certified_ridge(spectrum, ridge)
+    if better is not None:
+        return InputError("ridge", f"{why}; λ >= {better:.3g} is certified")
+    return InputError("width", f"{why} at any ridge; use a width D >= m or another design")
 
 
 def design_model(
