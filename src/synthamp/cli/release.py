@@ -135,7 +135,7 @@ _JSON = ("--json as_json", "Print one JSON object describing what was written.",
      dict(type=int, metavar="TRIALS")),
     ("--design", "Regress the targets on a public design of width --width (random-seeds: a "
      "public random seed per record; random-features: random Fourier features of the feature "
-     "columns, which must then be public), accounted with the exact public-design bounds.",
+     "columns, which must then be public), accounted with the certified public-design bounds.",
      dict(type=click.Choice(DESIGNS))),
     ("--width", "Width of --design.", dict(type=int, metavar="D")),
     ("--design-seed", "Public design seed.", dict(type=int, metavar="S")),

@@ -60,6 +60,18 @@ the dual R̂/m against φ(K), so the operator actually applied,
 M̂ = XᵀR̂/m (:func:`synthamp.release._designs.design_model`), has
 ‖M̂ − M‖₂ <= ‖X‖₂ ‖R̂/m − φ(K)‖_F =: η.
 
+On the ``svd`` route both are sharpened (the smaller bound is used) by the Lipschitz
+bound of the ridge pseudo-inverse N(X) = (XᵀX + c)⁻¹Xᵀ = M: with A = XᵀX + c,
+
+    N(X) − N(Y) = A⁻¹(X − Y)ᵀ(I − Y N(Y)) − N(X)(X − Y)N(Y),
+
+(expand A⁻¹[Xᵀ − (YᵀY + c + XᵀX − YᵀY)(YᵀY + c)⁻¹Yᵀ]), and ‖I − YN(Y)‖₂ <= 1 (its
+eigenvalues are c/(s² + c) and 1), so ‖M − M̃‖₂ <= ε_X (1/(ŝ_min² + c) + ‖M̃‖₂‖M‖₂)
+(X̃ in the role of X; for D > m the same identity on the transposes, N(X)ᵀ = N(Xᵀ)).
+Then ‖G − g(K̃)‖₂ <= ‖M − M̃‖₂(‖M‖₂ + ‖M̃‖₂), and M̂ − M̃ = (X − X̃)ᵀR̂/m + X̃ᵀ(R̂/m − φ(K̃))
+with X̃ᵀφ(K̃) = M̃. These lose κ(X) where the route through K loses κ(X)² or more
+(a 12 × 12 design with κ = 146: 3e-10 instead of a refusal).
+
 **The bounds.** Let ε_G bound ‖G − Ĝ‖_F. For both G and Ĝ_app = M̂ᵀM̂
 (‖M̂ᵀM̂ − MᵀM‖₂ <= η(2‖M‖₂ + η)), E = G* − Ĝ has ‖E‖₂ <= ε_S = ε_G + η(2‖M‖₂ + η), so
 |Eᵢᵢ| <= ε_S, Σ_{j≠i}|Eᵢⱼ| <= √(m − 1) ε_S and Σᵢⱼ|Eᵢⱼ| <= m√m ε_S. The reported
@@ -161,6 +173,8 @@ class DesignSpectrum:
         The row norms that normalised the design (for :func:`design_model`), when known.
     width : int or None
         D, when known.
+    matrix_error : float or None
+        ε_X >= ‖X − X̃‖_F (svd route), for the Lipschitz bound of the ridge pseudo-inverse.
     """
 
     route: str
@@ -172,6 +186,7 @@ class DesignSpectrum:
     null_space: bool
     norms: NDArray[np.float64] | None = None
     width: int | None = None
+    matrix_error: float | None = None
 
     @property
     def n_records(self) -> int:
@@ -233,6 +248,7 @@ def spectrum_from_matrix(
         orthogonality=omega_u, floor=max(low, 0.0) ** 2 * (1.0 - 4.0 * UNIT_ROUNDOFF),
         null_space=null_space,
         norms=None if norms is None else np.asarray(norms, dtype=float), width=width,
+        matrix_error=eps_x,
     )  # fmt: skip
 
 
@@ -330,9 +346,9 @@ def _operator_norm(spectrum: DesignSpectrum, c: float) -> float:
     return _up(math.sqrt(float(g.max())), 8)
 
 
-def _error_terms(spectrum: DesignSpectrum, c: float) -> tuple[float, float, float]:
-    """(ε_G without the symmetrisation term, the same for R̂/m, ‖M‖₂): the λ-dependent
-    bound, cheap (no m × m product), shared by :func:`certified_gram` and the suggestion."""
+def _error_bounds(spectrum: DesignSpectrum, c: float) -> tuple[float, float]:
+    """(ε_S, a bound on ‖M‖₂ and ‖M̂‖₂) at c = mλ (module docstring): cheap, no m × m
+    product, shared by :func:`certified_gram` and :func:`estimated_relative_error`."""
     v, t = spectrum.vectors, spectrum.values
     r = t.size
     g, phi = _values(t, c)
@@ -340,14 +356,31 @@ def _error_terms(spectrum: DesignSpectrum, c: float) -> tuple[float, float, floa
     lip_g, lip_phi = _constants(spectrum, c)
     omega, eps_k = spectrum.orthogonality, spectrum.kernel_error
     v_fro2 = _fro(v) ** 2
+    op_m = _operator_norm(spectrum, c)
 
-    def matrix_error(lip: float, top: float) -> float:
-        return (
-            lip * eps_k + omega * top * (2.0 + omega) + gamma(8) * math.sqrt(r) * top
+    def computed(top: float) -> float:
+        """‖V̂ diag(f̂) V̂ᵀ computed and symmetrised − V diag(f) Vᵀ‖_F, f̂ <= top (f = g, φ):
+        polar factor, values, product, then symmetrising (and, for R̂, the factor m)."""
+        rest = (
+            omega * top * (2.0 + omega) + gamma(8) * math.sqrt(r) * top
             + gamma(r + 1) * top * v_fro2
         )  # fmt: skip
+        return rest + 2.0 * UNIT_ROUNDOFF * ((1.0 + omega) ** 2 * math.sqrt(r) * top + rest)
 
-    return matrix_error(lip_g, g_max), matrix_error(lip_phi, phi_max), _operator_norm(spectrum, c)
+    d_gram, d_inverse = computed(g_max), computed(phi_max)
+    x_norm = math.sqrt(_up(float(t.max()) + eps_k, 4))
+    eps_g = lip_g * eps_k  # ‖g(K) − g(K̃)‖_F
+    eta = x_norm * (lip_phi * eps_k + d_inverse)  # ‖M̂ − M‖₂ through ‖R̂/m − φ(K)‖_F
+    eps_x = spectrum.matrix_error
+    if eps_x is not None:  # svd route: the ridge pseudo-inverse's Lipschitz bound (docstring)
+        s_max, s_min2 = math.sqrt(float(t.max())), float(t.min())
+        op_tilde = _up(math.sqrt(g_max), 2)
+        eta_exact = eps_x * (1.0 / (s_min2 + c) + op_tilde * op_m)  # ‖M − M̃‖₂
+        eps_g = min(eps_g, eta_exact * (op_m + op_tilde))
+        eta = min(eta, eta_exact + eps_x * (phi_max + d_inverse) + s_max * d_inverse)
+    eta = _up(eta, 8)
+    eps_s = _up(eps_g + d_gram + eta * (2.0 * op_m + eta), 8)
+    return eps_s, op_m + eta
 
 
 def _ridge_constant(spectrum: DesignSpectrum, ridge: float) -> float:
@@ -371,43 +404,30 @@ def _ridge_constant(spectrum: DesignSpectrum, ridge: float) -> float:
 def certified_gram(spectrum: DesignSpectrum, ridge: float) -> CertifiedGram:
     """Ĝ, R̂ and their certified errors at λ = ``ridge`` (module docstring)."""
     c = _ridge_constant(spectrum, ridge)
-    m = spectrum.n_records
+    eps_s, op_norm = _error_bounds(spectrum, c)
+    if not math.isfinite(eps_s + op_norm):  # nothing to certify: skip the products
+        empty = np.empty((0, 0))
+        return CertifiedGram(gram=empty, dual=empty, spectral_error=math.inf, operator_norm=op_norm)
     v, t = spectrum.vectors, spectrum.values
     g, phi = _values(t, c)
-    err_g, err_phi, op_m = _error_terms(spectrum, c)
-    if not math.isfinite(err_g + err_phi + op_m):  # nothing to certify: skip the products
-        empty = np.empty((0, 0))
-        return CertifiedGram(
-            gram=empty, dual=empty, spectral_error=math.inf, operator_norm=math.inf
-        )
     gram = (v * g) @ v.T
     gram = 0.5 * (gram + gram.T)
-    err_g += UNIT_ROUNDOFF * _fro(gram)
     inverse = (v * phi) @ v.T
-    inverse = 0.5 * (inverse + inverse.T)
-    err_phi += 2.0 * UNIT_ROUNDOFF * _fro(inverse)  # symmetrising, then the factor m
-    dual = inverse * m
-    x_norm = math.sqrt(_up(float(t.max()) + spectrum.kernel_error, 4))
-    eta = _up(x_norm * err_phi, 4)
-    eps_s = _up(err_g + eta * (2.0 * op_m + eta), 4)
-    return CertifiedGram(gram=gram, dual=dual, spectral_error=eps_s, operator_norm=op_m + eta)
+    dual = (0.5 * (inverse + inverse.T)) * spectrum.n_records
+    return CertifiedGram(gram=gram, dual=dual, spectral_error=eps_s, operator_norm=op_norm)
 
 
 def estimated_relative_error(spectrum: DesignSpectrum, ridge: float) -> float:
-    """The certified relative error of s₂ at λ (the largest of the three), from the
-    λ-dependent terms alone: (2 + 4√m) ε_S / maxᵢ Ĝᵢᵢ (|Δs₂| <= B²(2e + 4f) for errors e on
-    Gᵢᵢ and f on rᵢ, and s₂ >= B² maxᵢ Gᵢᵢ); an upper estimate of what
-    :func:`certified_gram` gives, without its m × m products."""
+    """An upper estimate of the largest certified relative error (that of s₂) at λ,
+    without the m × m products: (2 + 4√m) ε_S / maxᵢ Ĝᵢᵢ (s₂ moves by at most
+    B²(2e + 4f) for errors e on Gᵢᵢ and f on rᵢ, and s₂ >= B² maxᵢ Gᵢᵢ)."""
     c = spectrum.n_records * ridge
     if not (_TINY_RIDGE <= c < 1e150):
         return math.inf
     t, v = spectrum.values, spectrum.vectors
     g, _ = _values(t, c)
     diag_max = float(((v * v) @ g).max())
-    err_g, err_phi, op_m = _error_terms(spectrum, c)
-    err_g += UNIT_ROUNDOFF * math.sqrt(spectrum.n_records) * 2 * diag_max
-    eta = math.sqrt(float(t.max()) + spectrum.kernel_error) * err_phi * 1.01
-    eps_s = err_g + eta * (2.0 * op_m + eta)
+    eps_s, _ = _error_bounds(spectrum, c)
     m = spectrum.n_records
     return (2.0 + 4.0 * math.sqrt(m)) * eps_s / diag_max if diag_max > 0 else math.inf
 

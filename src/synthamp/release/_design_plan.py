@@ -162,5 +162,5 @@ def plan_design(
         n_records=m, n_features=max(widths), n_targets=k, label_bound=label_bound,
         epsilon=epsilon, delta=delta, n_syn=None, releases=1, method="exact",
         rows=tuple(rows), best=best,
-        criterion="smallest Gram error relative to C² (exact public-design bounds)",
+        criterion="smallest Gram error relative to C² (certified public-design bounds)",
     )  # fmt: skip

@@ -2,7 +2,7 @@
 
 :func:`design_release` is the library entry point of ``release --design``: it builds the
 public design from its recorded seed (:class:`synthamp.release._designs.PublicDesign`),
-computes the exact public-design bounds Δ, C, s₂ from the m × m dual (docs/theory.md §19),
+computes the certified public-design bounds Δ, C, s₂ (docs/theory.md §19),
 calibrates σ under the norm model and, for k = 1, under the statistic-level adjacency
 (docs/gram-adjacency.md), fits v = M Y block by block, perturbs it once (V = v + σN, N from
 operating-system entropy, never from the design's seed) and keeps only the k × k factor R

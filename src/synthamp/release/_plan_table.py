@@ -170,7 +170,7 @@ def plan_table(
     design, design_seed, adjacency : optional
         A public design (``random-seeds``) of each width, its public seed and the
         adjacency σ is calibrated for: the plan of ``release --design``
-        (:func:`~synthamp.release.plan_design`: exact Δ, C, s₂; one unlimited release).
+        (:func:`~synthamp.release.plan_design`: certified Δ, C, s₂; one unlimited release).
 
     Returns
     -------
