@@ -104,10 +104,14 @@ from synthamp._validation import InputError
 
 __all__ = [
     "CERTIFIED_RELATIVE_ERROR",
+    "CertifiedBounds",
     "CertifiedGram",
     "DesignSpectrum",
+    "certified_bounds",
     "certified_gram",
     "gamma",
+    "gram_terms",
+    "smallest_certified_ridge",
     "spectrum_from_kernel",
     "spectrum_from_matrix",
 ]
@@ -417,27 +421,97 @@ def certified_gram(spectrum: DesignSpectrum, ridge: float) -> CertifiedGram:
     return CertifiedGram(gram=gram, dual=dual, spectral_error=eps_s, operator_norm=op_norm)
 
 
-def estimated_relative_error(spectrum: DesignSpectrum, ridge: float) -> float:
-    """An upper estimate of the largest certified relative error (that of s₂) at λ,
-    without the m × m products: (2 + 4√m) ε_S / maxᵢ Ĝᵢᵢ (s₂ moves by at most
-    B²(2e + 4f) for errors e on Gᵢᵢ and f on rᵢ, and s₂ >= B² maxᵢ Gᵢᵢ)."""
+def gram_terms(diag: NDArray[np.float64], off: NDArray[np.float64]) -> NDArray[np.float64]:
+    """s₂/B² per record: (Gᵢᵢ + rᵢ)²/Gᵢᵢ if rᵢ < Gᵢᵢ, else 4rᵢ (synthamp.release._designs);
+    nondecreasing in Gᵢᵢ and in rᵢ (∂/∂G = (G + r)(G − r)/G² >= 0 and ∂/∂r > 0)."""
+    safe = np.where(diag > 0, diag, 1.0)
+    return np.where(off < diag, (diag + off) ** 2 / safe, 4.0 * off)
+
+
+@dataclass(frozen=True, eq=False)
+class CertifiedBounds:
+    """Δ, C, s₂ and the §19 bound of s₂, each >= its exact value (module docstring), with
+    Ĝ, R̂ and the largest relative excess of Δ, C, s₂ over their values from Ĝ alone
+    (``rounding_bound``: +inf when nothing can be certified)."""
+
+    sensitivity: float
+    norm_bound: float
+    gram_sensitivity: float
+    gram_sensitivity_theory: float
+    rounding_bound: float
+    gram: NDArray[np.float64]
+    dual: NDArray[np.float64]
+
+
+def certified_bounds(spectrum: DesignSpectrum, ridge: float, label_bound: float) -> CertifiedBounds:
+    """The bounds of :mod:`synthamp.release._designs` at the upper ends of the error bounds:
+    Gᵢᵢ + ε_S, rᵢ + √(m − 1)ε_S, Σ|Gᵢⱼ| + m√m ε_S, ‖M‖₂ from the Weyl intervals; the final
+    sums rounded up by 1 + 2γ_n."""
+    certified = certified_gram(spectrum, ridge)
+    gram, eps, b = certified.gram, certified.spectral_error, label_bound
+    if not math.isfinite(eps + certified.operator_norm):
+        inf = math.inf
+        return CertifiedBounds(inf, inf, inf, inf, inf, certified.gram, certified.dual)
+    m = gram.shape[0]
+    diag = np.clip(np.diag(gram).copy(), 0.0, None)
+    absolute = np.abs(gram)
+    rows = absolute.sum(axis=1)
+    off = np.maximum(rows - diag, 0.0)
+    diag_up = diag + eps  # |ΔGᵢᵢ| <= ε_S
+    off_up = np.maximum(rows * (1.0 + 2.0 * gamma(m + 2)) - diag, 0.0) + math.sqrt(m - 1) * eps
+    up = 1.0 + 2.0 * gamma(m + 16)  # the final sums, products and square roots
+    sensitivity = 2.0 * b * math.sqrt(float(diag_up.max())) * up
+    total = float(absolute.sum()) * (1.0 + 2.0 * gamma(m * m + 2)) + m * math.sqrt(m) * eps
+    norm_bound = b * min(math.sqrt(m) * certified.operator_norm, math.sqrt(total)) * up
+    gram_sensitivity = b * b * float(gram_terms(diag_up, off_up).max()) * up
+    theory = b * b * float((diag_up + 4.0 * off_up).max()) * up
+    # the values from Ĝ alone, to state the certified relative error
+    g, _ = _values(spectrum.values, m * ridge)
+    point = (
+        2.0 * b * math.sqrt(float(diag.max())),
+        b * min(math.sqrt(m * float(g.max())), math.sqrt(float(absolute.sum()))),
+        b * b * float(gram_terms(diag, off).max()),
+    )
+    reported = (sensitivity, norm_bound, gram_sensitivity)
+    rounding = max(r / p - 1.0 if p > 0 else math.inf for r, p in zip(reported, point, strict=True))
+    return CertifiedBounds(
+        sensitivity, norm_bound, gram_sensitivity, theory, rounding, gram, certified.dual
+    )
+
+
+def _relative_error_range(spectrum: DesignSpectrum, ridge: float) -> tuple[float, float]:
+    """Cheap (no m × m product) bracket of the certified relative error at λ:
+    (ε_S/(2 maxᵢĜᵢᵢ), (2 + 4√m) ε_S/maxᵢĜᵢᵢ) — Δ's own excess, and s₂'s at most (s₂ moves
+    by at most B²(2e + 4f) for errors e on Gᵢᵢ and f on rᵢ, and s₂ >= B² maxᵢ Gᵢᵢ)."""
     c = spectrum.n_records * ridge
     if not (_TINY_RIDGE <= c < 1e150):
-        return math.inf
-    t, v = spectrum.values, spectrum.vectors
-    g, _ = _values(t, c)
+        return math.inf, math.inf
+    g, _ = _values(spectrum.values, c)
+    v = spectrum.vectors
     diag_max = float(((v * v) @ g).max())
     eps_s, _ = _error_bounds(spectrum, c)
+    if not diag_max > 0 or not math.isfinite(eps_s):
+        return math.inf, math.inf
     m = spectrum.n_records
-    return (2.0 + 4.0 * math.sqrt(m)) * eps_s / diag_max if diag_max > 0 else math.inf
+    return 0.5 * eps_s / diag_max, (2.0 + 4.0 * math.sqrt(m)) * eps_s / diag_max
 
 
 def smallest_certified_ridge(spectrum: DesignSpectrum, ridge: float) -> float | None:
-    """The smallest ridge >= λ on the decades 1e-14 … 1e6 whose estimated certified
-    relative error is below :data:`CERTIFIED_RELATIVE_ERROR` (None if none)."""
+    """The smallest ridge > λ on the decades 1e-14 … 1e6 whose bounds certify within
+    :data:`CERTIFIED_RELATIVE_ERROR` (None if none): decades are skipped or accepted by the
+    cheap bracket, and computed in full only when it cannot decide."""
     for candidate in _SUGGESTED_RIDGES:
-        if candidate > ridge and (
-            estimated_relative_error(spectrum, candidate) <= CERTIFIED_RELATIVE_ERROR
-        ):
+        if candidate <= ridge:
+            continue
+        low, high = _relative_error_range(spectrum, candidate)
+        if low > CERTIFIED_RELATIVE_ERROR:
+            continue
+        if high <= CERTIFIED_RELATIVE_ERROR:
+            return candidate
+        try:
+            found = certified_bounds(spectrum, candidate, 1.0).rounding_bound
+        except InputError:
+            continue
+        if found <= CERTIFIED_RELATIVE_ERROR:
             return candidate
     return None

@@ -9,7 +9,7 @@ model is linear in the private targets: v = M Y with
 every bound of the release is a function of the m × m matrix G (docs/theory.md §19).
 G and R are computed, with a rigorous bound on their rounding, by
 :mod:`synthamp.release._design_gram` (the SVD of X when D < m or X is small, the
-eigendecomposition of K otherwise); :func:`design_bounds` evaluates the formulas
+eigendecomposition of K for D >= 2m or large designs); :func:`design_bounds` evaluates the formulas
 below at the upper ends of those error bounds, so each is certified (>= its exact
 value on the float design), or refuses:
 
@@ -60,8 +60,9 @@ from synthamp._validation import InputError, check_integer, check_positive
 from synthamp.release._design_gram import (
     CERTIFIED_RELATIVE_ERROR,
     DesignSpectrum,
-    certified_gram,
+    certified_bounds,
     gamma,
+    gram_terms,
     smallest_certified_ridge,
     spectrum_from_kernel,
     spectrum_from_matrix,
@@ -91,8 +92,8 @@ ADJACENCIES: tuple[str, ...] = ("gram", "norm")
 BLOCK_COLUMNS = 4096
 #: Largest width (the engine's d limit, ``synthamp._validation.check_dim``).
 MAX_WIDTH = 10**6
-#: Largest design (m·D entries, 32 MiB) whose bounds are computed from the thin SVD of X
-#: itself (better conditioned than K = XXᵀ); wider designs use the kernel (D >= m).
+#: Largest nearly square design (m <= D < 2m; m·D entries, 32 MiB) whose bounds are computed
+#: from the thin SVD of X itself (better conditioned than K = XXᵀ); D < m always uses it.
 DENSE_ENTRIES = 2**22
 
 
@@ -291,27 +292,23 @@ class DesignBounds:
     norms: NDArray[np.float64] | None = None
 
 
-def _gram_terms(diag: NDArray[np.float64], off: NDArray[np.float64]) -> NDArray[np.float64]:
-    """(Gᵢᵢ + rᵢ)²/Gᵢᵢ if rᵢ < Gᵢᵢ, else 4rᵢ (module docstring); nondecreasing in both."""
-    safe = np.where(diag > 0, diag, 1.0)
-    return np.where(off < diag, (diag + off) ** 2 / safe, 4.0 * off)
-
-
 def gram_sensitivity_terms(gram: NDArray[np.float64]) -> NDArray[np.float64]:
     """Per record i, the supremum of |‖v‖² − ‖w‖²|/B² over changes of record i (module
     docstring): (Gᵢᵢ + rᵢ)²/Gᵢᵢ if rᵢ < Gᵢᵢ, else 4rᵢ, rᵢ = Σ_{j≠i}|Gᵢⱼ|. s₂ = B²·max."""
     diag = np.clip(np.diag(gram).copy(), 0.0, None)
     off = np.abs(gram).sum(axis=1) - np.abs(np.diag(gram))
-    return _gram_terms(diag, off)
+    return gram_terms(diag, off)
 
 
 def design_spectrum(design: PublicDesign) -> DesignSpectrum:
     """The certified decomposition of a public design's K = XXᵀ (λ-independent; reuse it
-    across ridges): the thin SVD of X when D < m or X has at most :data:`DENSE_ENTRIES`
-    entries, else the eigendecomposition of the kernel accumulated by
-    :meth:`PublicDesign.kernel` with its per-entry error bound."""
+    across ridges): the thin SVD of X when D < m, or D < 2m and X has at most
+    :data:`DENSE_ENTRIES` entries (nearly square designs, where K squares a large condition
+    number), else the eigendecomposition of the kernel accumulated by
+    :meth:`PublicDesign.kernel` with its per-entry error bound (well conditioned for D >= 2m,
+    and the m × D matrix is never held)."""
     m, width = design.n_records, design.width
-    if width < m or m * width <= DENSE_ENTRIES:
+    if width < m or (width < 2 * m and m * width <= DENSE_ENTRIES):
         norms = design.row_norms()
         return spectrum_from_matrix(np.hstack(list(design.blocks(norms))), norms=norms)
     kernel, norms = design.kernel()
@@ -355,54 +352,20 @@ def design_bounds(
         spectrum = design
     else:
         spectrum = spectrum_from_kernel(design)
-    certified = certified_gram(spectrum, lam)
-    gram, eps = certified.gram, certified.spectral_error
-    if not math.isfinite(eps + certified.operator_norm):
-        raise _uncertified(spectrum, lam, math.inf)
-    m = gram.shape[0]
-    diag = np.clip(np.diag(gram).copy(), 0.0, None)
-    absolute = np.abs(gram)
-    rows = absolute.sum(axis=1)
-    off = np.maximum(rows - diag, 0.0)
-    # every G* (exact, or of the applied operator) within ε_S in ‖·‖₂ of Ĝ (module docstring
-    # of _design_gram): |ΔGᵢᵢ| <= ε_S, Σ_{j≠i}|ΔGᵢⱼ| <= √(m − 1)ε_S; sums rounded up by γ_m
-    diag_up = diag + eps
-    off_up = np.maximum(rows * (1.0 + 2.0 * gamma(m + 2)) - diag, 0.0) + math.sqrt(m - 1) * eps
-    up = 1.0 + 2.0 * gamma(m + 16)  # the final sums, products and square roots
-    sensitivity = 2.0 * b * math.sqrt(float(diag_up.max())) * up
-    total = float(absolute.sum()) * (1.0 + 2.0 * gamma(m * m + 2)) + m * math.sqrt(m) * eps
-    norm_bound = b * min(math.sqrt(m) * certified.operator_norm, math.sqrt(total)) * up
-    gram_sensitivity = b * b * float(_gram_terms(diag_up, off_up).max()) * up
-    theory = b * b * float((diag_up + 4.0 * off_up).max()) * up
-    # the values computed from Ĝ alone, to state the certified relative error
-    g_top, _ = _gram_values(spectrum, lam)
-    point = (
-        2.0 * b * math.sqrt(float(diag.max())),
-        b * min(math.sqrt(m * g_top), math.sqrt(float(absolute.sum()))),
-        b * b * float(_gram_terms(diag, off).max()),
-    )
-    reported = (sensitivity, norm_bound, gram_sensitivity)
-    rounding = max(r / p - 1.0 if p > 0 else math.inf for r, p in zip(reported, point, strict=True))
-    if not (math.isfinite(rounding) and rounding <= CERTIFIED_RELATIVE_ERROR):
-        raise _uncertified(spectrum, lam, rounding)
+    evaluated = certified_bounds(spectrum, lam, b)
+    if not evaluated.rounding_bound <= CERTIFIED_RELATIVE_ERROR:
+        raise _uncertified(spectrum, lam, evaluated.rounding_bound)
     return DesignBounds(
-        sensitivity=sensitivity,
-        norm_bound=norm_bound,
-        gram_sensitivity=gram_sensitivity,
-        gram_sensitivity_theory=theory,
-        gram=gram,
-        dual=certified.dual,
-        rounding_bound=rounding,
+        sensitivity=evaluated.sensitivity,
+        norm_bound=evaluated.norm_bound,
+        gram_sensitivity=evaluated.gram_sensitivity,
+        gram_sensitivity_theory=evaluated.gram_sensitivity_theory,
+        gram=evaluated.gram,
+        dual=evaluated.dual,
+        rounding_bound=evaluated.rounding_bound,
         route=spectrum.route,
         norms=spectrum.norms,
     )
-
-
-def _gram_values(spectrum: DesignSpectrum, ridge: float) -> tuple[float, float]:
-    """(max g(t̂), c): the largest eigenvalue of Ĝ as computed, and c = mλ."""
-    c = spectrum.n_records * ridge
-    t = spectrum.values
-    return float(((t / (t + c)) / (t + c)).max()), c
 
 
 def _uncertified(spectrum: DesignSpectrum, ridge: float, rounding: float) -> InputError:
