@@ -459,30 +459,32 @@ def certified_bounds(spectrum: DesignSpectrum, ridge: float, label_bound: float)
     off = np.maximum(rows - diag, 0.0)
     diag_up = diag + eps  # |ΔGᵢᵢ| <= ε_S
     off_up = np.maximum(rows * (1.0 + 2.0 * gamma(m + 2)) - diag, 0.0) + math.sqrt(m - 1) * eps
-    up = 1.0 + 2.0 * gamma(m + 16)  # the final sums, products and square roots
-    sensitivity = 2.0 * b * math.sqrt(float(diag_up.max())) * up
+    up = 1.0 + 2.0 * gamma(m + 16)  # the final sums, products (by B, B²) and square roots
     total = float(absolute.sum()) * (1.0 + 2.0 * gamma(m * m + 2)) + m * math.sqrt(m) * eps
-    norm_bound = b * min(math.sqrt(m) * certified.operator_norm, math.sqrt(total)) * up
-    gram_sensitivity = b * b * float(gram_terms(diag_up, off_up).max()) * up
-    theory = b * b * float((diag_up + 4.0 * off_up).max()) * up
+    unit = (  # B = 1: Δ/2, C, s₂, the §19 bound
+        math.sqrt(float(diag_up.max())) * up,
+        min(math.sqrt(m) * certified.operator_norm, math.sqrt(total)) * up,
+        float(gram_terms(diag_up, off_up).max()) * up,
+        float((diag_up + 4.0 * off_up).max()) * up,
+    )
     # the values from Ĝ alone, to state the certified relative error
     g, _ = _values(spectrum.values, m * ridge)
     point = (
-        2.0 * b * math.sqrt(float(diag.max())),
-        b * min(math.sqrt(m * float(g.max())), math.sqrt(float(absolute.sum()))),
-        b * b * float(gram_terms(diag, off).max()),
+        math.sqrt(float(diag.max())),
+        min(math.sqrt(m * float(g.max())), math.sqrt(float(absolute.sum()))),
+        float(gram_terms(diag, off).max()),
     )
-    reported = (sensitivity, norm_bound, gram_sensitivity)
-    rounding = max(r / p - 1.0 if p > 0 else math.inf for r, p in zip(reported, point, strict=True))
+    rounding = max(r / p - 1.0 if p > 0 else math.inf for r, p in zip(unit, point, strict=False))
     return CertifiedBounds(
-        sensitivity, norm_bound, gram_sensitivity, theory, rounding, gram, certified.dual
-    )
+        2.0 * b * unit[0], b * unit[1], b * b * unit[2], b * b * unit[3], rounding,
+        gram, certified.dual,
+    )  # fmt: skip
 
 
 def _relative_error_range(spectrum: DesignSpectrum, ridge: float) -> tuple[float, float]:
     """Cheap (no m × m product) bracket of the certified relative error at λ:
-    (ε_S/(2 maxᵢĜᵢᵢ), (2 + 4√m) ε_S/maxᵢĜᵢᵢ) — Δ's own excess, and s₂'s at most (s₂ moves
-    by at most B²(2e + 4f) for errors e on Gᵢᵢ and f on rᵢ, and s₂ >= B² maxᵢ Gᵢᵢ)."""
+    (√(1 + x) − 1, (2 + 4√m) x), x = ε_S/maxᵢĜᵢᵢ — Δ's own excess, and s₂'s at most (s₂
+    moves by at most B²(2e + 4f) for errors e on Gᵢᵢ and f on rᵢ, and s₂ >= B² maxᵢ Gᵢᵢ)."""
     c = spectrum.n_records * ridge
     if not (_TINY_RIDGE <= c < 1e150):
         return math.inf, math.inf
@@ -492,8 +494,8 @@ def _relative_error_range(spectrum: DesignSpectrum, ridge: float) -> tuple[float
     eps_s, _ = _error_bounds(spectrum, c)
     if not diag_max > 0 or not math.isfinite(eps_s):
         return math.inf, math.inf
-    m = spectrum.n_records
-    return 0.5 * eps_s / diag_max, (2.0 + 4.0 * math.sqrt(m)) * eps_s / diag_max
+    x, m = eps_s / diag_max, spectrum.n_records
+    return x / (math.sqrt(1.0 + x) + 1.0) * (1.0 - 1e-3), (2.0 + 4.0 * math.sqrt(m)) * x
 
 
 def smallest_certified_ridge(spectrum: DesignSpectrum, ridge: float) -> float | None:
