@@ -15,19 +15,21 @@ fixed margin: each term is derived from the conditioning of the computation.
 
 * ``svd`` (D < m: K has rank D, and forming K would put rounding of size u in
   its m − D dimensional null space, where g' = 1/c² amplifies it: the old dual
-  route's bug). The thin SVD X ≈ Û diag(ŝ) Ŵᵀ (LAPACK ``gesdd``). A posteriori:
+  route's bug; also m <= D < 2m designs small enough to hold, where K would square
+  a large condition number). The thin SVD X ≈ Û diag(ŝ) Ŵᵀ (LAPACK ``gesdd``). A posteriori:
   ω_U = ‖ÛᵀÛ − I‖_F, ω_W = ‖ŴᵀŴ − I‖_F and the residual ρ = ‖X − ÛŜŴᵀ‖_F, each
   computed with its own rounding bound (an inner product of length n has error
   <= γ_n |a|ᵀ|b|, γ_n = nu/(1 − nu), u = 2⁻⁵³; Higham, *Accuracy and Stability
   of Numerical Algorithms*, 2nd ed., §3.1, Lemma 3.3). The polar factors Q_U,
   Q_W of Û, Ŵ are orthonormal with ‖Û − Q_U‖_F <= ω_U (each singular value σ of Û
-  has |σ − 1| <= |σ² − 1|; Higham §8.1 / Thm 8.4), so X̃ = Q_U Ŝ Q_Wᵀ has the exact
+  has |σ − 1| <= |σ² − 1|, and Û − Q_U = P(Σ − I)Vᵀ for Û = PΣVᵀ, Q_U = PVᵀ; Higham,
+  *Functions of Matrices*, §8.1), so X̃ = Q_U Ŝ Q_Wᵀ has the exact
   SVD (Q_U, ŝ, Q_W) and ε_X = ‖X − X̃‖_F <= ρ + ŝ_max(ω_U(1 + ω_W) + ω_W). Weyl's
   inequality for singular values (Golub–Van Loan, *Matrix Computations*, 4th ed.,
   Cor. 8.6.2) gives σ_D(X) >= ŝ_min − ε_X: if positive, X has rank D exactly, and
   K̃ = X̃X̃ᵀ = Q_U Ŝ² Q_Uᵀ has ‖K − K̃‖_F <= ε_X(2ŝ_max + ε_X) =: ε_K, with the same
   m − D exact zero eigenvalues and nonzero eigenvalues >= τ = (ŝ_min − ε_X)².
-* ``kernel`` (D >= m: K has full rank and is accumulated block by block without
+* ``kernel`` (D >= 2m, or larger nearly square designs: K has full rank and is accumulated block by block without
   ever holding X). K̂ = fl(XXᵀ) has |K̂ᵢⱼ − Kᵢⱼ| <= κ for a per-entry bound κ the
   caller derives from how K̂ was summed (:meth:`PublicDesign.kernel`), so
   ‖K̂ − K‖_F <= mκ. The symmetric eigendecomposition K̂ ≈ Q̂ diag(t̂) Q̂ᵀ (LAPACK
@@ -45,7 +47,8 @@ uᵢᵀ(A − B)vⱼ = (aᵢ − bⱼ)uᵢᵀvⱼ, so summing squares over i, j,
     ‖f(A) − f(B)‖_F <= max |f[aᵢ, bⱼ]| · ‖A − B‖_F
 
 over the pairs of eigenvalues with f(aᵢ) ≠ f(bⱼ) (f[a, b] the divided
-difference; Bhatia, *Matrix Analysis*, §VII.5 and §X.3). Pairs of exact zeros
+difference; Bhatia, *Matrix Analysis*, Ch. X, states the Frobenius-norm Lipschitz
+bound; the two identities are its whole proof). Pairs of exact zeros
 contribute nothing. For a, b >= τ >= 0 (or one of them 0, the other >= τ):
 g[a, b] = (c² − ab)/((a + c)²(b + c)²), so |g[a, b]| <= 1/(τ + c)²;
 φ[a, b] = −1/((a + c)(b + c)), |φ[a, b]| <= 1/(τ + c)²; and for the route with a
