@@ -29,8 +29,8 @@ fixed margin: each term is derived from the conditioning of the computation.
   Cor. 8.6.2) gives σ_D(X) >= ŝ_min − ε_X: if positive, X has rank D exactly, and
   K̃ = X̃X̃ᵀ = Q_U Ŝ² Q_Uᵀ has ‖K − K̃‖_F <= ε_X(2ŝ_max + ε_X) =: ε_K, with the same
   m − D exact zero eigenvalues and nonzero eigenvalues >= τ = (ŝ_min − ε_X)².
-* ``kernel`` (D >= 2m, or larger nearly square designs: K has full rank and is accumulated block by block without
-  ever holding X). K̂ = fl(XXᵀ) has |K̂ᵢⱼ − Kᵢⱼ| <= κ for a per-entry bound κ the
+* ``kernel`` (D >= 2m, or larger nearly square designs: K has full rank and is
+  accumulated block by block without ever holding X). K̂ = fl(XXᵀ) has |K̂ᵢⱼ − Kᵢⱼ| <= κ for a per-entry bound κ the
   caller derives from how K̂ was summed (:meth:`PublicDesign.kernel`), so
   ‖K̂ − K‖_F <= mκ. The symmetric eigendecomposition K̂ ≈ Q̂ diag(t̂) Q̂ᵀ (LAPACK
   ``syevd``) is checked a posteriori: ω = ‖Q̂ᵀQ̂ − I‖_F, R = K̂Q̂ − Q̂ diag(t̂) with
