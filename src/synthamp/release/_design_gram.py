@@ -20,7 +20,7 @@ fixed margin: each term is derived from the conditioning of the computation.
   ω_U = ‖ÛᵀÛ − I‖_F, ω_W = ‖ŴᵀŴ − I‖_F and the residual ρ = ‖X − ÛŜŴᵀ‖_F, each
   computed with its own rounding bound (an inner product of length n has error
   <= γ_n |a|ᵀ|b|, γ_n = nu/(1 − nu), u = 2⁻⁵³; Higham, *Accuracy and Stability
-  of Numerical Algorithms*, 2nd ed., §3.1, Lemma 3.3). The polar factors Q_U,
+  of Numerical Algorithms*, 2nd ed., §3.1, eq. (3.5), Lemma 3.3). The polar factors Q_U,
   Q_W of Û, Ŵ are orthonormal with ‖Û − Q_U‖_F <= ω_U (each singular value σ of Û
   has |σ − 1| <= |σ² − 1|, and Û − Q_U = P(Σ − I)Vᵀ for Û = PΣVᵀ, Q_U = PVᵀ; Higham,
   *Functions of Matrices*, §8.1), so X̃ = Q_U Ŝ Q_Wᵀ has the exact
@@ -30,8 +30,9 @@ fixed margin: each term is derived from the conditioning of the computation.
   K̃ = X̃X̃ᵀ = Q_U Ŝ² Q_Uᵀ has ‖K − K̃‖_F <= ε_X(2ŝ_max + ε_X) =: ε_K, with the same
   m − D exact zero eigenvalues and nonzero eigenvalues >= τ = (ŝ_min − ε_X)².
 * ``kernel`` (D >= 2m, or larger nearly square designs: K has full rank and is
-  accumulated block by block without ever holding X). K̂ = fl(XXᵀ) has |K̂ᵢⱼ − Kᵢⱼ| <= κ for a per-entry bound κ the
-  caller derives from how K̂ was summed (:meth:`PublicDesign.kernel`), so
+  accumulated block by block without ever holding X). K̂ = fl(XXᵀ) has
+  |K̂ᵢⱼ − Kᵢⱼ| <= κ for a per-entry bound κ the caller derives from how K̂ was
+  summed (:meth:`PublicDesign.kernel`), so
   ‖K̂ − K‖_F <= mκ. The symmetric eigendecomposition K̂ ≈ Q̂ diag(t̂) Q̂ᵀ (LAPACK
   ``syevd``) is checked a posteriori: ω = ‖Q̂ᵀQ̂ − I‖_F, R = K̂Q̂ − Q̂ diag(t̂) with
   its rounding bound, and with the orthogonal polar factor Q of Q̂,
