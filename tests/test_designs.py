@@ -222,8 +222,14 @@ def test_the_narrow_designs_that_were_too_small(m, width, ridge):
 
 def test_public_design_bounds_against_live_mpmath():
     """The library's own design (its row norms, its route) against the reference, live."""
-    for m, width, ridge in [(7, 3, 1e-9), (6, 9, 1e-4)]:
-        design = PublicDesign("random-seeds", width, m, seed=4)
+    inputs = np.random.default_rng(8).standard_normal((7, 2))
+    for name, m, width, ridge in [
+        ("random-seeds", 7, 3, 1e-9), ("random-seeds", 6, 9, 1e-4),
+        ("random-features", 7, 5, 1e-12),
+    ]:  # fmt: skip
+        design = PublicDesign(
+            name, width, m, seed=4, inputs=inputs[:m] if name == "random-features" else None
+        )
         b = design_bounds(design, ridge, 1.0)
         x = np.hstack(list(design.blocks(b.norms)))
         exact = mpref_design.gram_bounds(x, ridge)
