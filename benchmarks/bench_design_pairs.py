@@ -34,8 +34,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     for width, ridge in WIDTHS:
-        kernel, _ = PublicDesign("random-seeds", width, M, SEED).kernel()
-        bounds = design_bounds(kernel, ridge, 1.0)
+        bounds = design_bounds(PublicDesign("random-seeds", width, M, SEED), ridge, 1.0)
         accounted = account_design(bounds, width, 2, EPSILON, DELTA, adjacency="norm")
         orders = comparison_orders(accounted.guarantee.optimal_order)
         start = time.perf_counter()

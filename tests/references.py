@@ -40,6 +40,7 @@ import numpy as np
 
 import mpref
 import mpref_convolution
+import mpref_design
 import mpref_matrix
 
 #: The store (``SYNTHAMP_REFERENCE_STORE`` overrides it: the script rebuilds into an empty one).
@@ -58,6 +59,7 @@ FUNCTIONS = {
     "log_likelihood_ratio": mpref.log_likelihood_ratio,
     "renyi_finite_convolution": mpref_convolution.renyi_finite_convolution,
     "bures_wasserstein_2x2": mpref_matrix.bures_wasserstein_2x2,
+    "design_bounds": mpref_design.design_bounds,
 }
 
 
@@ -246,3 +248,8 @@ def renyi_finite_convolution(alpha, dim: int, a: float, b: float, n: int) -> mpr
 def bures_wasserstein_2x2(a: list, b: list) -> mp.mpf:
     """Stored :func:`mpref_matrix.bures_wasserstein_2x2` of A = [[a₀, a₁], [a₁, a₂]], B."""
     return lookup("bures_wasserstein_2x2", list(a), list(b))
+
+
+def design_bounds(m: int, width: int, seed: int, ridge: float) -> tuple:
+    """Stored :func:`mpref_design.design_bounds`: (Δ/2B, C/B, s₂/B², theory/B²)."""
+    return lookup("design_bounds", m, width, seed, ridge)

@@ -35,8 +35,7 @@ def test_design_release_writes_records_and_reports_with_the_public_bounds(table,
     report = json.loads((table / "s.privacy.json").read_text())
     assert len(pd.read_csv(table / "s.csv")) == 500 == report["records"]
     # Δ, C and s₂ are the design's own bounds, recomputed here from its public seed
-    kernel, _ = PublicDesign("random-seeds", 2000, 80, 9).kernel()
-    bounds = design_bounds(kernel, 0.01, 1.0)
+    bounds = design_bounds(PublicDesign("random-seeds", 2000, 80, 9), 0.01, 1.0)
     assert report["sensitivity"] == pytest.approx(bounds.sensitivity, rel=1e-12)
     assert report["norm_bound"] == pytest.approx(bounds.norm_bound, rel=1e-12)
     assert report["gram_sensitivity"] == pytest.approx(bounds.gram_sensitivity, rel=1e-12)
@@ -170,3 +169,26 @@ def test_every_report_says_where_the_noise_came_from(table, capsys, kind, seeded
     assert (html.escape(sentence) in _first_screen(page)) is seeded
     assert (SEEDED_WARNING in terminal and sentence in terminal) is seeded
     assert seed_policy(not seeded) not in report["seed_policy"]
+
+
+def test_design_bounds_that_cannot_be_certified_are_refused_in_one_line(
+    tmp_path, monkeypatch, capsys
+):
+    """A nearly square design (m = 300, D = 299) at λ = 1e-12: the certified rounding bound
+    of Δ, C, s₂ exceeds 1e-6, so release and plan exit 2 naming --ridge, writing nothing."""
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(3)
+    pd.DataFrame({"a": rng.normal(size=300), "y": rng.uniform(-1, 1, 300)}).to_csv(
+        "t.csv", index=False
+    )
+    common = [
+        "--data", "t.csv", "--targets", "y", "--label-bound", "1", "--ridge", "1e-12",
+        "--epsilon", "1", "--delta", "1e-5", "--design", "random-seeds", "--width", "299",
+        "--design-seed", "0", "--no-progress",
+    ]  # fmt: skip
+    for command in (["release", *common, "--n-syn", "10", "--out", "s.csv"], ["plan", *common]):
+        assert main(command) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("synthamp: error: --ridge: the design bounds") and "\n" not in err
+        assert "cannot be certified" in err and "is certified" in err
+    assert not list(tmp_path.glob("s*"))

@@ -96,6 +96,11 @@ def _agree(name: str, stored, live) -> bool:
             abs(s - v) <= es + ev + mp.mpf("1e-30") * abs(v)
             for s, v, es, ev in zip(stored.value, live.value, stored.error, live.error, strict=True)
         )
+    if name == "design_bounds":  # (Δ/2B, C/B, s₂/B², theory/B²), each pointwise
+        return all(
+            abs(s - v) <= POINTWISE_RTOL * abs(v) + mp.mpf("1e-300")
+            for s, v in zip(stored, live, strict=True)
+        )
     if name == "fisher_information":  # (value, error bound)
         return abs(stored[0] - live[0]) <= stored[1] + live[1] + mp.mpf("1e-30") * abs(live[0])
     return abs(stored - live) <= POINTWISE_RTOL * abs(live) + mp.mpf("1e-300")

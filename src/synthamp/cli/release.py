@@ -136,7 +136,7 @@ _JSON = ("--json as_json", "Print one JSON object describing what was written.",
     ("--design", "Regress the targets on a public design of width --width (random-seeds: a "
      "public random seed per record, records in a secret random order; random-features: random "
      "Fourier features of the columns declared public by --public-inputs), accounted with the "
-     "public design's bounds. Only the target columns are protected. Not with --features, "
+     "certified public-design bounds. Only the target columns are protected. Not with --features, "
      "--norm-bound, --feature-scale, --sigma, --audit or an --accounting other than exact.",
      dict(type=click.Choice(DESIGNS))),
     ("--width", "Width of --design.", dict(type=int, metavar="D")),

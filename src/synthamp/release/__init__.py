@@ -54,11 +54,11 @@ Public designs (docs/theory.md §19, docs/gram-adjacency.md)
    :toctree: generated/
 
    design_release    -- one release on public random seeds or features, Gram-accounted
-   plan_design       -- before the data: exact Δ, C, s₂ and σ of a random-seeds design
+   plan_design       -- before the data: certified Δ, C, s₂ and σ of a random-seeds design
    DesignPlanRow     -- one row of that plan
    DesignRelease     -- its result: the bounds, σ under both adjacencies, the records
    PublicDesign      -- a public design, generated block by block from a recorded seed
-   design_bounds     -- Δ, C and s₂ from the m × m dual
+   design_bounds     -- certified Δ, C and s₂ of a public design
    DESIGNS           -- the public designs
 
 Tables and output

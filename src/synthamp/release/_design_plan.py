@@ -21,7 +21,12 @@ from synthamp._validation import InputError, check_integer, check_open_unit, che
 from synthamp.divergence._wishart import MAX_DIM_K2
 from synthamp.release._design_pairs import compare_design_accounting, comparison_orders
 from synthamp.release._design_release import account_design
-from synthamp.release._designs import PublicDesign, check_adjacency, design_bounds
+from synthamp.release._designs import (
+    PublicDesign,
+    check_adjacency,
+    design_bounds,
+    design_spectrum,
+)
 from synthamp.release._planning import DEFAULT_RIDGES, Plan, PlanRow
 from synthamp.utility import gram_error_bound
 
@@ -118,9 +123,9 @@ def plan_design(
     best_error, kept = float("inf"), None
     for width in widths:
         report_status(f"{design} design of width {width:,}: the m × m kernel (public)")
-        kernel, _ = PublicDesign(design, width, m, design_seed).kernel()
+        spectrum = design_spectrum(PublicDesign(design, width, m, design_seed))
         for ridge in ridges:
-            bounds = design_bounds(kernel, ridge, label_bound)
+            bounds = design_bounds(spectrum, ridge, label_bound)
             accounted = account_design(bounds, width, k, epsilon, delta, adjacency=adjacency)
             g, utility = accounted.guarantee, accounted.utility
             sigma, c = accounted.sigma, bounds.norm_bound
@@ -157,5 +162,5 @@ def plan_design(
         n_records=m, n_features=max(widths), n_targets=k, label_bound=label_bound,
         epsilon=epsilon, delta=delta, n_syn=None, releases=1, method="exact",
         rows=tuple(rows), best=best,
-        criterion="smallest Gram error relative to C² (exact public-design bounds)",
+        criterion="smallest Gram error relative to C² (certified public-design bounds)",
     )  # fmt: skip

@@ -2,7 +2,7 @@
 
 :func:`design_release` is the library entry point of ``release --design``: it builds the
 public design from its recorded seed (:class:`synthamp.release._designs.PublicDesign`),
-computes the exact public-design bounds Δ, C, s₂ from the m × m dual (docs/theory.md §19),
+computes the certified public-design bounds Δ, C, s₂ (docs/theory.md §19),
 calibrates σ under the norm model and, for k = 1, under the statistic-level adjacency
 (docs/gram-adjacency.md), assigns the records to the rows of a random-seeds design by a
 uniform permutation from the noise's entropy (so the guarantee holds whatever the file's
@@ -485,8 +485,7 @@ def design_release(
     adjacency = check_adjacency(adjacency, k)
     label_bound = check_positive("label_bound", label_bound)
     public = PublicDesign(design, width, m, seed, inputs=inputs)
-    kernel, norms = public.kernel()
-    bounds = design_bounds(kernel, ridge, label_bound)
+    bounds = design_bounds(public, ridge, label_bound)  # certified, or refused naming ridge/width
     accounted = account_design(
         bounds, public.width, k, epsilon, delta, adjacency=adjacency, accountant=accountant
     )
@@ -501,7 +500,7 @@ def design_release(
     else:  # row i is φ(uᵢ) of record i's own inputs: v does not depend on the order
         order = "order-free"
     # v and N live only in this block (never printed, logged or written)
-    model = design_model(public, clip_rows(y, label_bound), bounds.dual, norms)
+    model = design_model(public, clip_rows(y, label_bound), bounds.dual, bounds.norms)
     _perturb(model, sigma, np.random.Generator(np.random.PCG64(noise_seq)))
     factor = scale * _gram_factor(model)
     del model

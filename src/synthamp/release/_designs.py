@@ -5,8 +5,13 @@ model is linear in the private targets: v = M Y with
 
     M = (XᵀX/m + λI)⁻¹ Xᵀ/m = Xᵀ R/m,   R = (K/m + λI)⁻¹,   K = XXᵀ (m × m)
 
-(the push-through identity), so G = MᵀM = R K R/m² and every bound of the
-release is a function of the m × m matrix G (docs/theory.md §19):
+(the push-through identity), so G = MᵀM = U diag(s²/(s² + mλ)²) Uᵀ (X = U S Wᵀ) and
+every bound of the release is a function of the m × m matrix G (docs/theory.md §19).
+G and R are computed, with a rigorous bound on their rounding, by
+:mod:`synthamp.release._design_gram` (the SVD of X when D < m or X is small, the
+eigendecomposition of K for D >= 2m or large designs); :func:`design_bounds` evaluates the formulas
+below at the upper ends of those error bounds, so each is certified (>= its exact
+value on the float design), or refuses:
 
 * Δ = 2B · maxᵢ √Gᵢᵢ: v − w = M eᵢ(yᵢ − yᵢ′) for a replace-one change of record
   i, |yᵢ − yᵢ′| <= 2B; the exact supremum.
@@ -35,9 +40,9 @@ The designs (``DESIGNS``), each a deterministic function of a recorded
   ‖xᵢ‖ = 1. Only a public design if the inputs u are public: random features of
   private inputs make M depend on the data, and then docs/theory.md §13 applies.
 
-Memory and time are flat in D: K is accumulated block by block (m × BLOCK_COLUMNS at
-a time, never a dense m × D matrix), v = Xᵀα with α = R Y/m is assembled block by
-block into a D × k array, the only object of size D.
+Memory and time are flat in D beyond ``DENSE_ENTRIES``: K is accumulated block by
+block (m × BLOCK_COLUMNS at a time, never a dense m × D matrix), v = Xᵀα with
+α = R Y/m is assembled block by block into a D × k array, the only object of size D.
 """
 
 from __future__ import annotations
@@ -52,6 +57,16 @@ from numpy.typing import ArrayLike, NDArray
 from synthamp._budget import report_status
 from synthamp._kinds import privacy_quantity
 from synthamp._validation import InputError, check_integer, check_positive
+from synthamp.release._design_gram import (
+    CERTIFIED_RELATIVE_ERROR,
+    DesignSpectrum,
+    certified_bounds,
+    gamma,
+    gram_terms,
+    smallest_certified_ridge,
+    spectrum_from_kernel,
+    spectrum_from_matrix,
+)
 
 __all__ = [
     "ADJACENCIES",
@@ -63,6 +78,7 @@ __all__ = [
     "check_adjacency",
     "design_bounds",
     "design_model",
+    "design_spectrum",
     "gram_sensitivity_terms",
 ]
 
@@ -76,6 +92,9 @@ ADJACENCIES: tuple[str, ...] = ("gram", "norm")
 BLOCK_COLUMNS = 4096
 #: Largest width (the engine's d limit, ``synthamp._validation.check_dim``).
 MAX_WIDTH = 10**6
+#: Largest nearly square design (m <= D < 2m; m·D entries, 32 MiB) whose bounds are computed
+#: from the thin SVD of X itself (better conditioned than K = XXᵀ); D < m always uses it.
+DENSE_ENTRIES = 2**22
 
 
 def check_adjacency(adjacency: str, out_dim: int) -> str:
@@ -171,18 +190,60 @@ class PublicDesign:
             yield block
 
     def kernel(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """(K, row norms): K = XXᵀ of the unit-row design, accumulated by blocks (one pass)."""
+        """(K, row norms): K = XXᵀ of the unit-row design, accumulated by blocks (one pass).
+
+        Two-level summation: the blocks' products are summed in groups of
+        :meth:`_group` blocks, the groups into K, so that every entry passes through at
+        most :meth:`summation_depth` rounded operations (Higham §3.1, §4.2), not D.
+        """
         k = np.zeros((self.n_records, self.n_records))
+        group, partial = self._group(), None
         blocks = -(-self.width // BLOCK_COLUMNS)
         for j, block in enumerate(self._raw_blocks()):
             if j % 16 == 0:  # a live status line on the command line (synthamp._budget)
                 report_status(f"{self.name} design: kernel, block {j + 1}/{blocks}")
-            k += block @ block.T
+            if group == 1:
+                k += block @ block.T
+                continue
+            if partial is None:
+                partial = block @ block.T
+            else:
+                partial += block @ block.T
+            if (j + 1) % group == 0:
+                k += partial
+                partial = None
+        if partial is not None:
+            k += partial
+        del partial
         norms = np.sqrt(np.diag(k).copy())
         if np.any(norms == 0):
             raise InputError("design", "a design row is zero; choose another seed")
         k /= np.outer(norms, norms)
         return k, norms
+
+    def _group(self) -> int:
+        """Blocks summed per group in :meth:`kernel` (about the square root of their number)."""
+        return max(1, math.isqrt(-(-self.width // BLOCK_COLUMNS)))
+
+    def summation_depth(self) -> int:
+        """h: the rounded operations a product term of an entry of K passes through in
+        :meth:`kernel`: its product, at most b − 1 additions inside a block's matrix product
+        (b <= BLOCK_COLUMNS, any order), at most one per block of its group and one per group."""
+        blocks = -(-self.width // BLOCK_COLUMNS)
+        group = self._group()
+        return min(self.width, BLOCK_COLUMNS) + group + -(-blocks // group) + 1
+
+    def kernel_entry_error(self) -> float:
+        """κ >= |K̂ᵢⱼ − (XXᵀ)ᵢⱼ|, K̂ from :meth:`kernel`, X = :meth:`blocks` with its norms.
+
+        Each raw inner product has error <= γ_h Σₐ|x̃ᵢₐx̃ⱼₐ| <= γ_h‖x̃ᵢ‖‖x̃ⱼ‖ (Higham eq. 3.5,
+        any summation order of depth h); the norms nᵢ = fl(√Ŝᵢᵢ) satisfy ‖x̃ᵢ‖/nᵢ <=
+        1/((1 − γ_h)^{1/2}(1 − u)); the division by fl(nᵢnⱼ) and the rows' own division by
+        nᵢ add γ₆ (Higham Lemma 3.3): κ = γ_{h+6}/((1 − γ_h)(1 − u)²).
+        """
+        h = self.summation_depth()
+        u = 2.0**-53
+        return gamma(h + 6) / ((1.0 - gamma(h)) * (1.0 - u) ** 2)
 
     def dense(self) -> NDArray[np.float64]:
         """The whole design X (m × D): for tests and small widths only."""
@@ -191,22 +252,33 @@ class PublicDesign:
 
 @dataclass(frozen=True)
 class DesignBounds:
-    """The exact public-design bounds of a ridge release (module docstring; docs/theory.md §19).
+    """The certified public-design bounds of a ridge release (module docstring; docs/theory.md §19).
+
+    Each bound is >= its exact value on the float design as generated, for the exact
+    model M and for the operator the release applies (synthamp.release._design_gram).
 
     Attributes
     ----------
     sensitivity : float
-        Δ = 2B maxᵢ √Gᵢᵢ (exact supremum of ‖v − w‖).
+        Δ >= 2B maxᵢ √Gᵢᵢ (the exact supremum of ‖v − w‖), certified.
     norm_bound : float
         C (certified bound on ‖v‖).
     gram_sensitivity : float
-        s₂ (k = 1), the exact supremum of |‖v‖² − ‖w‖²|.
+        s₂ (k = 1), certified upper bound on the exact supremum of |‖v‖² − ‖w‖²|.
     gram_sensitivity_theory : float
-        B² maxᵢ(Gᵢᵢ + 4Σ_{j≠i}|Gᵢⱼ|), the bound stated in docs/theory.md §19 (>= s₂).
+        B² maxᵢ(Gᵢᵢ + 4Σ_{j≠i}|Gᵢⱼ|), the bound stated in docs/theory.md §19 (>= s₂), certified.
     gram : ndarray
-        G = MᵀM (m × m), public (a function of the design and λ).
+        Ĝ ≈ G = MᵀM (m × m), public (a function of the design and λ).
     dual : ndarray
-        R = (K/m + λI)⁻¹ (m × m), public.
+        R̂ ≈ (K/m + λI)⁻¹ on the range of X (m × m), public: v = XᵀR̂Y/m.
+    rounding_bound : float
+        The largest certified relative error of Δ, C and s₂: each reported bound exceeds
+        the value computed from Ĝ by at most this fraction (at most
+        ``CERTIFIED_RELATIVE_ERROR``, or the bounds are refused).
+    route : {"svd", "kernel"}
+        How G was computed: the thin SVD of X (D < m) or the eigendecomposition of K.
+    norms : ndarray or None
+        The row norms that normalised the design (for :func:`design_model`), when known.
     """
 
     sensitivity: float
@@ -215,6 +287,9 @@ class DesignBounds:
     gram_sensitivity_theory: float
     gram: NDArray[np.float64]
     dual: NDArray[np.float64]
+    rounding_bound: float = 0.0
+    route: str = "kernel"
+    norms: NDArray[np.float64] | None = None
 
 
 def gram_sensitivity_terms(gram: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -222,18 +297,37 @@ def gram_sensitivity_terms(gram: NDArray[np.float64]) -> NDArray[np.float64]:
     docstring): (Gᵢᵢ + rᵢ)²/Gᵢᵢ if rᵢ < Gᵢᵢ, else 4rᵢ, rᵢ = Σ_{j≠i}|Gᵢⱼ|. s₂ = B²·max."""
     diag = np.clip(np.diag(gram).copy(), 0.0, None)
     off = np.abs(gram).sum(axis=1) - np.abs(np.diag(gram))
-    safe = np.where(diag > 0, diag, 1.0)
-    return np.where(off < diag, (diag + off) ** 2 / safe, 4.0 * off)
+    return gram_terms(diag, off)
+
+
+def design_spectrum(design: PublicDesign) -> DesignSpectrum:
+    """The certified decomposition of a public design's K = XXᵀ (λ-independent; reuse it
+    across ridges): the thin SVD of X when D < m, or D < 2m and X has at most
+    :data:`DENSE_ENTRIES` entries (nearly square designs, where K squares a large condition
+    number), else the eigendecomposition of the kernel accumulated by
+    :meth:`PublicDesign.kernel` with its per-entry error bound (well conditioned for D >= 2m,
+    and the m × D matrix is never held)."""
+    m, width = design.n_records, design.width
+    if width < m or (width < 2 * m and m * width <= DENSE_ENTRIES):
+        norms = design.row_norms()
+        return spectrum_from_matrix(np.hstack(list(design.blocks(norms))), norms=norms)
+    kernel, norms = design.kernel()
+    return spectrum_from_kernel(kernel, design.kernel_entry_error(), norms=norms, width=width)
 
 
 @privacy_quantity("certified")
-def design_bounds(kernel: ArrayLike, ridge: float, label_bound: float) -> DesignBounds:
-    """Δ, C and s₂ of the ridge model on a public design from its kernel K = XXᵀ.
+def design_bounds(
+    design: PublicDesign | DesignSpectrum | ArrayLike, ridge: float, label_bound: float
+) -> DesignBounds:
+    """Certified Δ, C and s₂ of the ridge model on a public design.
 
     Parameters
     ----------
-    kernel : array_like
-        K = XXᵀ (m × m, symmetric positive semi-definite), X with rows ‖xᵢ‖ <= 1.
+    design : PublicDesign, DesignSpectrum or array_like
+        The public design (its float X as generated is the truth the bounds hold for),
+        its certified decomposition (:func:`design_spectrum`, reused across ridges), or
+        a kernel K = XXᵀ (m × m, symmetric positive semi-definite, taken as exact), X
+        with rows ‖xᵢ‖ <= 1.
     ridge : float
         λ > 0 (synthamp's convention: penalty λ‖W‖², docs/theory.md §13).
     label_bound : float
@@ -242,35 +336,53 @@ def design_bounds(kernel: ArrayLike, ridge: float, label_bound: float) -> Design
     Returns
     -------
     DesignBounds
+
+    Raises
+    ------
+    InputError
+        ``ridge`` or ``width``: the bounds cannot be certified (their certified relative
+        error would exceed ``CERTIFIED_RELATIVE_ERROR``; the message names the smallest
+        ridge that certifies, when there is one).
     """
-    k = np.asarray(kernel, dtype=float)
-    if k.ndim != 2 or k.shape[0] != k.shape[1] or not np.all(np.isfinite(k)):
-        raise InputError("kernel", "must be a finite square matrix")
     lam = check_positive("ridge", ridge)
     b = check_positive("label_bound", label_bound)
-    m = k.shape[0]
-    k = 0.5 * (k + k.T)
-    dual = np.linalg.inv(k / m + lam * np.eye(m))
-    dual = 0.5 * (dual + dual.T)
-    gram = dual @ k @ dual / (m * m)
-    gram = 0.5 * (gram + gram.T)
-    diag = np.clip(np.diag(gram).copy(), 0.0, None)
-    off = np.abs(gram).sum(axis=1) - np.abs(np.diag(gram))
-    sensitivity = 2.0 * b * math.sqrt(float(diag.max()))
-    top = float(np.linalg.eigvalsh(gram)[-1])
-    norm_bound = b * math.sqrt(max(min(m * top, float(np.abs(gram).sum())), 0.0))
-    gram_sensitivity = b * b * float(gram_sensitivity_terms(gram).max())
-    theory = b * b * float((diag + 4.0 * off).max())
-    # rounding: the bounds are computed in floating point; a relative 1e-9 margin covers it
-    margin = 1.0 + 1e-9
+    if isinstance(design, PublicDesign):
+        spectrum = design_spectrum(design)
+    elif isinstance(design, DesignSpectrum):
+        spectrum = design
+    else:
+        spectrum = spectrum_from_kernel(design)
+    evaluated = certified_bounds(spectrum, lam, b)
+    if not evaluated.rounding_bound <= CERTIFIED_RELATIVE_ERROR:
+        raise _uncertified(spectrum, lam, evaluated.rounding_bound)
     return DesignBounds(
-        sensitivity=sensitivity * margin,
-        norm_bound=norm_bound * margin,
-        gram_sensitivity=gram_sensitivity * margin,
-        gram_sensitivity_theory=theory * margin,
-        gram=gram,
-        dual=dual,
+        sensitivity=evaluated.sensitivity,
+        norm_bound=evaluated.norm_bound,
+        gram_sensitivity=evaluated.gram_sensitivity,
+        gram_sensitivity_theory=evaluated.gram_sensitivity_theory,
+        gram=evaluated.gram,
+        dual=evaluated.dual,
+        rounding_bound=evaluated.rounding_bound,
+        route=spectrum.route,
+        norms=spectrum.norms,
     )
+
+
+def _uncertified(spectrum: DesignSpectrum, ridge: float, rounding: float) -> InputError:
+    """The one-line refusal of bounds that cannot be certified at λ."""
+    m = spectrum.n_records
+    shape = f"{m} × {spectrum.width}" if spectrum.width else f"{m} × {m} kernel"
+    why = (
+        f"the design bounds of the {shape} design cannot be certified at λ = {ridge:.3g} "
+        f"(their rounding error bound is {rounding:.2g} relative, above "
+        f"{CERTIFIED_RELATIVE_ERROR:.0e})"
+        if math.isfinite(rounding)
+        else f"the design bounds of the {shape} design cannot be certified at λ = {ridge:.3g}"
+    )
+    better = smallest_certified_ridge(spectrum, ridge)
+    if better is not None:
+        return InputError("ridge", f"{why}; λ >= {better:.3g} is certified")
+    return InputError("width", f"{why} at any ridge; use a width D >= m or another design")
 
 
 def design_model(

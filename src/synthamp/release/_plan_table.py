@@ -170,7 +170,7 @@ def plan_table(
     design, design_seed, adjacency : optional
         A public design (``random-seeds``) of each width, its public seed and the
         adjacency σ is calibrated for (default "gram"): the plan of ``release --design``
-        (:func:`~synthamp.release.plan_design`: exact Δ, C, s₂; one unlimited release).
+        (:func:`~synthamp.release.plan_design`: certified Δ, C, s₂; one unlimited release).
         Every option applies to the design (or to none) or is refused before the table
         is read: no ``features``, ``n_syn``, ``releases`` or ``method`` but "exact" with
         a design; no ``design_seed`` or ``adjacency`` without.
