@@ -12,6 +12,7 @@ failure is an :class:`~synthamp._validation.InputError` naming the parameter
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -23,15 +24,19 @@ from synthamp._validation import (
     check_open_unit,
     check_positive,
     check_sigma,
+    printable,
 )
-from synthamp.release._distributed import require_dask
+from synthamp.release._distributed import check_scheduler, require_dask
 from synthamp.release._io import check_not_inside
+from synthamp.release._options import ADJACENCIES, BACKENDS, DESIGNS
 from synthamp.release._ridge import ridge_norm_bound, ridge_sensitivity, row_norms
 from synthamp.release._tabular import check_csv_names, check_input_file
 
 __all__ = [
+    "check_choices",
     "check_design_options",
     "check_noise_options",
+    "check_output_name",
     "check_paths",
     "check_release_n_syn",
     "check_ridge_numbers",
@@ -42,12 +47,124 @@ __all__ = [
 ]
 
 
+def _one_of(param: str, value, choices, *, optional: bool = False) -> None:
+    if (value is None and optional) or (isinstance(value, str) and value in choices):
+        return
+    none = "None or " if optional else ""
+    raise InputError(param, f"must be {none}one of {', '.join(choices)}; got {value!r}")
+
+
+def _path_like(param: str, value, *, optional: bool = False) -> None:
+    if (value is None and optional) or isinstance(value, str | os.PathLike):
+        return
+    raise InputError(param, f"must be a path (str or os.PathLike), got {type(value).__name__}")
+
+
+def _column_names(param: str, value, *, optional: bool = False) -> None:
+    if (value is None and optional) or isinstance(value, str):
+        return
+    if isinstance(value, list | tuple) and all(isinstance(name, str) for name in value):
+        return
+    raise InputError(
+        param, f"must be column names (a comma-separated str or a list of str), got {value!r}"
+    )
+
+
+def check_choices(o: dict) -> None:
+    """The options that name a choice, a path, columns or a switch: of the right kind.
+
+    ``o`` holds :func:`~synthamp.release.release_table`'s arguments. A library caller's
+    ``backend="Dask"`` or ``force="no"`` is refused, never read as the default or as True.
+    """
+    _one_of("backend", o["backend"], BACKENDS)
+    _one_of("design", o["design"], DESIGNS, optional=True)
+    _one_of("adjacency", o["adjacency"], ADJACENCIES)
+    for name in ("force", "unlimited"):
+        if not isinstance(o[name], bool | np.bool_):
+            raise InputError(name, f"must be True or False, got {o[name]!r}")
+    _path_like("out", o["out"])
+    _path_like("report", o["report"], optional=True)
+    if not hasattr(o["data"], "columns"):  # a path, or a pandas DataFrame
+        _path_like("data", o["data"])
+    _column_names("targets", o["targets"])
+    _column_names("features", o["features"], optional=True)
+
+
+def _special_kind(mode: int) -> str | None:
+    """What a special file is ("a FIFO", "a device", "a socket"), None for a file or folder."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return None
+
+
+#: Bytes a name leaves for synthamp's files next to an output (``.NAME.synthamp-tmp-PID-TOKEN.old``,
+#: its lock and journal): an output's name is at most the folder's limit minus this.
+NAME_ROOM = 64
+
+
+def _check_name_length(path: Path, param: str, text: str) -> None:
+    """Refuse a name too long for its folder once synthamp's temporary tags are added."""
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        limit = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        limit = 255  # the common limit (ext4, xfs, btrfs, tmpfs)
+    size = len(os.fsencode(path.name))
+    if size > limit - NAME_ROOM:
+        raise InputError(
+            param,
+            f"the name of {text} is {size} bytes long; at most {limit - NAME_ROOM} bytes leave "
+            "room for the temporary names synthamp writes next to it",
+        )
+
+
+def check_output_name(path: str | os.PathLike, *, param: str, folder: bool = False) -> Path:
+    """Refuse, before anything else, an output path that names no new file (or folder).
+
+    ``.``, ``..``, ``/`` and the empty path name a folder that holds other files,
+    never an output synthamp could write in its place; a trailing ``/`` asks for a
+    folder, which only a dataset (``folder=True``) is; an existing folder is never a
+    file output; an existing FIFO, device or socket is never replaced (links followed).
+    """
+    text = os.fspath(path)
+    where = printable(text) if text else "the empty path"
+    if "\x00" in text:
+        raise InputError(param, f"{where} holds a NUL character, which no path can hold")
+    example = "synthetic.csv" if param == "out" else "report.json"
+    dataset = " (or --partitions P to write a dataset folder)" if param == "out" else ""
+    if Path(text).name in ("", ".", ".."):
+        what = "a new folder such as out/ds" if folder else f"a file such as out/{example}"
+        raise InputError(param, f"{where} names no new file but a folder; give {what}")
+    if not folder and text.endswith(("/", os.sep)):
+        raise InputError(param, f"{where} ends in '/', a folder; give a file name{dataset}")
+    _check_name_length(Path(text), param, where)
+    try:
+        info = os.stat(text)
+    except OSError:
+        return Path(text)  # nothing there (or not reachable: the folder check says why)
+    if not folder and stat.S_ISDIR(info.st_mode):
+        raise InputError(
+            param, f"{where} is a folder; give a file inside it, such as {where}/{example}{dataset}"
+        )
+    kind = _special_kind(info.st_mode)
+    if kind is not None:
+        raise InputError(param, f"{where} is {kind}; synthamp never replaces one")
+    return Path(text)
+
+
 def report_paths(out: Path, report: str | os.PathLike | None) -> tuple[Path, Path, Path]:
     """Report paths: ``report=X.json`` (or X.html) → X.json, X.md, X.html; default OUT stem."""
     if report is None:
         stem = out.with_suffix("")
-        return tuple(Path(f"{stem}.privacy{ext}") for ext in (".json", ".md", ".html"))
-    path = Path(report)
+        paths = tuple(Path(f"{stem}.privacy{ext}") for ext in (".json", ".md", ".html"))
+        for path in paths:  # named after --out: a long --out can make them too long
+            _check_name_length(path, "out", f"the report {printable(path)} (default from --out)")
+        return paths
+    path = check_output_name(report, param="report")
     if path.suffix.lower() not in (".json", ".html"):
         raise InputError(
             "report", f"must end in .json or .html (the other reports go next to it), got {path}"
@@ -161,6 +278,7 @@ def check_scale_options(partitions, n_syn: int, distributed: bool, scheduler) ->
         if partitions is None:
             raise InputError("partitions", "is required with --backend dask")
         require_dask()
+        check_scheduler(scheduler)
     elif scheduler is not None:
         raise InputError("scheduler", "applies only with --backend dask")
 

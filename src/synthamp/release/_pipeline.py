@@ -28,8 +28,10 @@ from synthamp._validation import InputError, check_integer, check_positive
 from synthamp.accountant import SyntheticDataRelease
 from synthamp.release import _tabular
 from synthamp.release._checks import (
+    check_choices,
     check_design_options,
     check_noise_options,
+    check_output_name,
     check_paths,
     check_release_n_syn,
     check_ridge_numbers,
@@ -134,6 +136,7 @@ class _Recorder(ReleaseMonitor):
 
 def _check_numbers(o: dict) -> dict:
     """Step 1: every public number, before any path or the table (see _checks)."""
+    check_choices(o)
     o["label_bound"] = check_positive("label_bound", o["label_bound"])
     o["ridge"] = check_positive("ridge", o["ridge"])
     distributed = o["backend"] == "dask"
@@ -158,7 +161,8 @@ def _check_numbers(o: dict) -> dict:
 
 def _check_outputs(o: dict) -> tuple[Path, str, tuple[Path, Path, Path]]:
     """Step 2: the input first (never inside an output), then the outputs."""
-    out, partitioned = Path(o["out"]), o["partitions"] is not None
+    partitioned = o["partitions"] is not None
+    out = check_output_name(o["out"], param="out", folder=partitioned)
     reports = report_paths(out, o["report"])
     in_memory = hasattr(o["data"], "columns")  # a pandas DataFrame
     check_paths(None if in_memory else o["data"], out, reports, partitioned=partitioned)
@@ -179,11 +183,12 @@ def _read(data, target_cols: list[str], feature_cols: list[str] | None):
     frame = data if hasattr(data, "columns") else _tabular.read_table(data, param="data")
     if len(frame) < 2:
         raise InputError("data", f"needs at least 2 records, got {len(frame)}")
+    targets = set(target_cols)  # a set: linear in the number of columns
     if feature_cols is None:
-        feature_cols = [str(c) for c in frame.columns if c not in target_cols]
+        feature_cols = [str(c) for c in frame.columns if c not in targets]
         if not feature_cols:
             raise InputError("features", "no columns left besides the targets")
-    overlap = [c for c in feature_cols if c in target_cols]
+    overlap = [c for c in feature_cols if c in targets]
     if overlap:
         raise InputError("features", f"column {overlap[0]!r} is also a target")
     y = _tabular.select_numeric(frame, target_cols, param="targets")
