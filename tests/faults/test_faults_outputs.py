@@ -406,3 +406,16 @@ def test_release_table_refuses_the_wrong_kind_of_option(workdir, no_work, option
         release_table(**{**kwargs, option: value})
     assert info.value.param == option
     assert _listing(workdir) == ["data.csv"]
+
+
+@pytest.mark.parametrize("path", [".", "..", "/", ""])
+def test_write_dataset_refuses_a_path_that_names_no_new_folder(tmp_path, monkeypatch, path):
+    """4c93a73: an empty current folder was 'replaced' (its temporary name '..synthamp-tmp-…'
+    then renamed onto '.'), and '' or '/' went as far as the commit."""
+    from synthamp.release import write_dataset
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError) as info:
+        write_dataset(None, path, 10, partitions=2, force=True)
+    assert info.value.param == "path" and "names no new file" in info.value.rule
+    assert _listing(tmp_path) == []

@@ -42,6 +42,7 @@ from synthamp.release._partitioned import (
     partition_name,
     write_partitions,
 )
+from synthamp.release._paths import check_output_name
 
 __all__ = [
     "BACKENDS",
@@ -415,6 +416,7 @@ def write_dataset(
                 "a distributed release ships R (hence VᵀV) to the workers, which only the "
                 "unlimited guarantee covers: fit the generator with n_syn=None",
             )
+    check_output_name(path, param="path", folder=True)
     destination = check_directory_output(path, force=force, param="path")
     generator._check_fitted()
     columns = list(columns) if columns is not None else default_columns(generator.n_targets_)

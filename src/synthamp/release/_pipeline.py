@@ -31,7 +31,6 @@ from synthamp.release._checks import (
     check_choices,
     check_design_options,
     check_noise_options,
-    check_output_name,
     check_paths,
     check_release_n_syn,
     check_ridge_numbers,
@@ -50,6 +49,7 @@ from synthamp.release._io import OutputTransaction, check_directory_output, chec
 from synthamp.release._monitor import ReleaseMonitor, stale_messages
 from synthamp.release._options import release_mode
 from synthamp.release._partitioned import generator_partitions, write_partitions
+from synthamp.release._paths import check_output_name
 from synthamp.release._reports import write_design_reports, write_reports
 from synthamp.report import PrivacyReport
 
