@@ -410,8 +410,8 @@ def test_release_table_refuses_the_wrong_kind_of_option(workdir, no_work, option
 
 @pytest.mark.parametrize("path", [".", "..", "/", ""])
 def test_write_dataset_refuses_a_path_that_names_no_new_folder(tmp_path, monkeypatch, path):
-    """4c93a73: an empty current folder was 'replaced' (its temporary name '..synthamp-tmp-…'
-    then renamed onto '.'), and '' or '/' went as far as the commit."""
+    """4c93a73: an empty current folder ('.' or '') passed the path checks as a dataset
+    folder that --force may replace; '..' and '/' were refused only for their contents."""
     from synthamp.release import write_dataset
 
     monkeypatch.chdir(tmp_path)
