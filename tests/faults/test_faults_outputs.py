@@ -419,3 +419,22 @@ def test_write_dataset_refuses_a_path_that_names_no_new_folder(tmp_path, monkeyp
         write_dataset(None, path, 10, partitions=2, force=True)
     assert info.value.param == "path" and "names no new file" in info.value.rule
     assert _listing(tmp_path) == []
+
+
+def test_a_table_in_memory_with_duplicated_or_numbered_columns_is_one_error(workdir):
+    """4c93a73: duplicated names raised AttributeError ('DataFrame' object has no attribute
+    'dtype'); integer names said "column '6' is also a target"."""
+    frame = private_frame()
+    kwargs = dict(label_bound=1, ridge=0.1, sigma=0.5, n_syn=10, out="o.csv")
+    duplicated = frame.set_axis(["x0", "x0", *frame.columns[2:]], axis=1)
+    with pytest.raises(InputError, match="appears twice") as info:
+        release_table(duplicated, "y1,y2", "x0,x2", **kwargs, accounting="post-processing")
+    assert info.value.param == "data"
+    numbered = frame.drop(columns="site").set_axis(range(8), axis=1)
+    with pytest.raises(InputError, match="must be text") as info:
+        release_table(numbered, "6", None, **kwargs, accounting="post-processing")
+    assert info.value.param == "data"
+    # a column the release does not use may carry any name
+    extra = frame.assign(**{"x0 ": 1.0}).set_axis([*frame.columns, 99], axis=1)
+    result = release_table(extra, "y1,y2", FEATURES, **kwargs, accounting="post-processing")
+    assert result.records == 10

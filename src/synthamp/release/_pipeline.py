@@ -180,7 +180,12 @@ def _check_outputs(o: dict) -> tuple[Path, str, tuple[Path, Path, Path]]:
 
 def _read(data, target_cols: list[str], feature_cols: list[str] | None):
     """Step 3: the private table's targets y and features x (checked)."""
-    frame = data if hasattr(data, "columns") else _tabular.read_table(data, param="data")
+    if hasattr(data, "columns"):  # a pandas DataFrame: its names as a file's header
+        used = None if feature_cols is None else {*target_cols, *feature_cols}
+        _tabular.check_frame_columns(data, used, param="data")
+        frame = data
+    else:
+        frame = _tabular.read_table(data, param="data")
     if len(frame) < 2:
         raise InputError("data", f"needs at least 2 records, got {len(frame)}")
     targets = set(target_cols)  # a set: linear in the number of columns

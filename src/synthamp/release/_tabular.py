@@ -33,6 +33,7 @@ from synthamp.release._io import atomic_path, check_writable
 __all__ = [
     "TABLE_FORMATS",
     "check_csv_names",
+    "check_frame_columns",
     "check_input_file",
     "check_table_output",
     "formula_prefix",
@@ -214,6 +215,30 @@ def _check_header(names: list[str], path: Path, param: str) -> None:
         if name in seen:
             raise InputError(
                 param, f"column {name!r} appears twice in {path}; give the columns distinct names"
+            )
+        seen.add(name)
+
+
+def check_frame_columns(frame, selected=None, *, param: str = "data") -> None:
+    """A table in memory (a pandas DataFrame): text column names, each once.
+
+    A file's header is checked by :func:`read_table`; a DataFrame may carry names
+    pandas allows and a release cannot select by name (integers, duplicates). With
+    ``selected`` (a set of names), only the columns the release uses are checked.
+    """
+    seen: set[str] = set()
+    for position, name in enumerate(frame.columns):
+        if selected is not None and name not in selected:
+            continue
+        if not isinstance(name, str):
+            raise InputError(
+                param,
+                f"column {position + 1} is named {name!r} ({type(name).__name__}); column "
+                "names must be text (frame.columns = frame.columns.astype(str))",
+            )
+        if name in seen:
+            raise InputError(
+                param, f"column {printable(name)!r} appears twice; give the columns distinct names"
             )
         seen.add(name)
 
