@@ -371,6 +371,16 @@ def test_a_duplicated_header_is_still_refused_by_read_shape(tmp_path):
         tabular.parse_columns("a,b,a", param="features")
 
 
+def test_plan_counts_the_features_release_uses_in_a_parquet_file_with_an_index(tmp_path):
+    """4c93a73: read_shape counted a stored pandas index as a feature (d = 8), which the
+    release (pandas.read_parquet) does not see (d = 7)."""
+    frame = private_frame().drop(columns="site")
+    frame.index = [f"r{i}" for i in range(len(frame))]
+    frame.to_parquet(tmp_path / "ix.parquet")
+    assert tabular.read_shape(tmp_path / "ix.parquet", ["y1"]) == (120, 7, 1)
+    assert len(tabular.read_table(tmp_path / "ix.parquet").columns) == 8  # 7 features + y1
+
+
 # --------------------------------------------------------------------------- library errors
 
 

@@ -395,15 +395,16 @@ def read_shape(
     fmt = table_format(path, param=param)
     check_input_file(path, param=param)
     try:
+        # The names read_table sees (a stored pandas index is not a column), checked as it
+        # checks them (no duplicated or unnamed column); the csv module reads a CSV header
+        # in time linear in its length.
+        columns = _header(path, fmt)
+        _check_header(columns, path, param)
         if fmt == "parquet":
             import pyarrow.parquet as pq  # pyarrow is heavy: loaded only to read a table
 
-            meta = pq.ParquetFile(path)
-            columns = list(meta.schema_arrow.names)
-            records = int(meta.metadata.num_rows)
+            records = int(pq.ParquetFile(path).metadata.num_rows)
         else:
-            columns = _header(path, fmt)  # the csv module: linear in the header's length
-            _check_header(columns, path, param)  # as read_table: no duplicated, unnamed names
             records = _count_csv_records(path)
     except InputError:
         raise
