@@ -15,6 +15,12 @@ budget).
 
 Run by hand: ``python benchmarks/bench_release.py [--repeats 3] [--out PATH]``.
 Writes a Markdown table (default docs/benchmarks/release.md).
+
+``--wide 100000,1000000`` times instead ``synthamp plan`` on a CSV table of that many
+columns (3 records; the first column the target): header reading must be linear in
+the number of columns (10⁵ columns ≤ 2 s for ``plan``). Each run is a fresh
+interpreter; the time of :func:`synthamp.release.read_shape` alone (in this process)
+is reported beside it. Default output docs/benchmarks/plan_wide.md.
 """
 
 from __future__ import annotations
@@ -70,11 +76,81 @@ def run_release(table: Path, names: list[str], out: Path, unlimited: bool) -> tu
     return wall, report
 
 
+def wide_table(path: Path, columns: int) -> None:
+    """A CSV table of ``columns`` columns c0 … and 3 records (c0 the target)."""
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(",".join(f"c{i}" for i in range(columns)) + "\n")
+        for value in ("0.1", "0.2", "0.3"):
+            handle.write(",".join([value] * columns) + "\n")
+
+
+def run_plan(table: Path) -> float:
+    """One ``synthamp plan`` on ``table`` in a fresh interpreter; wall seconds."""
+    command = [
+        sys.executable, "-m", "synthamp", "plan", "--data", str(table), "--targets", "c0",
+        "--label-bound", "1", "--epsilon", "1", "--delta", "1e-5", "--ridge", "1",
+        "--no-progress",
+    ]  # fmt: skip
+    start = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True, text=True, env=os.environ.copy())
+    return time.perf_counter() - start
+
+
+def wide(columns: list[int], repeats: int, out: str) -> None:
+    """``synthamp plan`` and ``read_shape`` on tables of many columns (see the module doc)."""
+    from synthamp.release import read_shape
+
+    rows: list[list[str]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for count in columns:
+            table = Path(tmp) / f"wide_{count}.csv"
+            wide_table(table, count)
+            shapes = []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                shape = read_shape(table, ["c0"])
+                shapes.append(time.perf_counter() - start)
+            plans = [run_plan(table) for _ in range(repeats)]
+            rows.append(
+                [
+                    f"{count:,}",
+                    f"{statistics.median(shapes):.2f} s",
+                    f"{statistics.median(plans):.1f} s",
+                    f"{min(plans):.1f}–{max(plans):.1f} s",
+                    f"m = {shape[0]}, d = {shape[1]:,}, k = {shape[2]}",
+                    f"{table.stat().st_size / 1e6:.1f} MB",
+                ]
+            )
+            print(rows[-1], flush=True)
+    header = ["columns", "read_shape", "plan (median)", "plan (range)", "shape", "file"]
+    lines = [
+        "## `synthamp plan` on wide tables (`benchmarks/bench_release.py --wide`)",
+        "",
+        f"Machine: {machine_summary()}. Median of {repeats} runs; `plan` in a fresh "
+        "interpreter (imports, header, record count, calibration of σ for one λ).",
+        "",
+        *markdown_table(header, rows),
+        "",
+    ]
+    write_report(out, lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--out", default="docs/benchmarks/release.md")
+    parser.add_argument("--out", default=None)
+    parser.add_argument(
+        "--wide",
+        default=None,
+        metavar="COUNTS",
+        help="time plan on CSV tables of these many columns, e.g. 100000",
+    )
     args = parser.parse_args()
+    if args.wide:
+        counts = [int(float(item)) for item in args.wide.split(",")]
+        wide(counts, args.repeats, args.out or "docs/benchmarks/plan_wide.md")
+        return
+    args.out = args.out or "docs/benchmarks/release.md"
     rows: list[list[str]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for targets in (1, 3):

@@ -55,8 +55,9 @@ def test_an_empty_release_still_has_its_header(tmp_path):
 def test_a_bad_chunk_leaves_no_file(tmp_path):
     path = tmp_path / "syn.parquet"
     chunks = [np.zeros((2, 2)), np.zeros((2, 3))]
-    with pytest.raises(ValueError, match="chunk of shape"):
+    with pytest.raises(InputError, match="chunk 2 has shape") as info:
         write_table(path, chunks, ["a", "b"])
+    assert info.value.param == "chunks"
     assert list(tmp_path.iterdir()) == []
 
 

@@ -106,7 +106,7 @@ def show_release(result, as_json: bool) -> None:
             return
         for line in result.summary:
             click.echo(line)
-        click.echo(f"wrote {result.records:,} records to {result.synthetic}")
+        click.echo(f"wrote {result.records:,} records to {printable(result.synthetic)}")
         return
     privacy, audit = result.privacy, result.audit
     if as_json:
@@ -183,4 +183,4 @@ def show_demo(result, epsilon: float, as_json: bool) -> None:
         say(f"note: {privacy.accounting_note}")
     if not privacy.noise_secret:
         say(f"[bold yellow]warning:[/] {SEEDED_WARNING}. " + escape(privacy.seed_policy))
-    say("wrote " + ", ".join(str(p) for p in result.paths))
+    say("wrote " + ", ".join(escape(printable(p)) for p in result.paths))

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 
 import click
 
+from synthamp._validation import printable
 from synthamp.cli._common import deprecated_alias
 from synthamp.cli._outputs import show_demo, show_release
 from synthamp.cli._status import live_status, time_budget_option
@@ -41,7 +42,7 @@ class _Terminal(ReleaseMonitor):
         self.show = show
 
     def message(self, level: str, text: str) -> None:
-        click.echo(f"synthamp: {level}: {text}", err=True)
+        click.echo(f"synthamp: {level}: {printable(text)}", err=True)
 
     def stage(self, text: str):
         return live_status(text, show=self.show)

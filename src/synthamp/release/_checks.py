@@ -25,9 +25,12 @@ from synthamp._validation import (
     check_open_unit,
     check_positive,
     check_sigma,
+    printable,
 )
-from synthamp.release._distributed import require_dask
+from synthamp.release._distributed import check_scheduler, require_dask
 from synthamp.release._io import check_not_inside
+from synthamp.release._options import ADJACENCIES, BACKENDS, DESIGNS
+from synthamp.release._paths import check_name_length, check_output_name
 from synthamp.release._ridge import ridge_norm_bound, ridge_sensitivity, row_norms
 from synthamp.release._tabular import check_csv_names, check_input_file
 
@@ -35,6 +38,7 @@ __all__ = [
     "NOT_WITH_DESIGN",
     "ONLY_WITH_DESIGN",
     "PRIVATE_INPUTS",
+    "check_choices",
     "check_design_options",
     "check_noise_options",
     "check_paths",
@@ -47,12 +51,59 @@ __all__ = [
 ]
 
 
+def _one_of(param: str, value, choices, *, optional: bool = False) -> None:
+    if (value is None and optional) or (isinstance(value, str) and value in choices):
+        return
+    none = "None or " if optional else ""
+    raise InputError(param, f"must be {none}one of {', '.join(choices)}; got {value!r}")
+
+
+def _path_like(param: str, value, *, optional: bool = False) -> None:
+    if (value is None and optional) or isinstance(value, str | os.PathLike):
+        return
+    raise InputError(param, f"must be a path (str or os.PathLike), got {type(value).__name__}")
+
+
+def _column_names(param: str, value, *, optional: bool = False) -> None:
+    if (value is None and optional) or isinstance(value, str):
+        return
+    if isinstance(value, list | tuple) and all(isinstance(name, str) for name in value):
+        return
+    raise InputError(
+        param, f"must be column names (a comma-separated str or a list of str), got {value!r}"
+    )
+
+
+def check_choices(o: dict) -> None:
+    """The options that name a choice, a path, columns or a switch: of the right kind.
+
+    ``o`` holds :func:`~synthamp.release.release_table`'s arguments. A library caller's
+    ``backend="Dask"`` or ``force="no"`` is refused, never read as the default or as True.
+    """
+    _one_of("backend", o["backend"], BACKENDS)
+    _one_of("design", o["design"], DESIGNS, optional=True)
+    _one_of("adjacency", o["adjacency"], ADJACENCIES, optional=True)
+    for name in ("force", "unlimited"):
+        if not isinstance(o[name], bool | np.bool_):
+            raise InputError(name, f"must be True or False, got {o[name]!r}")
+    _path_like("out", o["out"])
+    _path_like("report", o["report"], optional=True)
+    if not hasattr(o["data"], "columns"):  # a path, or a pandas DataFrame
+        _path_like("data", o["data"])
+    _column_names("targets", o["targets"])
+    _column_names("features", o["features"], optional=True)
+    _column_names("public_inputs", o["public_inputs"], optional=True)
+
+
 def report_paths(out: Path, report: str | os.PathLike | None) -> tuple[Path, Path, Path]:
     """Report paths: ``report=X.json`` (or X.html) → X.json, X.md, X.html; default OUT stem."""
     if report is None:
         stem = out.with_suffix("")
-        return tuple(Path(f"{stem}.privacy{ext}") for ext in (".json", ".md", ".html"))
-    path = Path(report)
+        paths = tuple(Path(f"{stem}.privacy{ext}") for ext in (".json", ".md", ".html"))
+        for path in paths:  # named after --out: a long --out can make them too long
+            check_name_length(path, "out", f"the report {printable(path)} (default from --out)")
+        return paths
+    path = check_output_name(report, param="report")
     if path.suffix.lower() not in (".json", ".html"):
         raise InputError(
             "report", f"must end in .json or .html (the other reports go next to it), got {path}"
@@ -166,6 +217,7 @@ def check_scale_options(partitions, n_syn: int, distributed: bool, scheduler) ->
         if partitions is None:
             raise InputError("partitions", "is required with --backend dask")
         require_dask()
+        check_scheduler(scheduler)
     elif scheduler is not None:
         raise InputError("scheduler", "applies only with --backend dask")
 

@@ -25,12 +25,13 @@ import io
 import logging
 import os
 import signal
+import socket
 import threading
 from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from synthamp._validation import InputError
+from synthamp._validation import InputError, printable
 from synthamp.release._io import OutputTransaction, check_directory_output, parse_mode
 from synthamp.release._options import BACKENDS
 from synthamp.release._partitioned import (
@@ -41,10 +42,13 @@ from synthamp.release._partitioned import (
     partition_name,
     write_partitions,
 )
+from synthamp.release._paths import check_output_name
 
 __all__ = [
     "BACKENDS",
+    "CONNECT_TIMEOUT",
     "DISTRIBUTED_NOTE",
+    "check_scheduler",
     "dask_frame",
     "require_dask",
     "write_dataset",
@@ -61,6 +65,62 @@ DISTRIBUTED_NOTE = (
 
 #: Dask schedulers that run without a cluster.
 LOCAL_SCHEDULERS = ("synchronous", "threads", "processes")
+
+#: Seconds to wait for a scheduler to answer, before the table is read and when connecting.
+CONNECT_TIMEOUT = 5.0
+
+#: What a ``scheduler`` may be, for the messages.
+_SCHEDULER_FORMS = "a scheduler address tcp://HOST:PORT, or synchronous, threads or processes"
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def check_scheduler(scheduler, *, timeout: float = CONNECT_TIMEOUT) -> None:
+    """Refuse a scheduler address that is malformed or unreachable, before any work.
+
+    ``None``, a local scheduler name (:data:`LOCAL_SCHEDULERS`) and objects (a
+    ``distributed.Client``) pass. An address must parse as distributed parses it; a
+    ``tcp://`` or ``tls://`` address must have a host and a port in 1…65535 and accept a
+    TCP connection within ``timeout`` seconds (the connection is closed at once).
+
+    Raises
+    ------
+    InputError
+        ``scheduler``, with one line saying which rule failed.
+    """
+    if scheduler is None or not isinstance(scheduler, str | os.PathLike):
+        return
+    address = os.fspath(scheduler)
+    if address in LOCAL_SCHEDULERS:
+        return
+    require_dask()
+    from distributed.comm.addressing import parse_address, parse_host_port  # dask: the extra
+    from distributed.comm.registry import backends  # dask: the optional extra
+
+    shown = printable(address)
+    try:
+        protocol, location = parse_address(address)
+        if protocol not in backends:
+            raise ValueError(f"unknown protocol {protocol!r}")
+        if protocol not in ("tcp", "tls"):
+            return
+        host, port = parse_host_port(location)
+    except (TypeError, ValueError) as exc:
+        raise InputError(
+            "scheduler", f"{shown!r} is not {_SCHEDULER_FORMS} ({printable(_first_line(exc))})"
+        ) from None
+    if not host or not 1 <= int(port) <= 65535:
+        raise InputError("scheduler", f"{shown!r} needs a host and a port in 1…65535")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        reason = exc.strerror or _first_line(exc)
+        raise InputError(
+            "scheduler", f"cannot reach {shown} within {timeout:g} s: {printable(reason)}"
+        ) from None
 
 
 def require_dask() -> None:
@@ -102,9 +162,13 @@ def _scheduler(scheduler) -> Iterator[dict]:
         from distributed import Client  # dask: the optional extra
 
         try:
-            client = Client(str(scheduler), timeout="10s")
-        except (OSError, TimeoutError) as exc:
-            raise InputError("scheduler", f"cannot connect to {scheduler}: {exc}") from None
+            client = Client(str(scheduler), timeout=f"{CONNECT_TIMEOUT:g}s")
+        except Exception as exc:  # refused, timed out, or not a dask scheduler at all
+            what = "" if isinstance(exc, OSError | TimeoutError) else " (is it a dask scheduler?)"
+            reason = printable(_first_line(exc))
+            raise InputError(
+                "scheduler", f"cannot connect to {printable(scheduler)}{what}: {reason}"
+            ) from None
         with client:
             yield {"scheduler": client}
     else:
@@ -202,11 +266,37 @@ def _quiet_atexit_close() -> None:
     atexit.register(quiet_close)
 
 
-@contextlib.contextmanager
-def local_cluster(n_workers: int | None = None) -> Iterator[object]:
-    """A ``distributed.LocalCluster`` of worker processes on this machine, and its client.
+#: Loggers of dask's own components, silent while synthamp computes on a cluster.
+DASK_LOGGERS = ("distributed", "tornado", "bokeh")
 
-    One thread per worker, no dashboard, quiet logs. Yields the client.
+
+@contextlib.contextmanager
+def quiet_dask_logs() -> Iterator[None]:
+    """Silence dask's loggers in this process for the block, then restore their levels.
+
+    A failed task (a full disk, say) makes each worker log "Compute Failed" with the
+    task, its state and a traceback: 7 lines per partition on the user's terminal.
+    The failure itself comes back as the exception, which the caller reports as one
+    line naming the output; the library prints nothing.
+    """
+    loggers = [logging.getLogger(name) for name in DASK_LOGGERS]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+
+@contextlib.contextmanager
+def local_cluster(n_workers: int | None = None, *, processes: bool = True) -> Iterator[object]:
+    """A ``distributed.LocalCluster`` on this machine, and its client.
+
+    Worker processes (threads in this process with ``processes=False``), one thread
+    per worker, no dashboard, and silent logs: the workers' own (``silence_logs``) and
+    dask's loggers in this process (:func:`quiet_dask_logs`). Yields the client.
     """
     require_dask()
     from distributed import Client, LocalCluster  # dask: the optional extra
@@ -214,12 +304,16 @@ def local_cluster(n_workers: int | None = None) -> Iterator[object]:
     n_workers = n_workers or max(1, min(4, os.cpu_count() or 1))
     with (
         quiet_interrupt(),
+        quiet_dask_logs(),
         LocalCluster(
             n_workers=n_workers,
             threads_per_worker=1,
-            processes=True,
+            processes=processes,
             dashboard_address=None,
-            silence_logs=logging.ERROR,
+            # the scheduler's HTTP endpoints (health, metrics) on a free local port: its
+            # default, 8787, warns when another cluster holds it
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+            silence_logs=logging.CRITICAL + 1,
         ) as cluster,
         Client(cluster) as client,
     ):
@@ -250,7 +344,7 @@ def write_partitions_dask(
         Records written (the sum of the tasks' rows).
     """
     frame = dask_frame(tasks, columns)
-    with quiet_interrupt(), _scheduler(scheduler) as compute_kwargs:
+    with quiet_interrupt(), quiet_dask_logs(), _scheduler(scheduler) as compute_kwargs:
         frame.to_parquet(
             str(directory),
             write_index=False,
@@ -322,6 +416,7 @@ def write_dataset(
                 "a distributed release ships R (hence VᵀV) to the workers, which only the "
                 "unlimited guarantee covers: fit the generator with n_syn=None",
             )
+    check_output_name(path, param="path", folder=True)
     destination = check_directory_output(path, force=force, param="path")
     generator._check_fitted()
     columns = list(columns) if columns is not None else default_columns(generator.n_targets_)

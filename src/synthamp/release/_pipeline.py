@@ -28,6 +28,7 @@ from synthamp._validation import InputError, check_integer, check_positive
 from synthamp.accountant import SyntheticDataRelease
 from synthamp.release import _tabular
 from synthamp.release._checks import (
+    check_choices,
     check_design_options,
     check_noise_options,
     check_paths,
@@ -48,6 +49,7 @@ from synthamp.release._io import OutputTransaction, check_directory_output, chec
 from synthamp.release._monitor import ReleaseMonitor, stale_messages
 from synthamp.release._options import release_mode
 from synthamp.release._partitioned import generator_partitions, write_partitions
+from synthamp.release._paths import check_output_name
 from synthamp.release._reports import write_design_reports, write_reports
 from synthamp.report import PrivacyReport
 
@@ -134,6 +136,7 @@ class _Recorder(ReleaseMonitor):
 
 def _check_numbers(o: dict) -> dict:
     """Step 1: every public number, before any path or the table (see _checks)."""
+    check_choices(o)
     o["targets"] = _tabular.parse_columns(o["targets"], param="targets")
     o["features"] = _tabular.parse_columns(o["features"], param="features")
     o["public_inputs"] = _tabular.parse_columns(o["public_inputs"], param="public_inputs")
@@ -162,7 +165,8 @@ def _check_numbers(o: dict) -> dict:
 
 def _check_outputs(o: dict) -> tuple[Path, str, tuple[Path, Path, Path]]:
     """Step 2: the input first (never inside an output), then the outputs."""
-    out, partitioned = Path(o["out"]), o["partitions"] is not None
+    partitioned = o["partitions"] is not None
+    out = check_output_name(o["out"], param="out", folder=partitioned)
     reports = report_paths(out, o["report"])
     in_memory = hasattr(o["data"], "columns")  # a pandas DataFrame
     check_paths(None if in_memory else o["data"], out, reports, partitioned=partitioned)
@@ -181,7 +185,12 @@ def _check_outputs(o: dict) -> tuple[Path, str, tuple[Path, Path, Path]]:
 def _read(data, target_cols: list[str], feature_cols: list[str] | None, design, inputs):
     """Step 3: the private table's targets y and features x (checked); on a public design,
     the targets and the declared public inputs (random-features) or nothing else."""
-    frame = data if hasattr(data, "columns") else _tabular.read_table(data, param="data")
+    if hasattr(data, "columns"):  # a pandas DataFrame: its names as a file's header
+        used = None if feature_cols is None else {*target_cols, *feature_cols}
+        _tabular.check_frame_columns(data, used, param="data")
+        frame = data
+    else:
+        frame = _tabular.read_table(data, param="data")
     if len(frame) < 2:
         raise InputError("data", f"needs at least 2 records, got {len(frame)}")
     if design is not None:
@@ -189,11 +198,12 @@ def _read(data, target_cols: list[str], feature_cols: list[str] | None, design, 
         if inputs is None:
             return y, None
         return y, _tabular.select_numeric(frame, inputs, param="public_inputs")
+    targets = set(target_cols)  # a set: linear in the number of columns
     if feature_cols is None:
-        feature_cols = [str(c) for c in frame.columns if c not in target_cols]
+        feature_cols = [str(c) for c in frame.columns if c not in targets]
         if not feature_cols:
             raise InputError("features", "no columns left besides the targets")
-    overlap = [c for c in feature_cols if c in target_cols]
+    overlap = [c for c in feature_cols if c in targets]
     if overlap:
         raise InputError("features", f"column {overlap[0]!r} is also a target")
     y = _tabular.select_numeric(frame, target_cols, param="targets")

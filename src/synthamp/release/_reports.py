@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from synthamp.report import render_html
+from synthamp.report import markdown_text, render_html
 
 __all__ = ["write_design_reports", "write_reports"]
 
@@ -39,6 +39,13 @@ def write_reports(privacy, paths: Sequence[Path], *, n_released: int, audit=None
     html_path.write_text(page, encoding="utf-8")
 
 
+def _markdown_value(value) -> str:
+    """One value of the design's table as a Markdown cell: lists (the column names) as JSON,
+    every character shown as itself (:func:`~synthamp.report.markdown_text`)."""
+    text = json.dumps(value, ensure_ascii=False) if isinstance(value, list | dict) else str(value)
+    return markdown_text(text)
+
+
 def write_design_reports(numbers: dict, privacy, paths: Sequence[Path], *, n_released: int) -> None:
     """A design release's public numbers (JSON) and its privacy report (Markdown, HTML).
 
@@ -48,7 +55,11 @@ def write_design_reports(numbers: dict, privacy, paths: Sequence[Path], *, n_rel
     """
     json_path, md_path, html_path = paths
     json_path.write_text(json.dumps(numbers, indent=2), encoding="utf-8")
-    rows = "\n".join(f"| {key} | {value} |" for key, value in numbers.items() if key != "utility")
+    rows = "\n".join(
+        f"| {markdown_text(key)} | {_markdown_value(value)} |"
+        for key, value in numbers.items()
+        if key != "utility"
+    )
     table = f"\n## The public design's numbers\n\n| field | value |\n|---|---|\n{rows}\n"
     md_path.write_text(privacy.to_markdown().rstrip() + "\n" + table, encoding="utf-8")
     html_path.write_text(render_html(privacy, n_released=n_released), encoding="utf-8")

@@ -20,6 +20,8 @@ from __future__ import annotations
 import csv
 import os
 import stat
+import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -31,8 +33,10 @@ from synthamp.release._io import atomic_path, check_writable
 __all__ = [
     "TABLE_FORMATS",
     "check_csv_names",
+    "check_frame_columns",
     "check_input_file",
     "check_table_output",
+    "formula_prefix",
     "parse_columns",
     "read_shape",
     "read_table",
@@ -88,6 +92,8 @@ def check_input_file(path: str | os.PathLike, *, param: str = "data") -> Path:
         raise InputError(param, f"{printable(path)} does not exist") from None
     except OSError as exc:
         raise InputError(param, f"cannot read {printable(path)}: {exc.strerror or exc}") from None
+    except ValueError:  # a NUL character: no file can be named so
+        raise InputError(param, f"{printable(path)} holds a NUL character") from None
     if stat.S_ISDIR(info.st_mode):
         raise InputError(param, f"{printable(path)} is a directory")
     if not stat.S_ISREG(info.st_mode):
@@ -106,22 +112,40 @@ def check_input_file(path: str | os.PathLike, *, param: str = "data") -> Path:
     return path
 
 
-#: First characters that make a spreadsheet read a CSV cell as a formula (CSV injection).
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\n")
+#: First characters that make a spreadsheet read a CSV cell as a formula, or run one (CSV
+#: injection, after OWASP): checked on the name's NFKC form, so that the fullwidth ＝ ＋ － ＠
+#: ｜ ； ＇ (which spreadsheets may fold to = + - @ | ; ') are caught as well.
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\n", "|", ";", "'")
+
+
+def formula_prefix(name: str) -> str | None:
+    """The character that makes ``name`` a formula in a spreadsheet, or None.
+
+    The name is NFKC-normalised (fullwidth forms fold to ASCII) and leading spaces are
+    skipped (spreadsheets skip them too) before its first character is compared with
+    :data:`FORMULA_PREFIXES`.
+    """
+    text = str(name)
+    folded = unicodedata.normalize("NFKC", text).lstrip(" ")
+    if folded.startswith(FORMULA_PREFIXES):
+        return text.lstrip(" ")[0]
+    return None
 
 
 def check_csv_names(names: Sequence[str], *, param: str) -> None:
     """Refuse a column name that a spreadsheet would run as a formula, or with control characters.
 
     Names go verbatim into the header of a written CSV file; ``=cmd|' /C calc'!A0``
-    there is a formula that spreadsheet programs offer to execute.
+    there is a formula that spreadsheet programs offer to execute (also when written
+    ``＝1+1`` in fullwidth, ``|calc``, ``;=1+1`` or ``'=1+1``: :func:`formula_prefix`).
     """
     for name in names:
         text = str(name)
-        if text.startswith(FORMULA_PREFIXES):
+        first = formula_prefix(text)
+        if first is not None:
             raise InputError(
                 param,
-                f"column name {printable(text)!r} starts with {printable(text[0])!r}, which "
+                f"column name {printable(text)!r} starts with {printable(first)!r}, which "
                 "spreadsheets read as a formula; rename the column (or write Parquet)",
             )
         if printable(text) != text:
@@ -170,7 +194,8 @@ def _header(path: Path, fmt: str) -> list[str]:
             index_columns = schema.pandas_metadata.get("index_columns", [])
             stored_index = {name for name in index_columns if isinstance(name, str)}
         return [name for name in schema.names if name not in stored_index]
-    with open(path, newline="", encoding="utf-8") as handle:
+    # utf-8-sig: a byte-order mark is not part of the first name (pandas drops it too)
+    with open(path, newline="", encoding="utf-8-sig") as handle:
         return next(csv.reader(handle), [])
 
 
@@ -194,6 +219,30 @@ def _check_header(names: list[str], path: Path, param: str) -> None:
         seen.add(name)
 
 
+def check_frame_columns(frame, selected=None, *, param: str = "data") -> None:
+    """A table in memory (a pandas DataFrame): text column names, each once.
+
+    A file's header is checked by :func:`read_table`; a DataFrame may carry names
+    pandas allows and a release cannot select by name (integers, duplicates). With
+    ``selected`` (a set of names), only the columns the release uses are checked.
+    """
+    seen: set[str] = set()
+    for position, name in enumerate(frame.columns):
+        if selected is not None and name not in selected:
+            continue
+        if not isinstance(name, str):
+            raise InputError(
+                param,
+                f"column {position + 1} is named {name!r} ({type(name).__name__}); column "
+                "names must be text (frame.columns = frame.columns.astype(str))",
+            )
+        if name in seen:
+            raise InputError(
+                param, f"column {printable(name)!r} appears twice; give the columns distinct names"
+            )
+        seen.add(name)
+
+
 def parse_columns(spec: str | Sequence[str] | None, *, param: str) -> list[str] | None:
     """Parse a comma-separated list of column names (``None`` stays ``None``)."""
     if spec is None:
@@ -202,7 +251,8 @@ def parse_columns(spec: str | Sequence[str] | None, *, param: str) -> list[str] 
     names = [str(item).strip() for item in items]
     if not names or any(name == "" for name in names):
         raise InputError(param, f"expected a comma-separated list of column names, got {spec!r}")
-    duplicates = sorted({name for name in names if names.count(name) > 1})
+    counts = Counter(names)  # linear: a list of 10⁶ names is not compared pairwise
+    duplicates = sorted(name for name, count in counts.items() if count > 1)
     if duplicates:
         raise InputError(param, f"column {duplicates[0]!r} is listed twice")
     return names
@@ -264,8 +314,8 @@ def write_table(
     int
         Number of rows written. If anything fails, ``path`` is left untouched.
     """
-    fmt = fmt or table_format(path, param="out")
-    with atomic_path(path) as tmp:
+    fmt = fmt or table_format(path, param="path")
+    with atomic_path(path, param="path") as tmp:
         return write_rows(tmp, chunks, columns, fmt=fmt)
 
 
@@ -282,6 +332,8 @@ def write_rows(
     import pyarrow.csv as pa_csv
     import pyarrow.parquet as pq
 
+    if fmt not in ("csv", "parquet"):
+        raise InputError("fmt", f"must be 'csv' or 'parquet', got {printable(fmt)!r}")
     if fmt == "csv":
         check_csv_names(columns, param="columns")
     schema = pa.schema([(str(name), pa.float64()) for name in columns])
@@ -292,10 +344,17 @@ def write_rows(
         # Continuous values never repeat: dictionary encoding would only cost (7× the time).
         writer = pq.ParquetWriter(str(path), schema, use_dictionary=False)
     try:
-        for chunk in chunks:
-            chunk = np.asarray(chunk, dtype=np.float64)
+        for chunks_seen, chunk in enumerate(chunks):
+            try:
+                chunk = np.asarray(chunk, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise InputError("chunks", f"chunk {chunks_seen + 1} is not numeric") from None
             if chunk.ndim != 2 or chunk.shape[1] != len(columns):
-                raise ValueError(f"chunk of shape {chunk.shape} for {len(columns)} columns")
+                raise InputError(
+                    "chunks",
+                    f"chunk {chunks_seen + 1} has shape {chunk.shape}; {len(columns)} columns "
+                    f"need shape (rows, {len(columns)})",
+                )
             columns_first = np.ascontiguousarray(chunk.T)
             arrays = [pa.array(column) for column in columns_first]
             writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
@@ -336,32 +395,34 @@ def read_shape(
     fmt = table_format(path, param=param)
     check_input_file(path, param=param)
     try:
+        # The names read_table sees (a stored pandas index is not a column), checked as it
+        # checks them (no duplicated or unnamed column); the csv module reads a CSV header
+        # in time linear in its length.
+        columns = _header(path, fmt)
+        _check_header(columns, path, param)
         if fmt == "parquet":
             import pyarrow.parquet as pq  # pyarrow is heavy: loaded only to read a table
 
-            meta = pq.ParquetFile(path)
-            columns = list(meta.schema_arrow.names)
-            records = int(meta.metadata.num_rows)
+            records = int(pq.ParquetFile(path).metadata.num_rows)
         else:
-            import pandas as pd  # pandas is heavy: loaded only to read a table
-
-            columns = [str(c) for c in pd.read_csv(path, nrows=0).columns]
             records = _count_csv_records(path)
     except InputError:
         raise
     except Exception as exc:
         raise InputError(param, f"cannot read {path}: {_first_line(exc)}") from None
-    targets = list(targets)
+    # Sets, not lists: a header of 10⁶ names is checked in linear time, not quadratic.
+    present, targets = set(columns), list(targets)
+    target_set = set(targets)
     for name in targets:
-        if name not in columns:
-            raise InputError("targets", f"column {name!r} is not in {path.name}")
+        if name not in present:
+            raise InputError("targets", f"column {printable(name)!r} is not in {path.name}")
     if features is None:
-        features = [c for c in columns if c not in targets]
+        features = [c for c in columns if c not in target_set]
     for name in features:
-        if name not in columns:
-            raise InputError("features", f"column {name!r} is not in {path.name}")
-        if name in targets:
-            raise InputError("features", f"column {name!r} is also a target")
+        if name not in present:
+            raise InputError("features", f"column {printable(name)!r} is not in {path.name}")
+        if name in target_set:
+            raise InputError("features", f"column {printable(name)!r} is also a target")
     if records < 2:
         raise InputError(param, f"needs at least 2 records, got {records}")
     if len(targets) > len(features):

@@ -15,6 +15,8 @@ renders what it is given (docs/theory.md §13–§16).
 
    PrivacyReport      -- the report of one release (JSON, Markdown)
    render_html        -- the report as one self-contained HTML page
+   markdown_text      -- a name or path shown as itself in Markdown
+   html_text          -- a name or path shown as itself in HTML
 
 Constants: ``SCHEMA_VERSION`` (the version of every JSON synthamp writes),
 ``ADJACENCY`` (the neighbouring relation every guarantee refers to), ``DESIGN_ADJACENCY``
@@ -30,6 +32,7 @@ from typing import TYPE_CHECKING
 from synthamp._lazy import lazy_attributes
 
 if TYPE_CHECKING:  # loaded on first use, see __getattr__
+    from synthamp.report._escape import html_text, markdown_text
     from synthamp.report._glossary import GLOSSARY
     from synthamp.report._html import render_html
     from synthamp.report._privacy import (
@@ -48,6 +51,8 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
 
 _SOURCES: dict[str, str] = {
     "GLOSSARY": "synthamp.report._glossary",
+    "html_text": "synthamp.report._escape",
+    "markdown_text": "synthamp.report._escape",
     "render_html": "synthamp.report._html",
     **dict.fromkeys(
         [
@@ -76,6 +81,8 @@ __all__ = [
     "SCHEMA_VERSION",
     "SEEDED_WARNING",
     "PrivacyReport",
+    "html_text",
+    "markdown_text",
     "protected_columns",
     "render_html",
     "seed_policy",
