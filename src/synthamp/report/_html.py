@@ -38,7 +38,7 @@ import numpy as np
 from synthamp.report._glossary import GLOSSARY
 from synthamp.report._privacy import PrivacyReport
 from synthamp.report._svg import Series, line_plot
-from synthamp.utility import gram_error_bound
+from synthamp.utility import NO_INFORMATION, gram_error_bound
 
 __all__ = ["GLOSSARY", "render_html"]
 
@@ -484,7 +484,7 @@ def _utility_summary(report: PrivacyReport, term: _Terms) -> str:
             "<tr>"
             + "".join(
                 f'<td class="num">{html.escape(c)}</td>'
-                if 3 <= i <= 5
+                if 3 <= i <= 6
                 else f"<td>{html.escape(c)}</td>"
                 for i, c in enumerate(row)
             )
@@ -493,13 +493,17 @@ def _utility_summary(report: PrivacyReport, term: _Terms) -> str:
         )
         baselines = (
             f'<table id="utility-baselines"><tr>{head}</tr>{body}</table>'
-            "<p>Relative: RMSE over the largest value of the statistic (C² for vᵀv, C for v, "
-            "B² for YᵀY/m); × records: RMSE over the records' (same statistic only). All at "
-            "the same (ε, δ). Noise saved is not utility.</p>"
+            "<p>Records: the number of records the RMSE is for (— for a noisy statistic, which "
+            "writes none). Relative: RMSE over the largest value of the statistic (C² for vᵀv, "
+            f"C for v, B² for YᵀY/m; above 1: {NO_INFORMATION}); × records: RMSE over the "
+            "records' (same statistic only); (best): the smallest RMSE of its statistic. All "
+            "at the same (ε, δ). Noise saved is not utility.</p>"
         )
+    first, *rest = report.utility_verdict.splitlines()
     return (
-        f'<p id="utility-verdict"><strong>Utility.</strong> '
-        f"{html.escape(report.utility_verdict)}</p>"
+        f'<p id="utility-verdict"><strong>Utility.</strong> <strong>{html.escape(first)}</strong>'
+        + "".join(f"<br>{html.escape(line)}" for line in rest)
+        + "</p>"
         f'<table id="utility-summary"><tr><th>{term("gram")} error</th><th>value</th>'
         f"<th>meaning</th></tr>{rows}</table>{baselines}"
     )
