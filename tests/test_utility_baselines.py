@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from synthamp.accountant._gaussian import gaussian_epsilon
-from synthamp.utility._adassp import _adassp_release
 from synthamp.utility import (
     adassp,
     adassp_noise,
@@ -27,6 +26,7 @@ from synthamp.utility import (
     utility_table,
     utility_verdict,
 )
+from synthamp.utility._adassp import _adassp_release
 
 
 def _symmetric_noise(rng, sigma, k, reps):

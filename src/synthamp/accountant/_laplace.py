@@ -41,7 +41,7 @@ MU_RTOL = 1e-7
 
 @privacy_quantity("exact")
 def laplace_delta(epsilon: ArrayLike, mu: float) -> NDArray[np.float64]:
-    """δ(ε) of one Laplace mechanism with μ = sensitivity/scale, in closed form (module docstring)."""
+    """δ(ε) of one Laplace mechanism, μ = sensitivity/scale, in closed form (module docstring)."""
     mu = check_positive("mu", mu)
     return _laplace_delta(np.asarray(epsilon, dtype=float), mu)
 

@@ -41,7 +41,7 @@ from synthamp.accountant._pld import gaussian_sigma
 def _records_gram_mse(
     sigma: float, d: int, k: int, trace: float, frobenius_sq: float, n_syn: int | None
 ) -> float:
-    """E‖Ĝ − vᵀv‖_F² of the debiased Gram from ``n_syn`` records, exactly (:func:`records_gram_rmse`).
+    """E‖Ĝ − vᵀv‖_F² of the debiased Gram from ``n_syn`` records (:func:`records_gram_rmse`).
 
     ``trace`` = tr vᵀv = ‖v‖_F², ``frobenius_sq`` = ‖vᵀv‖_F²; validated by the callers.
     """

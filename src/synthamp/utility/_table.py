@@ -119,11 +119,11 @@ def utility_table(
     """
     c2 = norm_bound**2
     k = check_integer("out_dim", out_dim, 1)
-    worst = "upper bound, attained at a rank-one v with ‖v‖ = C"
+    worst = "exact supremum over ‖v‖ ≤ C"
     rows = [
         _row(
             "synthetic records (this release)", "records ZV", GRAM, records, c2,
-            f"{worst} (at least {records_floor:.4g} for any v: rmse_floor)",
+            worst,
             n_syn=n_syn, rmse_unlimited=records_unlimited, floor=records_floor,
         ),
         _row(
@@ -141,11 +141,11 @@ def utility_table(
         ),
         _row(
             "output perturbation of v", f"V = v + σN (σ = {sigma_op:.4g})", GRAM, op_gram, c2,
-            f"{worst} (VᵀV − dσ²I)",
+            worst,
         ),
         _row(
             "output perturbation of v", f"V = v + σN (σ = {sigma_op:.4g})", "v", op_coef,
-            norm_bound, "exact, any v (the records do not carry v)",
+            norm_bound, "exact, any v",
         ),
     ]  # fmt: skip
     if targets is not None and label_bound is not None:
@@ -154,7 +154,7 @@ def utility_table(
             _row(
                 "the Gaussian synthesizer of the targets", "records from N(0, (YᵀY + E)₊/m)",
                 "YᵀY/m", at_n, label_bound**2,
-                "upper bound, any data (another statistic: the targets' second moment)",
+                "upper bound, any data",
                 n_syn=n_syn, rmse_unlimited=unlimited,
             ),
             _row(
@@ -166,7 +166,7 @@ def utility_table(
     rows.append(
         _row(
             "AdaSSP", "θ̂ (d × k)", "least-squares coefficients", None, 1.0,
-            "depends on the data (synthamp.utility.adassp); not from public quantities",
+            "depends on the data (synthamp.utility.adassp)",
         )
     )  # fmt: skip
     _mark_best(rows)
@@ -222,7 +222,7 @@ def utility_verdict(rows: Sequence[Row]) -> str:
         f"{GRAM} from {_records_phrase(n_syn)}: RMSE {r:.3g} at ‖v‖ = C{beside}; at least "
         f"{floor:.3g} for any v. Best other mechanism: {name}, RMSE {b:.3g} for any v"
         + (
-            f", below the records' floor: better than the records for every model."
+            ", below the records' floor: better than the records for every model."
             if b < floor
             else "."
         )
