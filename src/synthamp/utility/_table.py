@@ -206,14 +206,14 @@ def utility_verdict(rows: Sequence[Row]) -> str:
         )
     elif b < r / 1.005:
         first = (
-            f"Verdict: the records are {r / b:.2g}× less accurate than {name}; use it unless "
+            f"Verdict: the records are {r / b:.3g}× less accurate than {name}; use it unless "
             "you need records."
         )
     elif b <= r * 1.005:
         first = f"Verdict: the records are as accurate as {name} (within 0.5%)."
     else:
         first = (
-            f"Verdict: the records are the most accurate release of {GRAM} here ({b / r:.2g}× "
+            f"Verdict: the records are the most accurate release of {GRAM} here ({b / r:.3g}× "
             f"better than {name})."
         )
     unlimited = float(records["rmse_unlimited"])
