@@ -77,3 +77,28 @@ def test_k1_matches_the_closed_form_of_the_theory():
     expected = 4 * s2 * lam + 2 * D * s2**2 + sampling
     got = records_gram_rmse(sigma=SIGMA, dim=D, out_dim=1, model_gram=[[lam]], n_syn=n) ** 2
     assert got == pytest.approx(expected, rel=1e-13)
+
+
+def test_a_negative_estimate_of_a_squared_norm_is_reported_clipped():
+    """The debiased ‖v‖² can be negative; the estimate to report is max(0, ·) (k = 1) or the
+    PSD projection (k ≥ 2), which never has a larger error (vᵀv is PSD)."""
+    rng = np.random.default_rng(7)
+    v = np.full((D, 2), 0.01)
+    seen_negative = 0
+    for _ in range(200):
+        model = v + SIGMA * rng.standard_normal(v.shape)
+        records = (SEED_SCALE * rng.standard_normal((20, D))) @ model
+        raw = debiased_gram(records, sigma=SIGMA, dim=D, seed_scale=SEED_SCALE)
+        clipped = debiased_gram(
+            records, sigma=SIGMA, dim=D, seed_scale=SEED_SCALE, nonnegative=True
+        )
+        seen_negative += np.linalg.eigvalsh(raw)[0] < 0
+        assert np.linalg.eigvalsh(clipped)[0] >= -1e-12
+        truth = v.T @ v
+        assert np.sum((clipped - truth) ** 2) <= np.sum((raw - truth) ** 2) + 1e-12
+        scalar = debiased_gram(records[:, :1], sigma=SIGMA, dim=D, seed_scale=SEED_SCALE)
+        kept = debiased_gram(
+            records[:, :1], sigma=SIGMA, dim=D, seed_scale=SEED_SCALE, nonnegative=True
+        )
+        assert kept[0, 0] == max(0.0, scalar[0, 0])
+    assert seen_negative > 50  # the case is real, not hypothetical
