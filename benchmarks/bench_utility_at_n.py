@@ -1,8 +1,9 @@
 """The records' utility at the number of records written, and the best anchor (wine).
 
 wine (scikit-learn ``load_wine``, m = 178), target = class − 1 (B = 1), ``random-seeds``
-design (public seed 7), λ = 0.01, ε = 1, δ = 1e-5, one unlimited release accounted on the
-Gram adjacency by the exact profile (as ``release --design``). For D = 10⁴ and 10⁶:
+design (public seed 7), λ = 0.01, ε = 1, δ = 1e-5, one unlimited release accounted by the
+exact profile, on the norm model (D = 10⁴) and on the Gram adjacency (as ``release
+--design``; D = 10⁴ and 10⁶). For each:
 
 - the median relative error of the debiased ‖v‖² from the records, simulated, at n → ∞
   (‖V‖² − Dσ², ‖V‖²/σ² ~ χ²_D(‖v‖²/σ²)) and at n = 10,000 records written (given V, the
@@ -53,12 +54,12 @@ def main() -> None:
     gauss_1 = gaussian_sigma(EPSILON, DELTA, 1.0)
     laplace_1 = laplace_calibration(EPSILON, DELTA, 1.0).scale
     print(
-        "| D | σ | ‖v‖² | records n → ∞ | records n = 10,000 | report before (n → ∞) | "
+        "| D | adjacency | σ | ‖v‖² | records n → ∞ | records n = 10,000 | report before (n → ∞) | "
         "report now (n = 10,000) | Gaussian Σy² | Laplace Σy² | Gaussian ‖v‖² (s₂) | "
         "Laplace ‖v‖² (s₂) |"
     )
-    print("|" + "---|" * 11)
-    for width in (10**4, 10**6):
+    print("|" + "---|" * 12)
+    for width, adjacencies in ((10**4, ("norm", "gram")), (10**6, ("gram",))):
         design = PublicDesign("random-seeds", width, m, SEED)
         kernel, norms = design.kernel()
         bounds = design_bounds(kernel, RIDGE, 1.0)
@@ -66,21 +67,23 @@ def main() -> None:
         lam_v = float(np.sum(model**2))
         del model
         c, s, s2 = bounds.norm_bound, bounds.sensitivity, bounds.gram_sensitivity
-        sigma = calibrate_sigma(
-            EPSILON, DELTA, dim=width, norm_bound=c, sensitivity=s, accountant="pld",
-            gram_sensitivity=s2,
-        ).sigma  # fmt: skip
-        unlimited, at_n = records_errors(lam_v, sigma, width, rng)
-        common = dict(epsilon=EPSILON, delta=DELTA, sigma=sigma, dim=width, out_dim=1)
-        common |= dict(norm_bound=c, sensitivity=s, statistic_sensitivity=s2)
-        before = release_utility(**common, n_syn=None)["gram_error"]
-        now = release_utility(**common, n_syn=N_SYN)["gram_error"]
-        row = [
-            width, sigma, lam_v, unlimited, at_n, before, now,
-            MEDIAN_ABS * gauss_1 / sum_y2, math.log(2) * laplace_1 / sum_y2,
-            MEDIAN_ABS * gauss_1 * s2 / lam_v, math.log(2) * laplace_1 * s2 / lam_v,
-        ]  # fmt: skip
-        print("| " + " | ".join(f"{x:.4g}" for x in row) + " |", flush=True)
+        for adjacency in adjacencies:
+            sigma = calibrate_sigma(
+                EPSILON, DELTA, dim=width, norm_bound=c, sensitivity=s, accountant="pld",
+                gram_sensitivity=s2 if adjacency == "gram" else None,
+            ).sigma  # fmt: skip
+            unlimited, at_n = records_errors(lam_v, sigma, width, rng)
+            common = dict(epsilon=EPSILON, delta=DELTA, sigma=sigma, dim=width, out_dim=1)
+            common |= dict(norm_bound=c, sensitivity=s, statistic_sensitivity=s2)
+            before = release_utility(**common, n_syn=None)["gram_error"]
+            now = release_utility(**common, n_syn=N_SYN)["gram_error"]
+            numbers = [
+                sigma, lam_v, unlimited, at_n, before, now,
+                MEDIAN_ABS * gauss_1 / sum_y2, math.log(2) * laplace_1 / sum_y2,
+                MEDIAN_ABS * gauss_1 * s2 / lam_v, math.log(2) * laplace_1 * s2 / lam_v,
+            ]  # fmt: skip
+            cells = [f"{width:g}", adjacency, *(f"{x:.4g}" for x in numbers)]
+            print("| " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":
