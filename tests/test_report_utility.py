@@ -111,7 +111,7 @@ def test_report_fields_match_an_independent_computation(k, n_syn, sigma, epsilon
     if bound / report.norm_bound**2 > 1:
         assert "no information" in first
     elif best["rmse"] < bound / 1.005:
-        assert f"{bound / best['rmse']:.2g}× less accurate than {best['mechanism']}" in first
+        assert f"{bound / best['rmse']:.3g}× less accurate than {best['mechanism']}" in first
     coef = next(r for r in report.utility_table if r["statistic"] == "v")
     assert f"output perturbation of v gives RMSE {coef['rmse']:.3g}" in coefficients
     assert report.utility_table[0]["n_syn"] == report.n_syn

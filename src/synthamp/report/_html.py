@@ -468,6 +468,15 @@ def _noise_section(report: PrivacyReport, term: _Terms) -> tuple[str, str]:
     )
 
 
+#: What the columns of the table of every mechanism mean (its tooltip, and in the details).
+_TABLE_LEGEND = (
+    "Records: the n the RMSE is for (—: a noisy statistic, no records). Relative: RMSE over "
+    "the largest value of the statistic (C² for vᵀv, C for v, B² for YᵀY/m; above 1: "
+    f"{NO_INFORMATION}); × records: RMSE over the records' (vᵀv only); (best): the smallest "
+    "RMSE of its statistic. All at the same (ε, δ)."
+)
+
+
 def _utility_numbers(report: PrivacyReport, term: _Terms) -> str:
     """The records' Gram error against the baseline's (the report's fields), a detail."""
     if not report.utility_verdict:
@@ -479,6 +488,8 @@ def _utility_numbers(report: PrivacyReport, term: _Terms) -> str:
         if value is not None
     )
     return (
+        f"<p>The table of every mechanism, above: {html.escape(_TABLE_LEGEND)} Noise saved is "
+        "not utility.</p>"
         f'<table id="utility-summary"><tr><th>{term("gram")} error</th><th>value</th>'
         f"<th>meaning</th></tr>{rows}</table>"
     )
@@ -504,12 +515,8 @@ def _utility_summary(report: PrivacyReport, term: _Terms) -> str:
             for row in table[1:]
         )
         baselines = (
-            f'<table id="utility-baselines"><tr>{head}</tr>{body}</table>'
-            "<p>Records: the n the RMSE is for (—: a noisy statistic, no records). Relative: "
-            "RMSE over the largest value of the statistic (C² for vᵀv, C for v, B² for YᵀY/m; "
-            f"above 1: {NO_INFORMATION}); × records: RMSE over the records' (vᵀv only); "
-            "(best): the smallest RMSE of its statistic. All "
-            "at the same (ε, δ). Noise saved is not utility.</p>"
+            f'<table id="utility-baselines" title="{html.escape(_TABLE_LEGEND)}"><tr>{head}</tr>'
+            f"{body}</table>"
         )
     first, *rest = report.utility_verdict.splitlines()
     return (

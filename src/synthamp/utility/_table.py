@@ -166,7 +166,7 @@ def utility_table(
     rows.append(
         _row(
             "AdaSSP", "θ̂ (d × k)", "least-squares coefficients", None, 1.0,
-            "depends on the data (synthamp.utility.adassp)",
+            "depends on the data",
         )
     )  # fmt: skip
     _mark_best(rows)
