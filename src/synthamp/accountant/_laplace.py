@@ -17,12 +17,14 @@ pessimistic ε(δ) after T-fold composition is at most the target: the calibrati
 the sense of the PLD accountant (the reported interval brackets the true ε; its width,
 about T·h/2, is the discretisation error).
 
-Private kernels: :func:`_laplace_pld`, :func:`_laplace_epsilon`; public:
+Private kernels: :func:`_laplace_pld`, :func:`_laplace_epsilon`, :func:`_laplace_mu` (the
+calibration does not depend on the sensitivity: cached per (ε, δ, T)); public:
 :func:`laplace_delta` (one release, closed form), :func:`laplace_calibration`.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -126,9 +128,18 @@ def laplace_calibration(
     s = check_positive("sensitivity", sensitivity)
     t = check_integer("releases", releases, 1)
     h = check_positive("discretization", discretization)
+    mu, interval = _laplace_mu(epsilon, delta, t, h)
+    return LaplaceCalibration(s / mu, mu, interval)
+
+
+@functools.lru_cache(maxsize=64)
+def _laplace_mu(
+    epsilon: float, delta: float, t: int, h: float
+) -> tuple[float, tuple[float, float]]:
+    """μ = s/b of :func:`laplace_calibration` and the ε interval (scale-free: cached)."""
     if t == 1:
         mu = epsilon - 2.0 * math.log1p(-delta)
-        return LaplaceCalibration(s / mu, mu, (epsilon, epsilon))
+        return mu, (epsilon, epsilon)
     lo = epsilon / t  # pure ε-DP composes to Tμ = ε: private
     hi = 2.0 * lo
     while _laplace_epsilon(hi, delta, t, h)[0] <= epsilon:
@@ -140,4 +151,4 @@ def laplace_calibration(
         else:
             hi = mid
     upper, lower = _laplace_epsilon(lo, delta, t, h)
-    return LaplaceCalibration(s / lo, lo, (lower, upper))
+    return lo, (lower, upper)
