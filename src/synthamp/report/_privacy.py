@@ -339,7 +339,7 @@ class PrivacyReport:
 
         None where not computed (a report written before these fields).
         """
-        n = self.utility_table[0].get("n_syn") if self.utility_table else self.n_syn
+        n = self.utility_table[0].get("n_syn", self.n_syn) if self.utility_table else self.n_syn
         records = "unlimited (n → ∞)" if n is None else f"{n:,}"
         return (
             (
