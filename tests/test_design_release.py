@@ -63,7 +63,11 @@ def test_design_release_privacy_report_is_a_full_report_of_the_gram_guarantee(ta
     assert report.epsilon == out.guarantee.epsilon and report.sigma == out.sigma_gram
     assert report.dim == 3000 and report.n_records == targets.size and report.n_syn is None
     assert "s₂" in report.adjacency and "public seed 5" in report.feature_scaling
-    assert report.utility_table and report.utility_verdict == out.utility["utility_verdict"]
+    # the utility is at the 1,000 records written, the n → ∞ value beside it
+    assert report.utility_verdict == out.utility_at(1000)["utility_verdict"]
+    assert report.utility_table[0]["n_syn"] == 1000
+    assert report.utility_table[0]["rmse_unlimited"] == out.utility["gram_error"]
+    assert report.gram_error > out.utility["gram_error"]
     # the page draws the accounted release's curves (Gram adjacency): the profile's ε at the
     # guarantee's δ is the guarantee's, not the norm model's at the same σ
     profile = next(p for p in report.release_curves().profiles if p.accountant == "pld")

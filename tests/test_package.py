@@ -43,6 +43,8 @@ EXPECTED_KINDS = {
     "synthamp.bounds.prior_work_rdp": Kind.HEURISTIC,
     "synthamp.accountant.worst_case_rdp": Kind.EXACT,
     "synthamp.accountant.search_lower_bound": Kind.CERTIFIED,  # a proven lower bound
+    "synthamp.accountant.laplace_calibration": Kind.EXACT,
+    "synthamp.accountant.laplace_delta": Kind.EXACT,
 }
 
 

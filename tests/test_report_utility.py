@@ -45,11 +45,17 @@ def _reference(report: PrivacyReport) -> dict[str, float]:
     mpmath.mp.dps = 40
     c, delta_v = mpmath.mpf(report.norm_bound), mpmath.mpf(report.sensitivity)
     s2, d, k = mpmath.mpf(report.sigma) ** 2, report.dim, report.out_dim
-    # debiased Gram VᵀV − dσ²I: noise term 2(k+1)σ²‖v‖² + dk(k+1)σ⁴, at ‖v‖ = C, plus the
-    # Wishart sampling term 2[(‖v‖² + dkσ²)² + 2dkσ⁴ + 4σ²‖v‖²]/n
-    square = 2 * (k + 1) * s2 * c**2 + d * k * (k + 1) * s2**2
+    # debiased Gram VᵀV − dσ²I: noise term 2(k+1)σ²‖v‖² + dk(k+1)σ⁴, at a rank-one v with
+    # ‖v‖ = C (vᵀv = C²uuᵀ), plus the Wishart sampling term E[‖G‖² + (tr G)²]/n with
+    # G = VᵀV: E‖G‖² = Σ (E Gᵢⱼ)² + Σ Var Gᵢⱼ, E(tr G)² = (E tr G)² + Var tr G
+    omega = mpmath.diag([c**2] + [0] * (k - 1))
+    noise = 2 * (k + 1) * s2 * c**2 + d * k * (k + 1) * s2**2
+    square = noise
     if report.n_syn is not None:
-        square += 2 * ((c**2 + d * k * s2) ** 2 + 2 * d * k * s2**2 + 4 * s2 * c**2) / report.n_syn
+        mean = omega + d * s2 * mpmath.eye(k)
+        mean_sq = sum(mean[i, j] ** 2 for i in range(k) for j in range(k))
+        trace_sq = (c**2 + d * k * s2) ** 2 + s2**2 * (2 * d * k + 4 * c**2 / s2)
+        square += (mean_sq + noise + trace_sq) / report.n_syn
     # Analyze Gauss: sensitivity min(2CΔ, C²) (k = 1) or min(2CΔ, √2 C²); RMSE σ_G √(k(k+1)/2)
     sens = min(2 * c * delta_v, c**2 * (1 if k == 1 else mpmath.sqrt(2)))
     sigma_g = _gaussian_sigma_reference(report.epsilon, report.delta, sens)
@@ -94,29 +100,26 @@ def test_report_fields_match_an_independent_computation(k, n_syn, sigma, epsilon
     )
     assert floor < bound
     verdict = report.utility_verdict
-    assert verdict.startswith("baseline: for the second moment vᵀv, ")
+    first, detail, coefficients = verdict.splitlines()
+    assert first.startswith("Verdict: ") and len(first) < 140
     # the best same-statistic row of the table names itself, with its RMSE
     same = [r for r in report.utility_table[1:] if r["statistic"] == "vᵀv"]
     best = min(same, key=lambda r: r["rmse"])
-    assert best["rmse"] <= baseline * (1 + 1e-12)  # Analyze Gauss is one of them
-    if best["rmse"] < floor:
-        assert f"{best['mechanism']} serves you best: RMSE {best['rmse']:.3g}" in verdict
-        assert "more accurately than the synthetic records can for any model" in verdict
-        assert f"at least {floor:.3g}" in verdict
-    elif best["rmse"] < bound:
-        assert f"{best['mechanism']} serves you best at the largest model" in verdict
-        assert "unless ‖v‖ is well below C" in verdict
-        assert f"synthetic records' {bound:.3g}" in verdict
-    else:
-        assert "the synthetic records serve you best" in verdict
-        assert f"RMSE {bound:.3g} at ‖v‖ = C" in verdict
+    assert best["best"] and best["rmse"] <= baseline * (1 + 1e-12)  # Analyze Gauss is one
+    assert f"Best other mechanism: {best['mechanism']}, RMSE {best['rmse']:.3g}" in detail
+    assert f"RMSE {bound:.3g} at ‖v‖ = C" in detail and f"at least {floor:.3g}" in detail
+    if bound / report.norm_bound**2 > 1:
+        assert "no information" in first
+    elif best["rmse"] < bound / 1.005:
+        assert f"{bound / best['rmse']:.3g}× less accurate than {best['mechanism']}" in first
     coef = next(r for r in report.utility_table if r["statistic"] == "v")
-    assert f"output perturbation of v gives RMSE {coef['rmse']:.3g}" in verdict
+    assert f"output perturbation of v gives RMSE {coef['rmse']:.3g}" in coefficients
+    assert report.utility_table[0]["n_syn"] == report.n_syn
 
 
 @pytest.mark.filterwarnings("ignore::synthamp.accountant.OrderGridWarning")  # σ = 3: α = 256
 def test_the_verdicts_branches_are_reached_by_releases():
-    """Two of the verdict's three cases are reached by releases (σ given).
+    """The verdict's cases reached by releases (σ given): less accurate, and no information.
 
     At ‖v‖ = C the records' RMSE is about √(2(k+1))·σC and Analyze Gauss's σ_G·√(k(k+1)/2)
     with σ_G ≈ 2C·σ at the same ε: a baseline wins narrowly for k = 1 ("unless"); at a
@@ -132,11 +135,13 @@ def test_the_verdicts_branches_are_reached_by_releases():
         gen = PrivateLinearGenerator(label_bound=1.0, ridge=0.2, sigma=sigma, delta=1e-5)
         report = gen.fit(x, y).privacy_
         verdict = report.utility_verdict
-        seen.add(("any model" in verdict, "unless" in verdict, "records serve you best" in verdict))
+        seen.add(("for every model" in verdict, "less accurate" in verdict))
         if k == 3:
-            records, ag, _, op = (r["rmse"] for r in report.utility_table[:4])
-            assert op < records < ag and "output perturbation of v serves you best" in verdict
-    assert seen == {(True, False, False), (False, True, False)}
+            records, ag, _, _, op = (r["rmse"] for r in report.utility_table[:5])
+            assert op < records < ag and "less accurate than output perturbation" in verdict
+    # σ = 3: the records' floor is above Analyze Gauss for every v, and their error above C²
+    assert seen == {(True, False), (False, True)}
+    assert "no information" in verdict.splitlines()[0] or k == 3
 
 
 def test_only_public_quantities_enter(tmp_path):
@@ -194,18 +199,24 @@ def test_the_verdict_is_the_same_text_in_every_rendering(tmp_path, capsys, k):
     terminal = capsys.readouterr().out
     report = json.loads((tmp_path / "syn.privacy.json").read_text())
     verdict = report["utility_verdict"]
-    assert verdict.startswith("baseline: ") and report["schema_version"] == SCHEMA_VERSION == 4
-    # terminal: the sentence on a line of its own
-    assert verdict in terminal.splitlines()
+    assert verdict.startswith("Verdict: ") and report["schema_version"] == SCHEMA_VERSION == 4
+    first, *rest = verdict.splitlines()
+    # terminal: each line of the verdict on a line of its own
+    assert all(line in terminal.splitlines() for line in verdict.splitlines())
+    # the utility is at the 200 records written (the guarantee is for any number)
+    assert report["n_syn"] is None and report["utility_table"][0]["n_syn"] == 200
+    assert "from the 200 records written" in verdict
     # Markdown: the Utility paragraph, and the three numbers in its table
     markdown = (tmp_path / "syn.privacy.md").read_text()
-    assert f"**Utility.** {verdict}" in markdown.splitlines()
+    assert f"**Utility. {first}**  " in markdown.splitlines()
+    assert all(line in markdown for line in rest)
     for key in ("gram_error", "gram_error_floor", "gram_error_baseline"):
         assert f"| {report[key]:.4g} |" in markdown
     # HTML: the paragraph beside the guarantee (before "What is released"), same text
     page = (tmp_path / "syn.privacy.html").read_text()
     match = re.search(r'<p id="utility-verdict"><strong>Utility\.</strong> (.*?)</p>', page)
-    assert match and html.unescape(match.group(1)) == verdict
+    shown = re.sub(r"</?strong>", "", match.group(1)).split("<br>")
+    assert match and [html.unescape(line) for line in shown] == verdict.splitlines()
     assert page.index('id="utility-verdict"') < page.index("What is released")
     table = page[
         page.index('id="utility-summary"') : page.index(
@@ -217,9 +228,10 @@ def test_the_verdict_is_the_same_text_in_every_rendering(tmp_path, capsys, k):
         assert f">{report[key]:.4g}<" in table
     # the baselines' table, rendered from the report's rows in Markdown and HTML
     rows = report["utility_table"]
-    assert [r["mechanism"] for r in rows][:5] == [
+    assert [r["mechanism"] for r in rows][:6] == [
         "synthetic records (this release)",
         "the Gaussian mechanism on vᵀv (Analyze Gauss)",
+        "the Laplace mechanism on ‖v‖²" if k == 1 else "the trace-shaped Gaussian on vᵀv",
         "the Gaussian synthesizer",
         "output perturbation of v",
         "output perturbation of v",
@@ -230,7 +242,8 @@ def test_the_verdict_is_the_same_text_in_every_rendering(tmp_path, capsys, k):
     start = page.index('id="utility-baselines"')
     baselines = page[start : page.index("</table>", start)]
     for row in rows:
-        line = f"| {row['mechanism']} | {row['releases']} | {row['statistic']} |"
+        name = row["mechanism"] + (" (best)" if row["best"] else "")
+        line = f"| {name} | {row['releases']} | {row['statistic']} |"
         assert any(ln.startswith(line) for ln in markdown.splitlines()), line
         assert html.escape(row["mechanism"]) in baselines
         if row["rmse"] is not None:

@@ -14,7 +14,6 @@ import pytest
 
 from synthamp.accountant._gaussian import gaussian_epsilon
 from synthamp.utility import (
-    _adassp_release,
     adassp,
     adassp_noise,
     gaussian_gram_error,
@@ -27,6 +26,7 @@ from synthamp.utility import (
     utility_table,
     utility_verdict,
 )
+from synthamp.utility._adassp import _adassp_release
 
 
 def _symmetric_noise(rng, sigma, k, reps):
@@ -187,34 +187,56 @@ def test_adassp_is_least_squares_without_noise_and_checks_its_bounds():
         adassp(x, y, 1.0, 1e-5, feature_bound=0.4, label_bound=1.0)
 
 
-def _table(records, floor, ag, op_gram):
+def _table(records, floor, ag, op_gram, anchor=None, n_syn=None):
     return utility_table(
-        records=records, records_floor=floor, analyze_gauss=ag, synthesizer=ag * 1.01,
-        op_gram=op_gram, op_coef=0.5, norm_bound=2.0, sigma_op=0.1,
+        records=records, records_floor=floor, n_syn=n_syn, records_unlimited=records * 0.9,
+        analyze_gauss=ag, anchor=ag * 1.5 if anchor is None else anchor, out_dim=1,
+        synthesizer=ag * 1.01, synthesizer_unlimited=ag, op_gram=op_gram, op_coef=0.5,
+        norm_bound=2.0, sigma_op=0.1,
     )  # fmt: skip
 
 
 def test_the_verdict_names_the_best_mechanism_and_by_how_much():
     rows = _table(records=2.0, floor=1.0, ag=0.1, op_gram=3.0)
-    assert [r["ratio_to_records"] for r in rows[:4]] == pytest.approx([1, 0.05, 0.0505, 1.5])
-    assert rows[4]["ratio_to_records"] is None and rows[4]["relative_error"] == 0.25
+    assert [r["ratio_to_records"] for r in rows[:5]] == pytest.approx([1, 0.05, 0.075, 0.0505, 1.5])
+    assert rows[5]["ratio_to_records"] is None and rows[5]["relative_error"] == 0.25
     assert rows[0]["relative_error"] == 0.5 and rows[-1]["rmse"] is None  # AdaSSP: data
-    verdict = utility_verdict(rows)
-    assert "Analyze Gauss) serves you best: RMSE 0.1, 10× more accurately" in verdict
-    assert "for any model (at least 1)" in verdict
-    assert "output perturbation of v gives RMSE 0.5 (0.25 of C;" in verdict
-    assert "estimate 0" not in verdict
-    verdict = utility_verdict(_table(records=2.0, floor=1.0, ag=3.0, op_gram=1.5))
-    assert "output perturbation of v serves you best at the largest model" in verdict
-    assert "(1.33×; their 1 at v = 0), unless ‖v‖ is well below C" in verdict
+    assert [r["best"] for r in rows] == [False, True, False, False, False, True, False]
+    first, detail, coefficients = utility_verdict(rows).splitlines()
+    assert first == (
+        "Verdict: the records are 20× less accurate than the Gaussian mechanism on vᵀv "
+        "(Analyze Gauss); use it unless you need records."
+    )
+    assert "below the records' floor: better than the records for every model" in detail
+    assert "n → ∞ records: RMSE 2 at ‖v‖ = C; at least 1 for any v" in detail
+    assert "output perturbation of v gives RMSE 0.5 (0.25 of C)" in coefficients
+    # the Laplace anchor wins; the first line names it and the factor
+    rows = _table(records=2.0, floor=1.0, ag=0.3, op_gram=3.0, anchor=0.2, n_syn=1000)
+    first, detail, _ = utility_verdict(rows).splitlines()
+    assert first == (
+        "Verdict: the records are 10× less accurate than the Laplace mechanism on ‖v‖²; use it "
+        "unless you need records."
+    )
+    assert "from the 1,000 records written: RMSE 2 at ‖v‖ = C; n → ∞: 1.8" in detail
+    assert rows[0]["n_syn"] == 1000 and rows[1]["n_syn"] is None
     verdict = utility_verdict(_table(records=2.0, floor=1.0, ag=3.0, op_gram=5.0))
-    assert "the synthetic records serve you best: RMSE 2 at ‖v‖ = C" in verdict
-    assert "the best baseline, the Gaussian mechanism on vᵀv (Analyze Gauss) (3, 1.5×)" in verdict
+    assert verdict.startswith(
+        "Verdict: the records are the most accurate release of vᵀv here (1.5× better than the "
+        "Gaussian mechanism on vᵀv (Analyze Gauss)).\n"
+    )
     assert "noise saved" not in verdict.lower()
-    verdict = utility_verdict(_table(records=2.0, floor=1.0, ag=4.5, op_gram=5.0))
-    assert "serve you best: RMSE 2 at ‖v‖ = C" in verdict and "estimate 0" not in verdict
-    verdict = utility_verdict(_table(records=5.0, floor=1.0, ag=4.5, op_gram=6.0))
-    assert "(at least C²: at ‖v‖ = C no better than the estimate 0)" in verdict
+    verdict = utility_verdict(_table(records=2.0, floor=1.0, ag=2.0, op_gram=5.0))
+    assert verdict.startswith("Verdict: the records are as accurate as")
+    # above the statistic's range (C² = 4): no information, flagged in the rows too
+    rows = _table(records=5.0, floor=1.0, ag=3.0, op_gram=6.0)
+    assert rows[0]["no_information"] and not rows[1]["no_information"]
+    assert utility_verdict(rows).startswith(
+        "Verdict: the records carry no information on vᵀv (error 1.2× its largest value C²); "
+        "use the Gaussian mechanism on vᵀv (Analyze Gauss)."
+    )
+    rows = _table(records=5.0, floor=1.0, ag=4.5, op_gram=6.0, anchor=4.2)
+    assert utility_verdict(rows).startswith("Verdict: no mechanism here says anything about")
+    assert all(len(utility_verdict(r).splitlines()[0]) < 140 for r in (rows,))
 
 
 def test_release_utility_rows_are_the_functions_and_keep_the_old_numbers():

@@ -44,7 +44,9 @@ def test_design_release_writes_records_and_reports_with_the_public_bounds(table,
     assert report["epsilon"] <= 1.0 and report["kind"] == "exact"
     # the utility beside the baseline on the same statistic, and never noise saved as utility
     verdict = report["utility"]["utility_verdict"]
-    assert verdict and "baseline" in verdict
+    assert verdict.startswith("Verdict: ") and "from the 500 records written" in verdict
+    rows = report["utility"]["utility_table"]
+    assert rows[0]["n_syn"] == 500 and rows[0]["rmse_unlimited"] < rows[0]["rmse"]
     assert report["utility"]["gram_error_baseline"] == report["utility"]["gram_error_baseline_s2"]
     assert printed["written"].endswith("s.csv")
     page = (table / "s.privacy.html").read_text()

@@ -116,6 +116,9 @@ Tight (ε, δ) (``_profile``, ``_pld``, ``_export``; docs/theory.md §14)
    to_prv               -- export to prv_accountant's PrivacyRandomVariable
    gaussian_delta       -- the Gaussian mechanism's exact profile δ(ε) (Balle and Wang 2018)
    gaussian_epsilon     -- its ε(δ)
+   laplace_delta        -- the Laplace mechanism's exact profile δ(ε), one release
+   laplace_calibration  -- its scale at (ε, δ) for T releases (composed exactly by PLD)
+   LaplaceCalibration   -- the result: scale, μ, the ε interval
 
 The guarantee of a release (``_guarantee``): :func:`account` (ε at a given σ) and
 :func:`calibrate` (σ for a target ε) apply the one rule that decides which bound is the
@@ -165,6 +168,7 @@ from synthamp.accountant._gram_adjacency_k2 import (
 )
 from synthamp.accountant._guarantee import Guarantee, account, calibrate
 from synthamp.accountant._k2_search import PairSearch, search_lower_bound
+from synthamp.accountant._laplace import LaplaceCalibration, laplace_calibration, laplace_delta
 from synthamp.accountant._pld import (
     DEFAULT_DISCRETIZATION,
     PairPld,
@@ -228,6 +232,7 @@ __all__ = [
     "EpsilonResult",
     "GaussianRelease",
     "Guarantee",
+    "LaplaceCalibration",
     "Method",
     "MissingExtraError",
     "OrderGridWarning",
@@ -258,6 +263,8 @@ __all__ = [
     "gram_norm_bound",
     "in_gram_adjacency",
     "in_gram_adjacency_k2",
+    "laplace_calibration",
+    "laplace_delta",
     "pair_privacy_profile",
     "privacy_loss_distribution",
     "privacy_profile",

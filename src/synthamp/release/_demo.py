@@ -201,13 +201,15 @@ def run_demo(
     privacy = generator.privacy_
     with monitor.stage("evaluating utility"):
         utility = demo_utility(features, target, privacy, n_syn, seed)
-    _write(generator, privacy, directory, paths, n_syn, force, mode, monitor)
+    privacy = _write(generator, privacy, directory, paths, n_syn, force, mode, monitor)
     m, d = features.shape
     return DemoRelease(tuple(paths), n_syn, privacy, utility, DEMO_REPEATS, m, d, unlimited)
 
 
-def _write(generator, privacy, directory, paths, n_syn, force, mode, monitor) -> None:
-    """The records and the reports, in one transaction (a folder created is removed on failure)."""
+def _write(generator, privacy, directory, paths, n_syn, force, mode, monitor):
+    """The records and the reports, in one transaction (a folder created is removed on failure).
+
+    Returns the report written (its utility at the ``n_syn`` records written)."""
     # heavy: scipy (the ridge mathematics under the writer), loaded after the checks
     from synthamp.release._pipeline import WRITE_CHUNK
 
@@ -222,8 +224,9 @@ def _write(generator, privacy, directory, paths, n_syn, force, mode, monitor) ->
             with transaction.writing("out"):
                 chunks = generator.iter_samples(n_syn, chunk_size=WRITE_CHUNK)
                 _tabular.write_rows(synthetic_tmp, chunks, ["progression"], fmt="csv")
-                write_reports(privacy, report_tmps, n_released=n_syn)
+                privacy = write_reports(privacy, report_tmps, n_released=n_syn)
             transaction.commit()
+        return privacy
     except BaseException:
         if created:
             with contextlib.suppress(OSError):

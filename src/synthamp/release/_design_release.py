@@ -175,8 +175,29 @@ class DesignRelease:
         for start in range(0, n, chunk_size):
             yield _draw_with_factor(self._factor, min(chunk_size, n - start), self._rng)
 
-    def to_dict(self) -> dict:
-        """The public numbers of the release (JSON-ready): design, bounds, σ, utility."""
+    def utility_at(self, n_syn: int | None) -> dict:
+        """:func:`synthamp.utility.release_utility` of the release at ``n_syn`` records.
+
+        ``n_syn``: the records written (None: n → ∞, as :attr:`utility`). For k = 1 the
+        baselines on ‖v‖² use the public design's s₂ (as :func:`account_design`).
+        """
+        if n_syn is None:
+            return dict(self.utility)
+        out = release_utility(
+            epsilon=self.epsilon, delta=self.delta, sigma=self.sigma, dim=self.design.width,
+            out_dim=self.release.out_dim, norm_bound=self.norm_bound,
+            sensitivity=self.sensitivity, n_syn=n_syn,
+            statistic_sensitivity=self.gram_sensitivity,
+        )  # fmt: skip
+        if self.gram_sensitivity is not None:
+            out["gram_error_baseline_s2"] = out["gram_error_baseline"]
+        return out
+
+    def to_dict(self, n_syn: int | None = None) -> dict:
+        """The public numbers of the release (JSON-ready): design, bounds, σ, utility.
+
+        ``n_syn``: the records written; the utility is for them (None: n → ∞).
+        """
         return {
             "design": self.design.name,
             "width": self.design.width,
@@ -203,15 +224,16 @@ class DesignRelease:
             "sigma_gram": self.sigma_gram,
             "sigma_post_processing": self.guarantee.sigma_post_processing,
             "noise_saved": self.guarantee.noise_saved,
-            "utility": dict(self.utility),
+            "utility": self.utility_at(n_syn),
             "accounting_beside_concrete_pairs": (
                 None if self.comparison is None else self.comparison.to_dict()
             ),
         }
 
-    def summary(self) -> list[str]:
+    def summary(self, n_syn: int | None = None) -> list[str]:
         """What a data holder reads: the guarantee, both accountings, the utility beside the
-        baselines (one sentence says which serves better), never noise saved as utility."""
+        baselines at the ``n_syn`` records written (None: n → ∞; the verdict says which
+        serves better), never noise saved as utility."""
         d = self.design
         lines = [
             f"design: {d.name}, width D = {d.width:,}, public seed {d.seed} (recorded; not the "
@@ -227,9 +249,10 @@ class DesignRelease:
             + f"; releasing the model needs {self.guarantee.sigma_post_processing:.4g} "
             f"({100 * self.guarantee.noise_saved:.1f}% less noise: not utility)",
         ]
-        verdict = self.utility.get("utility_verdict")
+        utility = self.utility_at(n_syn)
+        verdict = utility.get("utility_verdict")
         if verdict:
-            first, *table = utility_text(verdict, self.utility.get("utility_table", ()))
+            first, *table = utility_text(verdict, utility.get("utility_table", ()))
             lines += [f"utility: {first}", *table]
         if self.gram_sensitivity is not None:
             lines.append(
@@ -311,8 +334,13 @@ class DesignRelease:
                 d.width, self.norm_bound, self.sigma, self.release.out_dim, g.noise_saved,
                 wider="a wider design (a larger --width)",
             ).message,
-            # release_utility's fields (the generator's report takes them all), not the copy
-            **{k: value for k, value in self.utility.items() if k != "gram_error_baseline_s2"},
+            # release_utility's fields at the records written (the generator's report takes
+            # them all), not the copy
+            **{
+                k: value
+                for k, value in self.utility_at(n_syn).items()
+                if k != "gram_error_baseline_s2"
+            },
         )  # fmt: skip
         curves = functools.partial(release_curves, self.release, self.delta)
         return dataclasses.replace(report, curves=curves)

@@ -640,16 +640,20 @@ class PrivateLinearGenerator(BaseEstimator):
             yield self._draw(rows)
             produced += rows
 
-    def gram_estimate(self, synthetic: ArrayLike) -> np.ndarray:
-        """Debiased estimate of vᵀv from this generator's synthetic records.
+    def gram_estimate(self, synthetic: ArrayLike, *, nonnegative: bool = True) -> np.ndarray:
+        """Estimate of vᵀv from this generator's synthetic records.
 
-        See :func:`debiased_gram`.
+        See :func:`debiased_gram`. By default the estimate is projected onto the positive
+        semi-definite matrices (for k = 1, max(0, ·)): vᵀv, a Gram matrix, is never
+        negative, and the projection never increases the error; ``nonnegative=False`` gives
+        the unbiased debiased estimate, which can be negative.
         """
         if not hasattr(self, "privacy_"):
             raise NotFittedError("call fit first")
         return debiased_gram(
-            synthetic, sigma=self.sigma_, dim=self.n_features_in_, seed_scale=self.seed_scale_
-        )
+            synthetic, sigma=self.sigma_, dim=self.n_features_in_, seed_scale=self.seed_scale_,
+            nonnegative=nonnegative,
+        )  # fmt: skip
 
     # -- persistence --------------------------------------------------------
 

@@ -346,8 +346,8 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
         else:
             tasks = released.partition_tasks(o["n_syn"], o["partitions"])
             rows = _write_tasks(tasks, table_tmp, o, monitor)
-        numbers = {**released.to_dict(), "records": rows, "columns": list(o["targets"])}
-        lines = released.summary()
+        numbers = {**released.to_dict(rows), "records": rows, "columns": list(o["targets"])}
+        lines = released.summary(rows)
         privacy = released.privacy_report(released.design.n_records, rows)
         if o["backend"] == "dask":
             privacy = dataclasses.replace(privacy, notes=(*privacy.notes, DISTRIBUTED_NOTE))
@@ -388,7 +388,7 @@ def _on_generator(o, y, x, table_tmp, fmt, report_tmps, transaction, monitor) ->
     if o["audit_trials"] is not None:
         audit = run_audit(privacy, o["audit_trials"], o["seed"], monitor)
     with transaction.writing("report"):
-        write_reports(privacy, report_tmps, n_released=rows, audit=audit)
+        privacy = write_reports(privacy, report_tmps, n_released=rows, audit=audit)
     return TableRelease(Path(), (), rows, privacy=privacy, audit=audit)  # paths: the caller
 
 

@@ -301,7 +301,9 @@ def ridge_fit(features: ArrayLike, targets: ArrayLike, ridge: float) -> np.ndarr
 # ---------------------------------------------------------------------------
 
 
-def debiased_gram(synthetic: ArrayLike, *, sigma: float, dim: int, seed_scale: float) -> np.ndarray:
+def debiased_gram(
+    synthetic: ArrayLike, *, sigma: float, dim: int, seed_scale: float, nonnegative: bool = False
+) -> np.ndarray:
     """Unbiased estimate of the non-private Gram matrix vᵀv from synthetic data.
 
     With S = (ZV)ᵀ(ZV)/(n σ_z²), E[S | V] = VᵀV (rows of ZV are iid
@@ -320,11 +322,17 @@ def debiased_gram(synthetic: ArrayLike, *, sigma: float, dim: int, seed_scale: f
         d, the model width.
     seed_scale : float
         σ_z of the release.
+    nonnegative : bool, default False
+        Project the estimate onto the positive semi-definite matrices (eigenvalues below 0
+        set to 0; for k = 1, max(0, ·)): vᵀv is PSD, so the projection never increases the
+        Frobenius error, but it is no longer unbiased. A debiased estimate of a squared norm
+        can be negative (−3.66 for ‖v‖² has been seen); the estimate to report is the
+        projected one.
 
     Returns
     -------
     ndarray of shape (k, k)
-        Symmetric, not necessarily positive semi-definite.
+        Symmetric; positive semi-definite only with ``nonnegative``.
     """
     synthetic = np.asarray(synthetic, dtype=np.float64)
     if synthetic.ndim != 2 or synthetic.shape[0] < 1:
@@ -337,6 +345,9 @@ def debiased_gram(synthetic: ArrayLike, *, sigma: float, dim: int, seed_scale: f
     gram = scaled.T @ scaled / n
     gram = 0.5 * (gram + gram.T)
     gram[np.diag_indices(k)] -= dim * sigma**2
+    if nonnegative:
+        w, u = np.linalg.eigh(gram)
+        gram = (u * np.clip(w, 0.0, None)) @ u.T
     return gram
 
 

@@ -38,7 +38,7 @@ import numpy as np
 from synthamp.report._glossary import GLOSSARY
 from synthamp.report._privacy import PrivacyReport
 from synthamp.report._svg import Series, line_plot
-from synthamp.utility import gram_error_bound
+from synthamp.utility import NO_INFORMATION, gram_error_bound
 
 __all__ = ["GLOSSARY", "render_html"]
 
@@ -468,40 +468,61 @@ def _noise_section(report: PrivacyReport, term: _Terms) -> tuple[str, str]:
     )
 
 
-def _utility_summary(report: PrivacyReport, term: _Terms) -> str:
-    """The records' Gram error against the baseline's, and the verdict (the report's fields)."""
+#: What the columns of the table of every mechanism mean (its tooltip, and in the details).
+_TABLE_LEGEND = (
+    "Records: the n the RMSE is for (—: a noisy statistic, no records). Relative: RMSE over "
+    "the largest value of the statistic (C² for vᵀv, C for v, B² for YᵀY/m; above 1: "
+    f"{NO_INFORMATION}); × records: RMSE over the records' (vᵀv only); (best): the smallest "
+    "RMSE of its statistic. All at the same (ε, δ)."
+)
+
+
+def _utility_numbers(report: PrivacyReport, term: _Terms) -> str:
+    """The records' Gram error against the baseline's (the report's fields), a detail."""
+    if not report.utility_verdict:
+        return ""
     rows = "".join(
         f'<tr><td>{html.escape(name)}</td><td class="num">{_num(value)}</td>'
         f"<td>{html.escape(meaning)}</td></tr>"
         for name, value, meaning in report.utility_rows()
         if value is not None
     )
+    return (
+        f"<p>The table of every mechanism, above: {html.escape(_TABLE_LEGEND)} Noise saved is "
+        "not utility.</p>"
+        f'<table id="utility-summary"><tr><th>{term("gram")} error</th><th>value</th>'
+        f"<th>meaning</th></tr>{rows}</table>"
+    )
+
+
+def _utility_summary(report: PrivacyReport, term: _Terms) -> str:
+    """The verdict and the table of every mechanism (the report's fields), above the fold."""
     table = report.utility_table_rows()
     baselines = ""
     if table:
-        head = "".join(f"<th>{html.escape(cell)}</th>" for cell in table[0])
+        # the releases column as each mechanism's tooltip: the table fits the first screen
+        head = "".join(f"<th>{html.escape(c)}</th>" for i, c in enumerate(table[0]) if i != 1)
         body = "".join(
-            "<tr>"
+            f'<tr><td title="releases {html.escape(row[1])}">{html.escape(row[0])}</td>'
             + "".join(
                 f'<td class="num">{html.escape(c)}</td>'
-                if 3 <= i <= 5
+                if 3 <= i <= 6
                 else f"<td>{html.escape(c)}</td>"
                 for i, c in enumerate(row)
+                if i >= 2
             )
             + "</tr>"
             for row in table[1:]
         )
         baselines = (
-            f'<table id="utility-baselines"><tr>{head}</tr>{body}</table>'
-            "<p>Relative: RMSE over the largest value of the statistic (C² for vᵀv, C for v, "
-            "B² for YᵀY/m); × records: RMSE over the records' (same statistic only). All at "
-            "the same (ε, δ). Noise saved is not utility.</p>"
+            f'<table id="utility-baselines" title="{html.escape(_TABLE_LEGEND)}"><tr>{head}</tr>'
+            f"{body}</table>"
         )
+    first, *rest = report.utility_verdict.splitlines()
     return (
-        f'<p id="utility-verdict"><strong>Utility.</strong> '
-        f"{html.escape(report.utility_verdict)}</p>"
-        f'<table id="utility-summary"><tr><th>{term("gram")} error</th><th>value</th>'
-        f"<th>meaning</th></tr>{rows}</table>{baselines}"
+        f'<p id="utility-verdict"><strong>Utility.</strong> <strong>{html.escape(first)}</strong>'
+        + "".join(f"<br>{html.escape(line)}" for line in rest)
+        + f"</p>{baselines}"
     )
 
 
@@ -518,7 +539,7 @@ def _utility_section(report: PrivacyReport, n_records: int | None, term: _Terms)
     error, error_pp = bound(report.sigma), bound(report.sigma_post_processing)
     largest = report.norm_bound**2
     records = "unlimited" if n_records is None else f"{n_records:,}"
-    return "Utility: the bound on the Gram matrix error", (
+    return "Utility: the bound on the Gram matrix error", _utility_numbers(report, term) + (
         f'<p id="utility">What the synthetic records carry about the private '
         f"data is the {term('gram')} of the model (and nothing else). From {records} records, "
         f"its {term('utility')} is at most <strong>{_num(error)}</strong> "

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from synthamp._budget import PLATEAU_FALLBACK
+from synthamp.utility import NO_INFORMATION
 
 __all__ = [
     "ADJACENCY",
@@ -392,7 +393,8 @@ class PrivacyReport:
 
         None where not computed (a report written before these fields).
         """
-        records = "unlimited" if self.n_syn is None else f"{self.n_syn:,}"
+        n = self.utility_table[0].get("n_syn", self.n_syn) if self.utility_table else self.n_syn
+        records = "unlimited (n → ∞)" if n is None else f"{n:,}"
         return (
             (
                 "Gram RMSE (records, ‖v‖ = C)",
@@ -439,7 +441,8 @@ class PrivacyReport:
         if self.amplification:
             lines += [f"**Amplification.** {self.amplification}", ""]
         if self.utility_verdict:
-            lines += [f"**Utility.** {self.utility_verdict}", ""]
+            first, *rest = self.utility_verdict.splitlines()
+            lines += ["  \n".join([f"**Utility. {first}**", *rest]), ""]
         order = "—" if self.optimal_order is None else _num(self.optimal_order)
         rows = [
             ("ε", _num(self.epsilon), "privacy loss"),
@@ -532,23 +535,42 @@ def _num(value: float) -> str:
     return f"{value:.4g}"
 
 
+def _records_cell(row: Mapping[str, Any]) -> str:
+    """The n a row's RMSE is for: the records written, n → ∞, or "—" (no records)."""
+    n = row.get("n_syn")
+    if n is not None:
+        return f"{int(n):,}"
+    return "n → ∞" if row.get("rmse_unlimited") is not None else "—"
+
+
 def utility_table_cells(table: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, ...], ...]:
     """A utility table (:func:`synthamp.utility.release_utility`) as text cells, one tuple a row.
 
-    Header first: mechanism, releases, statistic, RMSE, relative error, × records,
-    RMSE is. Numbers with 4 significant digits; "—" where there is none. Empty for an
-    empty table.
+    Header first: mechanism ("(best)" marks the smallest RMSE of its statistic), releases,
+    statistic, records (the n the RMSE is for), RMSE, relative error ("no information"
+    where it exceeds 1), × records, RMSE is. Numbers with 4 significant digits; "—" where
+    there is none. Empty for an empty table.
     """
     if not table:
         return ()
-    head = ("mechanism", "releases", "statistic", "RMSE", "relative", "× records", "RMSE is")
-    keys = ("rmse", "relative_error", "ratio_to_records")
+    head = (
+        "mechanism", "releases", "statistic", "records", "RMSE", "relative", "× records",
+        "RMSE is",
+    )  # fmt: skip
+
+    def relative(row: Mapping[str, Any]) -> str:
+        cell = _num(row.get("relative_error"))
+        return f"{cell} ({NO_INFORMATION})" if row.get("no_information") else cell
+
     body = tuple(
         (
-            str(row["mechanism"]),
+            str(row["mechanism"]) + (" (best)" if row.get("best") else ""),
             str(row["releases"]),
             str(row["statistic"]),
-            *(_num(row.get(key)) for key in keys),
+            _records_cell(row),
+            _num(row.get("rmse")),
+            relative(row),
+            _num(row.get("ratio_to_records")),
             str(row["kind"]),
         )
         for row in table
@@ -557,14 +579,15 @@ def utility_table_cells(table: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, 
 
 
 def utility_text(verdict: str, table: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The verdict and the utility table as plain text lines (a terminal's summary)."""
+    """The verdict (its lines) and the utility table as plain text lines (a terminal's summary)."""
     rows = utility_table_cells(table)
-    lines = [verdict] if verdict else []
+    lines = verdict.splitlines() if verdict else []
     if rows:
-        widths = [max(len(row[i]) for row in rows) for i in range(6)]
+        shown = 7  # every column but "RMSE is" (the JSON and the reports carry it)
+        widths = [max(len(row[i]) for row in rows) for i in range(shown)]
         lines += [
             "  "
-            + "  ".join(cell.ljust(w) for cell, w in zip(row[:6], widths, strict=True)).rstrip()
+            + "  ".join(cell.ljust(w) for cell, w in zip(row[:shown], widths, strict=True)).rstrip()
             for row in rows
         ]
     return lines
