@@ -37,7 +37,7 @@ def validator():
 def table(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("json") / "data.csv"
     rng = np.random.default_rng(0)
-    x = rng.normal(size=(300, 6)) / np.sqrt(6)
+    x = rng.normal(size=(300, 6)) / (3 * np.sqrt(6))  # rows within the unit ball
     frame = pd.DataFrame(x, columns=[f"x{i}" for i in range(6)])
     frame["y"] = np.tanh(x[:, 0])
     frame.to_csv(path, index=False)

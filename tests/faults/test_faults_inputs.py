@@ -33,7 +33,8 @@ def test_huge_cells_with_a_feature_scale_are_clipped_not_a_traceback(workdir, ca
     frame = private_frame()
     frame.loc[3, FEATURES] = 1e308
     frame.to_csv("huge.csv", index=False)
-    args = release_args(**{"--data": "huge.csv", "--feature-scale": "10", "--seed": "1"})
+    args = release_args(**{"--data": "huge.csv", "--feature-scale": "10", "--seed": "1",
+                           "--max-clipped": "1"})  # fmt: skip
     code, _, err = run(capsys, args)
     assert code == 0, err
     assert "Traceback" not in err and np.isfinite(pd.read_csv("syn.csv").to_numpy()).all()

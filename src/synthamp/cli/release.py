@@ -117,6 +117,13 @@ _JSON = ("--json as_json", "Print one JSON object describing what was written.",
      dict(type=float, metavar="C")),
     ("--feature-scale", "Declared, data-independent factor applied to the features (rows are "
      "then clipped to norm ≤ 1).", dict(type=float, default=1.0, show_default=True, metavar="S")),
+    ("--bounds", "Public range of each feature column, for columns in different units: a CSV "
+     "(column,lo,hi) or JSON ({\"column\": [lo, hi]}) file; each column is mapped affinely "
+     "from [lo, hi] onto [-1, 1] (then divided by √d) before the row-norm clipping. Replaces "
+     "--feature-scale; every used feature column needs a range.", dict(metavar="FILE")),
+    ("--max-clipped", "Refuse the release (exit 2) when more than this share of the feature "
+     "rows or of the target rows is clipped.",
+     dict(type=float, default=0.1, show_default=True, metavar="FRACTION")),
     _ACCOUNTING,
     ("--accountant", "pld: exact privacy profile (tight); rdp: RDP curve converted (default: pld "
      "for k = 1 with --unlimited, rdp otherwise; for k = 1 the unlimited release's pld is used "

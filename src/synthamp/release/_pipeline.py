@@ -35,8 +35,14 @@ from synthamp.release._checks import (
     check_ridge_numbers,
     check_scale_options,
     check_target_names,
-    clipping_notes,
     report_paths,
+)
+from synthamp.release._column_bounds import (
+    DEFAULT_MAX_CLIPPED,
+    check_clipping,
+    check_max_clipped,
+    column_bounds,
+    read_bounds,
 )
 from synthamp.release._design_release import design_release
 from synthamp.release._distributed import (
@@ -141,6 +147,11 @@ def _check_numbers(o: dict) -> dict:
     o["unlimited"] = o["unlimited"] or distributed or o["design"] is not None  # design: unlimited
     o["n_syn"] = check_release_n_syn(o["n_syn"], o["unlimited"])
     o["feature_scale"] = check_positive("feature_scale", o["feature_scale"])
+    o["max_clipped"] = check_max_clipped(o["max_clipped"])
+    if o["bounds"] is not None:
+        if o["feature_scale"] != 1:
+            raise InputError("bounds", "give --bounds or --feature-scale, not both")
+        o["bounds"] = read_bounds(o["bounds"], param="bounds")
     if o["norm_bound"] is not None:
         check_positive("norm_bound", o["norm_bound"])
     check_noise_options(o["epsilon"], o["delta"], o["sigma"])
@@ -193,7 +204,7 @@ def _read(data, target_cols: list[str], feature_cols: list[str] | None):
             "targets",
             f"k = {len(target_cols)} targets exceed d = {len(feature_cols)} features; need d ≥ k",
         )
-    return y, x
+    return y, x, [str(c) for c in feature_cols]
 
 
 def release_table(
@@ -214,6 +225,8 @@ def release_table(
     mode: str | int | None = None,
     norm_bound: float | None = None,
     feature_scale: float = 1.0,
+    bounds=None,
+    max_clipped: float = DEFAULT_MAX_CLIPPED,
     accounting: str = "exact",
     accountant: str | None = None,
     unlimited: bool = False,
@@ -255,6 +268,15 @@ def release_table(
         File mode of the published outputs (default: from the umask; 600 when seeded).
     norm_bound, feature_scale, accounting, accountant, time_budget
         As :class:`~synthamp.release.PrivateLinearGenerator`.
+    bounds : mapping or path-like, optional
+        Public ranges of the feature columns, ``{column: (lo, hi)}`` or a CSV
+        (``column,lo,hi``) or JSON file of them, for columns in different units: each
+        used feature column is mapped affinely from [lo, hi] onto [−1, 1] (then by 1/√d)
+        before the row-norm clipping; refused if a used column has no range. Replaces
+        ``feature_scale``.
+    max_clipped : float, default 0.1
+        Refuse the release (``InputError``, nothing written) when more than this share
+        of the feature rows or of the target rows is clipped by the declared bounds.
     unlimited : bool
         Account for any number of records (the n_syn → ∞ plateau).
     partitions, backend, scheduler
@@ -288,7 +310,7 @@ def release_table(
             report_tmps = [transaction.add(path, param="report") for path in reports]
         finally:  # what was cleaned or put back, also when a check then fails
             stale_messages(transaction, recorder)
-        y, x = _read(data, o["targets"], o["features"])
+        y, x, o["feature_names"] = _read(data, o["targets"], o["features"])
         if design is not None:
             result = _on_design(o, y, x, table_tmp, fmt, report_tmps, recorder)
         else:
@@ -302,6 +324,11 @@ def release_table(
 
 def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
     """Step 4': fit on the public design, write the records and the reports."""
+    for note in check_clipping(  # the targets (a design's features are its own)
+        x[:, :0], [], y, o["targets"], label_bound=o["label_bound"],
+        max_clipped=o["max_clipped"],
+    ):  # fmt: skip
+        monitor.message("note", note)
     with monitor.stage("fitting on the public design"):
         released = design_release(
             y, o["design"], o["width"], o["design_seed"], epsilon=o["epsilon"],
@@ -331,7 +358,12 @@ def _on_generator(o, y, x, table_tmp, fmt, report_tmps, transaction, monitor) ->
     # heavy: scikit-learn (the estimator), loaded after the checks so that an error is quick
     from synthamp.release._generator import PrivateLinearGenerator
 
-    for note in clipping_notes(x, o["feature_scale"], y, o["label_bound"]):
+    box = None if o["bounds"] is None else column_bounds(o["bounds"], o["feature_names"])
+    notes = check_clipping(
+        x, o["feature_names"], y, o["targets"], label_bound=o["label_bound"],
+        feature_scale=o["feature_scale"], bounds=box, max_clipped=o["max_clipped"],
+    )  # fmt: skip
+    for note in notes:
         monitor.message("note", note)
     with monitor.stage("fitting and accounting"):
         generator = PrivateLinearGenerator(
@@ -343,6 +375,7 @@ def _on_generator(o, y, x, table_tmp, fmt, report_tmps, transaction, monitor) ->
             delta=o["delta"],
             n_syn=None if o["unlimited"] else o["n_syn"],
             feature_scale=o["feature_scale"],
+            feature_bounds=box,
             accounting=o["accounting"],
             accountant=o["accountant"],
             time_budget=o["time_budget"],
