@@ -39,6 +39,8 @@ __all__ = [
 DEFAULT_MAX_CLIPPED = 0.1
 #: The columns a refusal names (the largest scales first).
 _NAMED = 4
+#: Relative slack below which a row above its bound counts as rounding, not clipping.
+_ROUNDING = 1e-9
 _FOR_YOU = "a statistic of your private data, for you only, written nowhere"
 
 
@@ -182,7 +184,8 @@ def check_clipping(
         largest = np.where(largest > 0, largest, 1.0)
         scaled = row_norms((features / largest[:, None]) * feature_scale)
         with np.errstate(over="ignore", divide="ignore"):
-            feature_rows = scaled > 1.0 / largest
+            # a row at the bound within rounding (normalised rows) is not counted as clipped
+            feature_rows = scaled > (1.0 + _ROUNDING) / largest
         scale = np.broadcast_to(np.asarray(feature_scale, dtype=np.float64), features.shape[1:])
         with np.errstate(over="ignore"):
             observed = _largest(features) * scale
@@ -193,7 +196,7 @@ def check_clipping(
         more = len(order) - _NAMED
         shown = "per column" if np.ndim(feature_scale) else f"{float(feature_scale):g}"
         feature_bound = f"norm 1 after --feature-scale {shown}"
-    target_rows = row_norms(targets) > label_bound
+    target_rows = row_norms(targets) > label_bound * (1.0 + _ROUNDING)
     target_scale = _largest(targets)
     target_named = [
         f"{printable(name)} up to {target_scale[j]:.4g}" for j, name in enumerate(target_names)

@@ -54,8 +54,10 @@ from synthamp.release._io import OutputTransaction, check_directory_output, chec
 from synthamp.release._monitor import ReleaseMonitor, stale_messages
 from synthamp.release._options import release_mode
 from synthamp.release._partitioned import generator_partitions, write_partitions
+from synthamp.release._planning import error_with_bias
 from synthamp.release._reports import write_design_reports, write_reports
 from synthamp.report import PrivacyReport
+from synthamp.utility import gram_error_bound
 
 if TYPE_CHECKING:
     from synthamp.audit import AuditResult
@@ -382,6 +384,7 @@ def _on_generator(o, y, x, table_tmp, fmt, report_tmps, transaction, monitor) ->
             random_state=o["seed"],
         ).fit(x, y)
     del x, y
+    monitor.message("note", ridge_note(generator, o))
     privacy = generator.privacy_
     if o["backend"] == "dask":
         privacy = dataclasses.replace(privacy, notes=(*privacy.notes, DISTRIBUTED_NOTE))
@@ -393,6 +396,26 @@ def _on_generator(o, y, x, table_tmp, fmt, report_tmps, transaction, monitor) ->
     with transaction.writing("report"):
         write_reports(privacy, report_tmps, n_released=rows, audit=audit)
     return TableRelease(Path(), (), rows, privacy=privacy, audit=audit)  # paths: the caller
+
+
+def ridge_note(generator, o: dict) -> str:
+    """The plan's ranking criterion at the release's λ (the same function ``plan`` ranks by)."""
+    n_syn = None if o["unlimited"] else o["n_syn"]
+    d, k = generator.n_features_in_, generator.n_targets_
+    gram = gram_error_bound(
+        sigma=generator.sigma_, dim=d, out_dim=k, norm_bound=generator.norm_bound_, n_syn=n_syn
+    )
+    kept, with_bias = error_with_bias(
+        gram, ridge=o["ridge"], width=d, out_dim=k, label_bound=o["label_bound"]
+    )
+    text = (
+        f"at λ = {o['ridge']:g} the ridge model keeps {kept:.3g} of the least-squares model's "
+        f"Gram matrix and the records' Gram error with that bias is {with_bias:.3g} of it, "
+        "under the assumed typical signal `synthamp plan` ranks λ by (not a bound)"
+    )
+    if with_bias >= 1:
+        text += ": no information on it here; compare λ with `synthamp plan`"
+    return text
 
 
 def _chunks_with(chunks: Iterator[np.ndarray], advance) -> Iterator[np.ndarray]:
