@@ -189,11 +189,12 @@ def render_html(
 
     # Above the fold, always shown: the guarantee, its caveats, how it was accounted, and
     # what the records are worth against the baselines.
+    factor = _plain(math.exp(report.epsilon)) if report.epsilon < 700 else "e^ε"
     sentence = (
         f"<strong>{report.guarantee_sentence(_plain)}</strong> In technical terms, this release "
         f"is ({term('epsilon', 'ε')} = {_plain(report.epsilon)}, {term('delta', 'δ')} = "
         f"{_plain(report.delta)})-{term('dp', 'differentially private')} under "
-        f"{term('adjacency')}; a factor of {_plain(math.exp(report.epsilon))} is e<sup>ε</sup>."
+        f"{term('adjacency')}; a factor of {factor} is e<sup>ε</sup>."
     )
     body.append('<h1>Privacy report</h1><p class="guarantee" id="guarantee">' + sentence + "</p>")
     if not report.noise_secret:

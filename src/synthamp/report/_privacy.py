@@ -293,7 +293,7 @@ class PrivacyReport:
         )
         published = f"noisy model V and {records}" if self.model_released else records
         proviso = "" if self.noise_secret else ", provided the user seed of this run stays secret"
-        factor = fmt(math.exp(self.epsilon))
+        factor = fmt(math.exp(self.epsilon)) if self.epsilon < 700 else f"e^{fmt(self.epsilon)}"
         return (
             f"Whatever anyone concludes from the published {published}, that conclusion would "
             f"have been almost as likely had any one person's record been different: at most "
