@@ -86,7 +86,7 @@ def test_bounds_file_maps_each_column_and_equals_the_map_by_hand(raw_diabetes, c
     kwargs = dict(label_bound=400, ridge=0.1, sigma=200, accounting="post-processing")
     direct = PrivateLinearGenerator(**kwargs, random_state=1).fit(by_hand, raw_diabetes[["target"]])
     np.testing.assert_allclose(written, direct.sample(50), rtol=1e-9)
-    report = json.loads(open("syn.privacy.json").read())
+    report = json.loads(open("syn.csv.privacy.json").read())
     assert "mapped affinely onto [−1, 1]" in json.dumps(report, ensure_ascii=False)
     # JSON bounds and the library's mapping give the same records
     as_json = {row.column: [row.lo, row.hi] for row in bounds.itertuples()}

@@ -61,8 +61,8 @@ def _release(tmp: Path, *extra: str, k: int = 1) -> tuple[Path, dict]:
         *extra,
     ]  # fmt: skip
     assert main(args) == 0
-    report = json.loads((tmp / "syn.privacy.json").read_text())
-    return tmp / "syn.privacy.html", report
+    report = json.loads((tmp / "syn.csv.privacy.json").read_text())
+    return tmp / "syn.csv.privacy.html", report
 
 
 @pytest.fixture(scope="module")

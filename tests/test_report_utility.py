@@ -192,18 +192,18 @@ def test_the_verdict_is_the_same_text_in_every_rendering(tmp_path, capsys, k):
     ]  # fmt: skip
     assert main(args) == 0
     terminal = capsys.readouterr().out
-    report = json.loads((tmp_path / "syn.privacy.json").read_text())
+    report = json.loads((tmp_path / "syn.csv.privacy.json").read_text())
     verdict = report["utility_verdict"]
     assert verdict.startswith("baseline: ") and report["schema_version"] == SCHEMA_VERSION == 4
     # terminal: the sentence on a line of its own
     assert verdict in terminal.splitlines()
     # Markdown: the Utility paragraph, and the three numbers in its table
-    markdown = (tmp_path / "syn.privacy.md").read_text()
+    markdown = (tmp_path / "syn.csv.privacy.md").read_text()
     assert f"**Utility.** {verdict}" in markdown.splitlines()
     for key in ("gram_error", "gram_error_floor", "gram_error_baseline"):
         assert f"| {report[key]:.4g} |" in markdown
     # HTML: the paragraph beside the guarantee (before "What is released"), same text
-    page = (tmp_path / "syn.privacy.html").read_text()
+    page = (tmp_path / "syn.csv.privacy.html").read_text()
     match = re.search(r'<p id="utility-verdict"><strong>Utility\.</strong> (.*?)</p>', page)
     assert match and html.unescape(match.group(1)) == verdict
     assert page.index('id="utility-verdict"') < page.index("What is released")

@@ -32,7 +32,7 @@ ARGS = [
 def test_design_release_writes_records_and_reports_with_the_public_bounds(table, capsys):
     assert main([*ARGS, "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    report = json.loads((table / "s.privacy.json").read_text())
+    report = json.loads((table / "s.csv.privacy.json").read_text())
     assert len(pd.read_csv(table / "s.csv")) == 500 == report["records"]
     # Δ, C and s₂ are the design's own bounds, recomputed here from its public seed
     kernel, _ = PublicDesign("random-seeds", 2000, 80, 9).kernel()
@@ -48,7 +48,7 @@ def test_design_release_writes_records_and_reports_with_the_public_bounds(table,
     assert verdict and "baseline" in verdict
     assert report["utility"]["gram_error_baseline"] == report["utility"]["gram_error_baseline_s2"]
     assert printed["written"].endswith("s.csv")
-    page = (table / "s.privacy.html").read_text()
+    page = (table / "s.csv.privacy.html").read_text()
     assert "public seed 9" in page and "not utility" in page
 
 
@@ -70,7 +70,7 @@ def test_plan_with_a_design_gives_the_release_its_sigma(table, capsys):
     row = json.loads(capsys.readouterr().out)["rows"][0]
     assert main([*ARGS, "--json"]) == 0
     capsys.readouterr()
-    report = json.loads((table / "s.privacy.json").read_text())
+    report = json.loads((table / "s.csv.privacy.json").read_text())
     for key in ("sensitivity", "norm_bound", "gram_sensitivity", "sigma", "sigma_norm"):
         assert row[key] == report[key], key
     assert main(plan) == 0

@@ -99,7 +99,7 @@ def test_a_tiny_epsilon_keeps_the_post_processing_baseline_of_calibrate(workdir,
     args += ["--epsilon", "1e-300", "--delta", "1e-5", "--n-syn", "100", "--no-progress"]
     code, _, err = run(capsys, args)
     assert code == 0, err
-    report = json.loads(Path("syn.privacy.json").read_text())
+    report = json.loads(Path("syn.csv.privacy.json").read_text())
     mpmath.mp.dps = 40
     delta = mpmath.mpf("1e-5")
     quantile = mpmath.sqrt(2) * mpmath.erfinv(delta)  # Φ⁻¹((1 + δ)/2)

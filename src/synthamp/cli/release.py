@@ -108,7 +108,8 @@ _JSON = ("--json as_json", "Print one JSON object describing what was written.",
      dict(required=True, type=int, metavar="N")),
     ("--out", "Synthetic table (.csv or .parquet).", dict(required=True, metavar="FILE")),
     ("--report", "Privacy report (.json or .html; the JSON, Markdown and HTML reports are "
-     "written side by side). Default: OUT stem + .privacy.json/.md/.html.", dict(metavar="FILE")),
+     "written side by side). Default: OUT + .privacy.json/.md/.html (syn.csv.privacy.json).",
+     dict(metavar="FILE")),
     ("--seed", "Seed for reproducible research (the noise is then NOT secret).", dict(type=int)),
     ("--force", "Overwrite existing output files.", dict(is_flag=True)),
     ("--mode", "File mode of the published outputs, e.g. 600 (default: from the umask, as a new "

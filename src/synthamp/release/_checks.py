@@ -40,10 +40,13 @@ __all__ = [
 
 
 def report_paths(out: Path, report: str | os.PathLike | None) -> tuple[Path, Path, Path]:
-    """Report paths: ``report=X.json`` (or X.html) → X.json, X.md, X.html; default OUT stem."""
+    """Report paths: ``report=X.json`` (or X.html) → X.json, X.md, X.html.
+
+    By default OUT + ``.privacy.json`` (``.md``, ``.html``): the table's extension is
+    kept, so ``x.csv`` and ``x.parquet`` in one folder have reports of their own.
+    """
     if report is None:
-        stem = out.with_suffix("")
-        return tuple(Path(f"{stem}.privacy{ext}") for ext in (".json", ".md", ".html"))
+        return tuple(Path(f"{out}.privacy{ext}") for ext in (".json", ".md", ".html"))
     path = Path(report)
     if path.suffix.lower() not in (".json", ".html"):
         raise InputError(

@@ -56,7 +56,7 @@ from synthamp.release._options import release_mode
 from synthamp.release._partitioned import generator_partitions, write_partitions
 from synthamp.release._planning import error_with_bias
 from synthamp.release._reports import write_design_reports, write_reports
-from synthamp.report import PrivacyReport
+from synthamp.report import SCHEMA_VERSION, PrivacyReport
 from synthamp.utility import gram_error_bound
 
 if TYPE_CHECKING:
@@ -153,6 +153,8 @@ def _check_numbers(o: dict) -> dict:
     if o["bounds"] is not None:
         if o["feature_scale"] != 1:
             raise InputError("bounds", "give --bounds or --feature-scale, not both")
+        if o["design"] is not None:
+            raise InputError("bounds", "applies to the generator's features, not with --design")
         o["bounds"] = read_bounds(o["bounds"], param="bounds")
     if o["norm_bound"] is not None:
         check_positive("norm_bound", o["norm_bound"])
@@ -261,7 +263,8 @@ def release_table(
     epsilon, delta, sigma : float, optional
         A target (ε, δ) (σ is calibrated) or a σ (δ defaults to 1e-5).
     report : path-like, optional
-        X.json or X.html: the reports X.json, X.md, X.html (default OUT stem + .privacy.*).
+        X.json or X.html: the reports X.json, X.md, X.html (default OUT + .privacy.*, e.g.
+        syn.csv.privacy.json: the table's extension kept).
     seed : int, optional
         Seed for reproducible research (the noise is then NOT secret).
     force : bool
@@ -345,7 +348,13 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
         else:
             tasks = released.partition_tasks(o["n_syn"], o["partitions"])
             rows = _write_tasks(tasks, table_tmp, o, monitor)
-        numbers = {**released.to_dict(), "records": rows, "columns": list(o["targets"])}
+        numbers = {
+            "document": "design-report",
+            "schema_version": SCHEMA_VERSION,
+            **released.to_dict(),
+            "records": rows,
+            "columns": list(o["targets"]),
+        }
         lines = released.summary()
         privacy = released.privacy_report(released.design.n_records, rows)
         if o["backend"] == "dask":

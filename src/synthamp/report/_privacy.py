@@ -255,6 +255,8 @@ class PrivacyReport:
             if field.name == "curves":
                 continue
             value = getattr(self, field.name)
+            if field.name == "epsilon_pld" and value is None and self.guarantee == "unlimited_pld":
+                value = self.epsilon_unlimited_pld  # the pld accountant's ε: no null for it
             if field.name == "utility_table":
                 value = [dict(row) for row in value]
             out[field.name] = list(value) if isinstance(value, tuple) else value
