@@ -20,7 +20,6 @@ import pandas as pd
 import pytest
 
 from synthamp.cli import main
-from synthamp.release._planning import error_with_bias
 
 sklearn_datasets = pytest.importorskip("sklearn.datasets", reason="scikit-learn is a dependency")
 
@@ -105,5 +104,7 @@ def test_no_star_when_every_row_carries_no_information():
 
 
 def test_error_with_bias_keeps_precision_for_a_tiny_lambda():
+    from synthamp.release._planning import error_with_bias
+
     kept, error = error_with_bias(0.0, ridge=1e-20, width=3, out_dim=1, label_bound=1)
     assert kept == pytest.approx(1 - 6e-20, abs=1e-30) and error == pytest.approx(6e-20)
