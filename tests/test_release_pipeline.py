@@ -275,7 +275,7 @@ def test_partitions_write_a_parquet_dataset(workdir, capsys):
     assert sizes == [334, 334, 333]
     dataset = pd.read_parquet(workdir / "syn")
     assert list(dataset.columns) == TARGETS and (dataset.dtypes == np.float64).all()
-    assert json.loads((workdir / "syn.csv.privacy.json").read_text())["n_syn"] == 1001
+    assert json.loads((workdir / "syn.privacy.json").read_text())["n_syn"] == 1001
     assert "wrote 1,001 synthetic records" in out
     # Existing dataset: refused without --force, replaced with it.
     code, _, err = run(capsys, args)

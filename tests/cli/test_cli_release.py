@@ -124,7 +124,7 @@ def test_release_with_epsilon_to_parquet(workdir, capsys):
     assert code == 0, err
     synthetic = pd.read_parquet("syn.parquet")
     assert list(synthetic.columns) == TARGETS and len(synthetic) == 300
-    report = json.loads((workdir / "syn.csv.privacy.json").read_text())
+    report = json.loads((workdir / "syn.parquet.privacy.json").read_text())
     assert report["epsilon"] <= 1.0 and report["epsilon"] > 0.99
 
 

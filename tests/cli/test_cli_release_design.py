@@ -47,7 +47,7 @@ def test_design_release_writes_records_and_reports_with_the_public_bounds(table,
     verdict = report["utility"]["utility_verdict"]
     assert verdict and "baseline" in verdict
     assert report["utility"]["gram_error_baseline"] == report["utility"]["gram_error_baseline_s2"]
-    assert printed["written"].endswith("s.csv")
+    assert printed["written"]["synthetic"].endswith("s.csv") and printed["design"] == report
     page = (table / "s.csv.privacy.html").read_text()
     assert "public seed 9" in page and "not utility" in page
 

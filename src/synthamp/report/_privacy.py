@@ -273,6 +273,8 @@ class PrivacyReport:
                 kwargs[key] = tuple(kwargs[key])
         if "utility_table" in kwargs:
             kwargs["utility_table"] = tuple(dict(row) for row in kwargs["utility_table"])
+        if kwargs.get("guarantee") == "unlimited_pld":  # to_dict's epsilon_pld: the profile's
+            kwargs["epsilon_pld"] = None  # the finite release's own profile: not computed
         return cls(**kwargs)
 
     def to_json(self) -> str:
