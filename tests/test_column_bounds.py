@@ -118,6 +118,19 @@ def test_bounds_refuse_a_missing_column_and_a_feature_scale(raw_diabetes, capsys
     assert info.value.param == "bounds"
 
 
+def test_bounds_too_narrow_are_refused_naming_the_columns(raw_diabetes, capsys):
+    bounds = _bounds_frame(raw_diabetes)
+    bounds.loc[bounds["column"] == "s1", "hi"] = 200  # s1 reaches 301
+    bounds.to_csv("narrow.csv", index=False)
+    assert main(_release("--label-bound", "400", "--bounds", "narrow.csv", sigma="200")) == 2
+    line = capsys.readouterr().err.strip()
+    share = np.mean(raw_diabetes["s1"] > 200)
+    assert line.startswith(
+        f"synthamp: error: --max-clipped: {100 * share:.1f}% of feature rows fall outside "
+        "their declared --bounds (s1 observed [97, 301] against [96, 200])"
+    ), line
+
+
 def test_values_outside_their_range_are_clamped_and_rows_stay_in_the_ball():
     values = np.array([[0.0, 10.0], [5.0, 20.0], [-100.0, 1e308], [2.5, 15.0]])
     lo, hi = np.array([0.0, 10.0]), np.array([5.0, 20.0])

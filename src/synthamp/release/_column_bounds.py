@@ -170,7 +170,7 @@ def check_clipping(
         lo, hi = bounds[:, 0], bounds[:, 1]
         outside = (features < lo) | (features > hi)
         feature_rows = outside.any(axis=1) if features.size else np.zeros(len(features), bool)
-        feature_bound = "their declared --bounds"
+        feature_bound = "their declared --bounds"  # outside [lo, hi] on either side
         columns = np.flatnonzero(outside.any(axis=0))
         order = columns[np.argsort(-outside[:, columns].sum(axis=0), kind="stable")]
         named = [
@@ -211,7 +211,8 @@ def check_clipping(
         for what, share, bound, names, more in over:
             extra = f" and {more} more" if more > 0 else ""
             columns = f" ({', '.join(names)}{extra})" if names else ""
-            parts.append(f"{100 * share:.1f}% of {what} rows exceed {bound}{columns}")
+            verb = "fall outside" if bounds is not None and what == "feature" else "exceed"
+            parts.append(f"{100 * share:.1f}% of {what} rows {verb} {bound}{columns}")
         raise InputError(
             "max_clipped",
             f"{'; '.join(parts)}: more than {100 * max_clipped:g}% clipped, so the records "
