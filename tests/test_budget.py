@@ -176,14 +176,14 @@ def test_release_says_the_budget_was_spent_and_whether_amplification_pays(
     out = capsys.readouterr().out
     assert "note: finite-release accounting (n_syn = 1,000) stopped" in out
     assert "note: amplification" in out
-    report = json.loads((tmp_path / "s.privacy.json").read_text())
+    report = json.loads((tmp_path / "s.csv.privacy.json").read_text())
     # the plateau's RDP bound, then the unlimited release's exact profile (PLD), which is
     # tighter here and also valid for 1,000 records: the guarantee, said so
     assert report["n_syn"] == 1000 and report["accounting_kind"] == "exact"
     assert report["accountant"] == "pld"
     assert "plateau" in report["accounting_note"] and "c = C/σ" in report["amplification"]
     assert "unlimited-release guarantee (exact privacy profile" in report["accounting_note"]
-    markdown = (tmp_path / "s.privacy.md").read_text()
+    markdown = (tmp_path / "s.csv.privacy.md").read_text()
     assert "**Accounting.**" in markdown and "**Amplification.**" in markdown
     # epsilon_rdp is then the plateau's RDP bound at the release's σ, and says so
     from synthamp.accountant import SyntheticDataRelease

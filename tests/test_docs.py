@@ -71,3 +71,27 @@ def test_composing_page_code_runs(index, capsys):
     exec(compile(code, f"composing.md block {index}", "exec"), {})
     printed = capsys.readouterr().out
     assert re.search(r"\d\.\d", printed), "each example prints its ε"
+
+
+def test_the_docs_state_the_current_schema_version():
+    """docs/release.md said "schema 2" while the files were schema 4: every mention of the
+    schema's number names the current one, or (docs/json.md's history) an earlier one."""
+    from synthamp.report import SCHEMA_VERSION
+
+    pages = [*DOCS.glob("*.md"), DOCS.parent / "README.md"]
+    mention = re.compile(r"schema(?:_version)?`?[ =:]*(\d+)")
+    since = re.compile(r"Since `schema_version` (\d+)")
+    seen = []
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        history = {m.start(1) for m in since.finditer(text)}
+        for match in mention.finditer(text):
+            number = int(match.group(1))
+            if match.start(1) in history:
+                assert number <= SCHEMA_VERSION, (page.name, match.group(0))
+            else:
+                assert number == SCHEMA_VERSION, (page.name, match.group(0))
+                seen.append(page.name)
+    assert "release.md" in seen
+    history = [int(n) for n in since.findall((DOCS / "json.md").read_text(encoding="utf-8"))]
+    assert max(history) == SCHEMA_VERSION

@@ -37,7 +37,7 @@ def validator():
 def table(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("json") / "data.csv"
     rng = np.random.default_rng(0)
-    x = rng.normal(size=(300, 6)) / np.sqrt(6)
+    x = rng.normal(size=(300, 6)) / (3 * np.sqrt(6))  # rows within the unit ball
     frame = pd.DataFrame(x, columns=[f"x{i}" for i in range(6)])
     frame["y"] = np.tanh(x[:, 0])
     frame.to_csv(path, index=False)
@@ -153,3 +153,42 @@ def test_objects_that_break_the_convention_fail(capsys, validator):
     del missing["accounting"]
     with pytest.raises(jsonschema.ValidationError):
         validator.validate(missing)
+
+
+RELEASE = ["release", "--targets", "y", "--label-bound", "1", "--ridge", "1", "--epsilon", "1",
+           "--delta", "1e-5", "--n-syn", "40", "--no-progress"]  # fmt: skip
+DESIGN = ["--design-seed", "3", "--width", "20", "--ridge", "0.1"]
+RELEASE_KINDS = {
+    "one-file": ["--out", "syn.csv"],
+    "unlimited": ["--out", "syn.parquet", "--unlimited"],
+    "partitions": ["--out", "parts", "--partitions", "2"],
+    "design-random-seeds": ["--out", "d.csv", "--design", "random-seeds", *DESIGN],
+    "design-random-features": ["--out", "f.csv", "--design", "random-features", *DESIGN,
+                               "--public-inputs", "x0,x1"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", sorted(RELEASE_KINDS))
+def test_every_release_kind_writes_json_that_validates(kind, tmp_path, table, capsys, validator):
+    """Its --json and its JSON report file (the design release's had no schema_version)."""
+    argv = [*RELEASE, "--data", str(table)]
+    argv += [a if not a.startswith(("syn", "parts", "d.", "f.")) else str(tmp_path / a)
+             for a in RELEASE_KINDS[kind]]  # fmt: skip
+    printed = _json(capsys, argv)
+    validator.validate(printed)
+    assert printed["command"] == "release" and printed["records"] == 40
+    written = json.loads(Path(printed["written"]["report_json"]).read_text())
+    validator.validate(written)
+    assert written["schema_version"] == SCHEMA_VERSION
+    if kind.startswith("design"):
+        assert written == printed["design"] and written["document"] == "design-report"
+    else:
+        assert written == printed["privacy"] and written["document"] == "privacy-report"
+
+
+def test_the_demo_json_validates(tmp_path, capsys, validator):
+    argv = ["demo", "--out", str(tmp_path / "demo"), "--n-syn", "50", "--unlimited", "--seed",
+            "1", "--no-progress"]  # fmt: skip
+    printed = _json(capsys, argv)
+    validator.validate(printed)
+    validator.validate(json.loads(Path(printed["written"]["report_json"]).read_text()))

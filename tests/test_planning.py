@@ -116,7 +116,7 @@ def test_plan_rows_match_closed_forms_and_the_accountant():
         assert row.gram_error == pytest.approx(math.sqrt(4 * s2 * c2 + 2 * row.width * s2**2))
         assert row.relative_gram_error == pytest.approx(row.gram_error / c2)
         assert row.gram_error_post_processing >= row.gram_error * (1 - 1e-12) or row.width > d
-    assert plan.best == int(np.argmin([r.relative_gram_error for r in plan.rows]))
+    assert plan.best == int(np.argmin([r.error_with_bias for r in plan.rows]))
     # A wider generator is amplified more at the same λ.
     assert plan.rows[2].noise_saved > plan.rows[0].noise_saved
 

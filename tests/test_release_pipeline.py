@@ -141,7 +141,7 @@ def test_commit_failure_rolls_back_every_output(tmp_path, monkeypatch):
 def test_stale_temporaries_are_removed_and_reported(workdir, capsys):
     stale = workdir / f".syn.csv.{_io.TEMP_TAG}-{DEAD_PID}-0123abcd"
     stale.write_bytes(b"x" * 1000)
-    stale_folder = workdir / f".syn.privacy.json.{_io.TEMP_TAG}-{DEAD_PID}-0123abce"
+    stale_folder = workdir / f".syn.csv.privacy.json.{_io.TEMP_TAG}-{DEAD_PID}-0123abce"
     stale_folder.mkdir()
     live = workdir / f".syn.csv.{_io.TEMP_TAG}-{os.getpid()}-0123abcf"  # a running release
     live.write_bytes(b"y")
@@ -227,7 +227,7 @@ def test_clipping_statistics_say_they_are_not_covered(workdir, capsys):
     frame.to_csv("big.csv", index=False)
     share = np.mean(np.linalg.norm(frame[FEATURES].to_numpy(), axis=1) > 1)
     assert share > 10 / 120
-    code, _, err = run(capsys, release_args(**{"--data": "big.csv"}))
+    code, _, err = run(capsys, release_args(**{"--data": "big.csv", "--max-clipped": "0.2"}))
     assert code == 0, err
     notes = [line for line in err.splitlines() if "feature rows" in line]
     assert len(notes) == 1 and f"{100 * share:.1f}% of feature rows" in notes[0]
@@ -260,7 +260,7 @@ def test_n_syn_is_unlimited_only_under_unlimited_accounting(workdir, capsys, mon
     code, _, err = run(capsys, release_args(**{"--n-syn": "500", "--unlimited": True}))
     assert code == 0, err
     assert len(pd.read_csv("syn.csv")) == 500
-    assert json.loads((workdir / "syn.privacy.json").read_text())["n_syn"] is None
+    assert json.loads((workdir / "syn.csv.privacy.json").read_text())["n_syn"] is None
 
 
 def test_partitions_write_a_parquet_dataset(workdir, capsys):

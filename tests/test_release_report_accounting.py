@@ -72,7 +72,10 @@ def _check_consistent(fields: dict, dim: int, n_syn: int, norm_bound=C, sensitiv
     )
     assert fields["guarantee"] == used
     assert fields["accountant"] == {"unlimited_pld": "pld", "finite_rdp": "rdp"}[used]
-    assert fields["epsilon_pld"] is None  # the finite release's own profile: not computed
+    # the finite release's own profile is not computed; the pld accountant's ε is the
+    # unlimited release's when that is the guarantee (no null beside the accountant)
+    pld = fields["epsilon_unlimited_pld"] if used == "unlimited_pld" else None
+    assert fields["epsilon_pld"] == (None if fields.get("object") else pld)
     other = "epsilon_rdp" if used == "unlimited_pld" else "epsilon_unlimited_pld"
     expected = (f"{fields['epsilon']:.6g}", f"{fields[other]:.6g}")
     assert _note_epsilons(fields["note"]) == expected
@@ -84,7 +87,8 @@ def _check_consistent(fields: dict, dim: int, n_syn: int, norm_bound=C, sensitiv
 def _fields(accounting) -> dict:
     names = ("sigma", "epsilon", "epsilon_rdp", "optimal_order", "epsilon_unlimited_pld",
              "guarantee", "accountant", "epsilon_pld")  # fmt: skip
-    return {**{n: getattr(accounting, n) for n in names}, "note": accounting.note}
+    # the accounting object itself (its epsilon_pld: the finite release's own, not computed)
+    return {**{n: getattr(accounting, n) for n in names}, "note": accounting.note, "object": 1}
 
 
 def test_unlimited_profile_wins_and_epsilon_rdp_stays_the_finite_releases():

@@ -60,12 +60,12 @@ def test_release_table_writes_and_returns_the_release(workdir, capsys):
     assert isinstance(result, TableRelease) and result.records == 700
     assert result.synthetic.resolve() == workdir / "syn.csv"
     assert [p.name for p in result.reports] == [
-        "syn.privacy.json",
-        "syn.privacy.md",
-        "syn.privacy.html",
+        "syn.csv.privacy.json",
+        "syn.csv.privacy.md",
+        "syn.csv.privacy.html",
     ]
     assert pd.read_csv("syn.csv").shape == (700, 2)
-    written = json.loads((workdir / "syn.privacy.json").read_text())
+    written = json.loads((workdir / "syn.csv.privacy.json").read_text())
     assert written == json.loads(result.privacy.to_json())
     assert result.epsilon == written["epsilon"] and result.delta == written["delta"] == 1e-5
     assert written["sigma"] == 0.5 and result.design_report is None and result.audit is None
@@ -82,11 +82,11 @@ def test_release_table_writes_and_returns_the_release(workdir, capsys):
 def test_release_table_is_what_the_command_line_runs(workdir, capsys):
     code, _, err = run(capsys, release_args(**{"--seed": "11", "--n-syn": "300"}))
     assert code == 0, err
-    cli = (workdir / "syn.csv").read_bytes(), (workdir / "syn.privacy.json").read_text()
+    cli = (workdir / "syn.csv").read_bytes(), (workdir / "syn.csv.privacy.json").read_text()
     frame = private_frame()  # a table in memory: the same records as from its file
     release_table(frame, n_syn=300, out="lib.csv", seed=11, **QUICK)
     assert (workdir / "lib.csv").read_bytes() == cli[0]
-    lib = json.loads((workdir / "lib.privacy.json").read_text())
+    lib = json.loads((workdir / "lib.csv.privacy.json").read_text())
     assert lib == json.loads(cli[1])
 
 
@@ -121,9 +121,9 @@ def test_release_table_on_a_public_design_returns_its_numbers(workdir):
         epsilon=1.0, delta=1e-5, design="random-seeds", width=200, design_seed=3, monitor=monitor,
     )  # fmt: skip
     assert result.privacy is None and result.records == 50
-    written = json.loads((workdir / "d.privacy.json").read_text())
+    written = json.loads((workdir / "d.csv.privacy.json").read_text())
     assert written == json.loads(json.dumps(result.design_report))  # tuples become lists
-    page = (workdir / "d.privacy.html").read_text()  # the full report of the design release
+    page = (workdir / "d.csv.privacy.html").read_text()  # the full report of the design release
     assert 'id="utility-baselines"' in page and "public design random-seeds" in page
     assert result.design_report["records"] == 50 and result.design_report["columns"] == ["y1"]
     assert result.epsilon <= 1.0 and result.delta == 1e-5 and result.utility["gram_error"] > 0

@@ -57,11 +57,12 @@ def _release(tmp: Path, *extra: str, k: int = 1) -> tuple[Path, dict]:
     targets = ",".join(f"y{j}" for j in range(k))
     args = [
         "release", "--data", str(tmp / "data.csv"), "--targets", targets, "--label-bound", "1",
-        "--ridge", "0.1", "--n-syn", "500", "--out", str(tmp / "syn.csv"), *extra,
+        "--ridge", "0.1", "--n-syn", "500", "--out", str(tmp / "syn.csv"), "--max-clipped", "1",
+        *extra,
     ]  # fmt: skip
     assert main(args) == 0
-    report = json.loads((tmp / "syn.privacy.json").read_text())
-    return tmp / "syn.privacy.html", report
+    report = json.loads((tmp / "syn.csv.privacy.json").read_text())
+    return tmp / "syn.csv.privacy.html", report
 
 
 @pytest.fixture(scope="module")

@@ -193,11 +193,11 @@ def test_the_verdict_is_the_same_text_in_every_rendering(tmp_path, capsys, k):
     args = [
         "release", "--data", str(tmp_path / "data.csv"), "--targets", targets,
         "--label-bound", "1", "--ridge", "0.2", "--sigma", "0.3", "--delta", "1e-5",
-        "--unlimited", "--n-syn", "200", "--out", str(tmp_path / "syn.csv"),
+        "--unlimited", "--n-syn", "200", "--out", str(tmp_path / "syn.csv"), "--max-clipped", "1",
     ]  # fmt: skip
     assert main(args) == 0
     terminal = capsys.readouterr().out
-    report = json.loads((tmp_path / "syn.privacy.json").read_text())
+    report = json.loads((tmp_path / "syn.csv.privacy.json").read_text())
     verdict = report["utility_verdict"]
     assert verdict.startswith("Verdict: ") and report["schema_version"] == SCHEMA_VERSION == 4
     first, *rest = verdict.splitlines()
@@ -207,13 +207,13 @@ def test_the_verdict_is_the_same_text_in_every_rendering(tmp_path, capsys, k):
     assert report["n_syn"] is None and report["utility_table"][0]["n_syn"] == 200
     assert "from the 200 records written" in verdict
     # Markdown: the Utility paragraph, and the three numbers in its table
-    markdown = (tmp_path / "syn.privacy.md").read_text()
+    markdown = (tmp_path / "syn.csv.privacy.md").read_text()
     assert f"**Utility. {first}**  " in markdown.splitlines()
     assert all(line in markdown for line in rest)
     for key in ("gram_error", "gram_error_floor", "gram_error_baseline"):
         assert f"| {report[key]:.4g} |" in markdown
     # HTML: the paragraph beside the guarantee (before "What is released"), same text
-    page = (tmp_path / "syn.privacy.html").read_text()
+    page = (tmp_path / "syn.csv.privacy.html").read_text()
     match = re.search(r'<p id="utility-verdict"><strong>Utility\.</strong> (.*?)</p>', page)
     shown = re.sub(r"</?strong>", "", match.group(1)).split("<br>")
     assert match and [html.unescape(line) for line in shown] == verdict.splitlines()

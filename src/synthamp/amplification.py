@@ -139,8 +139,8 @@ def amplification_outlook(
         message = (
             f"amplification is negligible here (about {100 * saving:.2g}% less noise "
             f"predicted): c = C/σ = {c:.3g} gives c² = {c2:.2g} {relation} {shown}; it needs "
-            f"{name} ≳ 2c² = {needed:.2g}: use {wider}, a smaller ridge penalty λ (c grows "
-            "with λ), or a smaller norm bound C"
+            f"{name} ≳ 2c² = {needed:.2g}: use {wider} or a smaller norm bound C (a smaller ridge "
+            "penalty λ lowers c too, but adds noise to the model: `synthamp plan` weighs λ)"
         )
     else:
         message = (

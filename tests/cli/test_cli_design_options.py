@@ -46,6 +46,8 @@ class Run:
 
 Check = Callable[[Run, Run], bool]
 REFUSED = "refused"
+#: refused with one line naming the option once the table is read (a check on the data)
+REFUSED_ON_DATA = "refused on the data"
 
 
 @dataclass(frozen=True)
@@ -85,9 +87,11 @@ def folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     rng = np.random.default_rng(2)
     for name, rows in (("t.csv", 80), ("t2.csv", 60)):
-        frame = pd.DataFrame(rng.normal(size=(rows, 3)), columns=["a", "b", "c"])
-        frame["y"] = np.tanh(frame.sum(axis=1))
+        # rows of norm about 0.35: none clipped at the default --feature-scale 1
+        frame = pd.DataFrame(0.2 * rng.normal(size=(rows, 3)), columns=["a", "b", "c"])
+        frame["y"] = np.tanh(3 * frame.sum(axis=1))
         frame.to_csv(name, index=False)
+    pd.DataFrame({"column": ["a", "b", "c"], "lo": -2.0, "hi": 2.0}).to_csv("b.csv", index=False)
     return tmp_path
 
 
@@ -141,6 +145,9 @@ RELEASE_OPTIONS: dict[str, Option] = {
     ),
     "norm_bound": Option(("--norm-bound", "0.5"), generator_only(equals("norm_bound", 0.5))),
     "feature_scale": Option(("--feature-scale", "0.5"), generator_only(changed("feature_scaling"))),
+    "bounds": Option(("--bounds", "b.csv"), generator_only(changed("feature_scaling"))),
+    # the targets of every release are guarded (|y| up to 1 against a label bound of 0.3)
+    "max_clipped": Option(("--max-clipped", "0", "--label-bound", "0.3"), every(REFUSED_ON_DATA)),
     "accounting": Option(
         ("--accounting", "post-processing"),
         generator_only(equals("accounting_method", "post-processing")),
@@ -254,6 +261,13 @@ def _walk(command, table, base_args, run_command, folder, capsys, monkeypatch, n
     if expect == REFUSED:
         missing = [a if a != "t.csv" else "missing.csv" for a in args]
         run = run_command(missing, folder, capsys, monkeypatch)
+        lines = run.err.strip().splitlines()
+        assert run.rc == 2, (name, design, run.err)
+        assert len(lines) == 1 and lines[0].startswith(f"synthamp: error: {_flag(command, name)}")
+        assert not any(folder.glob("s.*")) and not any(folder.glob("rep.*"))
+        return
+    if expect == REFUSED_ON_DATA:
+        run = run_command(args, folder, capsys, monkeypatch)
         lines = run.err.strip().splitlines()
         assert run.rc == 2, (name, design, run.err)
         assert len(lines) == 1 and lines[0].startswith(f"synthamp: error: {_flag(command, name)}")

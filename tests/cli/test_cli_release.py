@@ -70,9 +70,9 @@ def test_release_writes_records_and_report(workdir, capsys):
     synthetic = pd.read_csv("syn.csv")
     assert list(synthetic.columns) == TARGETS and len(synthetic) == 1000
     assert np.isfinite(synthetic.to_numpy()).all()
-    report = json.loads((workdir / "syn.privacy.json").read_text())
+    report = json.loads((workdir / "syn.csv.privacy.json").read_text())
     assert REQUIRED_FIELDS <= set(report)
-    markdown = (workdir / "syn.privacy.md").read_text()
+    markdown = (workdir / "syn.csv.privacy.md").read_text()
     assert "differentially private" in markdown and "Not released" in markdown
     assert "wrote 1,000 synthetic records" in out
     # No temporary files left behind.
@@ -80,9 +80,9 @@ def test_release_writes_records_and_report(workdir, capsys):
         "data.csv",
         "data.parquet",
         "syn.csv",
-        "syn.privacy.html",
-        "syn.privacy.json",
-        "syn.privacy.md",
+        "syn.csv.privacy.html",
+        "syn.csv.privacy.json",
+        "syn.csv.privacy.md",
     ]
 
 
@@ -124,7 +124,7 @@ def test_release_with_epsilon_to_parquet(workdir, capsys):
     assert code == 0, err
     synthetic = pd.read_parquet("syn.parquet")
     assert list(synthetic.columns) == TARGETS and len(synthetic) == 300
-    report = json.loads((workdir / "syn.privacy.json").read_text())
+    report = json.loads((workdir / "syn.parquet.privacy.json").read_text())
     assert report["epsilon"] <= 1.0 and report["epsilon"] > 0.99
 
 
@@ -133,7 +133,7 @@ def test_default_features_are_the_other_columns(workdir, capsys):
     frame.to_csv("numeric.csv", index=False)
     code, _, err = run(capsys, release_args(**{"--data": "numeric.csv", "--features": None}))
     assert code == 0, err
-    assert json.loads((workdir / "syn.privacy.json").read_text())["dim"] == 6
+    assert json.loads((workdir / "syn.csv.privacy.json").read_text())["dim"] == 6
 
 
 def test_seed_reproduces_and_no_seed_does_not(workdir, capsys):
@@ -145,7 +145,7 @@ def test_seed_reproduces_and_no_seed_does_not(workdir, capsys):
     read = {name: (workdir / name).read_bytes() for name in ["a.csv", "b.csv", "c.csv", "d.csv"]}
     assert read["a.csv"] == read["b.csv"]
     assert read["c.csv"] != read["d.csv"] and read["a.csv"] != read["c.csv"]
-    report = json.loads((workdir / "a.privacy.json").read_text())
+    report = json.loads((workdir / "a.csv.privacy.json").read_text())
     assert report["noise_secret"] is False and "not secret" in report["seed_policy"]
 
 
@@ -171,9 +171,9 @@ def test_nothing_private_is_printed_or_written(workdir, capsys):
     v = ridge_fit(
         clip_rows(frame[FEATURES].to_numpy(), 1), clip_rows(frame[TARGETS].to_numpy(), 1), 0.1
     )
-    texts = out + err + (workdir / "syn.privacy.json").read_text()
-    texts += (workdir / "syn.privacy.md").read_text()
-    texts += (workdir / "syn.privacy.html").read_text()
+    texts = out + err + (workdir / "syn.csv.privacy.json").read_text()
+    texts += (workdir / "syn.csv.privacy.md").read_text()
+    texts += (workdir / "syn.csv.privacy.html").read_text()
     for value in v.ravel():
         for fmt in ("{:.6g}", "{:.4f}", "{!r}"):
             assert fmt.format(float(value)) not in texts
@@ -251,7 +251,7 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(workdir, capsys, cas
     assert snapshot(workdir) == before  # nothing created, nothing modified
 
 
-@pytest.mark.parametrize("existing", ["syn.csv", "syn.privacy.json", "syn.privacy.md"])
+@pytest.mark.parametrize("existing", ["syn.csv", "syn.csv.privacy.json", "syn.csv.privacy.md"])
 def test_existing_output_without_force_is_refused_before_any_work(
     workdir, capsys, existing, monkeypatch
 ):

@@ -32,7 +32,7 @@ ARGS = [
 def test_design_release_writes_records_and_reports_with_the_public_bounds(table, capsys):
     assert main([*ARGS, "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    report = json.loads((table / "s.privacy.json").read_text())
+    report = json.loads((table / "s.csv.privacy.json").read_text())
     assert len(pd.read_csv(table / "s.csv")) == 500 == report["records"]
     # Δ, C and s₂ are the design's own bounds, recomputed here from its public seed
     bounds = design_bounds(PublicDesign("random-seeds", 2000, 80, 9), 0.01, 1.0)
@@ -48,8 +48,8 @@ def test_design_release_writes_records_and_reports_with_the_public_bounds(table,
     rows = report["utility"]["utility_table"]
     assert rows[0]["n_syn"] == 500 and rows[0]["rmse_unlimited"] < rows[0]["rmse"]
     assert report["utility"]["gram_error_baseline"] == report["utility"]["gram_error_baseline_s2"]
-    assert printed["written"].endswith("s.csv")
-    page = (table / "s.privacy.html").read_text()
+    assert printed["written"]["synthetic"].endswith("s.csv") and printed["design"] == report
+    page = (table / "s.csv.privacy.html").read_text()
     assert "public seed 9" in page and "not utility" in page
 
 
@@ -71,7 +71,7 @@ def test_plan_with_a_design_gives_the_release_its_sigma(table, capsys):
     row = json.loads(capsys.readouterr().out)["rows"][0]
     assert main([*ARGS, "--json"]) == 0
     capsys.readouterr()
-    report = json.loads((table / "s.privacy.json").read_text())
+    report = json.loads((table / "s.csv.privacy.json").read_text())
     for key in ("sensitivity", "norm_bound", "gram_sensitivity", "sigma", "sigma_norm"):
         assert row[key] == report[key], key
     assert main(plan) == 0
@@ -138,12 +138,12 @@ def test_every_output_of_a_design_release_says_what_is_protected(table, capsys, 
     assert (sentence == PUBLIC_INPUTS) == (design == "random-features")
     assert main(args) == 0
     assert sentence in capsys.readouterr().out  # terminal
-    report = json.loads((table / "s.privacy.json").read_text())
+    report = json.loads((table / "s.csv.privacy.json").read_text())
     assert report["protected"] == sentence
-    markdown = (table / "s.privacy.md").read_text()
+    markdown = (table / "s.csv.privacy.md").read_text()
     assert sentence in markdown.split("## ")[0]  # before the first section
     assert DESIGN_ADJACENCY in markdown and "features and targets" not in markdown
-    first = _first_screen((table / "s.privacy.html").read_text())
+    first = _first_screen((table / "s.csv.privacy.html").read_text())
     assert sentence in first
     assert "regressors are public" not in markdown
 
@@ -157,16 +157,16 @@ def test_every_report_says_where_the_noise_came_from(table, capsys, kind, seeded
 
     from synthamp.report import SEEDED_WARNING, seed_policy
 
-    args = ARGS if kind == "design" else ARGS[:15]
+    args = ARGS if kind == "design" else [*ARGS[:15], "--feature-scale", "0.25"]
     args = [*args, "--out", "s.csv", "--no-progress"] + (["--seed", "42"] if seeded else [])
     assert main(args) == 0, capsys.readouterr().err
     terminal = capsys.readouterr().out
     sentence = seed_policy(seeded)
-    report = json.loads((table / "s.privacy.json").read_text())
+    report = json.loads((table / "s.csv.privacy.json").read_text())
     assert report["noise_secret"] is (not seeded)
     assert sentence in report["seed_policy"]
-    assert sentence in (table / "s.privacy.md").read_text()
-    page = (table / "s.privacy.html").read_text()
+    assert sentence in (table / "s.csv.privacy.md").read_text()
+    page = (table / "s.csv.privacy.html").read_text()
     assert html.escape(sentence) in page
     assert (html.escape(sentence) in _first_screen(page)) is seeded
     assert (SEEDED_WARNING in terminal and sentence in terminal) is seeded

@@ -181,9 +181,20 @@ def test_calibrating_sigma_at_a_tiny_scale_is_refused_up_front():
 @pytest.mark.parametrize(
     "overrides",
     [
-        {"--label-bound": "1e-300", "--sigma": None, "--epsilon": "1", "--delta": "1e-5"},
+        {
+            "--label-bound": "1e-300",
+            "--sigma": None,
+            "--epsilon": "1",
+            "--delta": "1e-5",
+            "--max-clipped": "1",
+        },
         {"--norm-bound": "1e-320", "--sigma": None, "--epsilon": "1", "--delta": "1e-5"},
-        {"--label-bound": "1e-300", "--sigma": "1e-302", "--accounting": "exact"},
+        {
+            "--label-bound": "1e-300",
+            "--sigma": "1e-302",
+            "--accounting": "exact",
+            "--max-clipped": "1",
+        },
     ],
 )
 def test_cli_release_at_a_tiny_scale_is_one_line(tmp_path, monkeypatch, capsys, overrides):

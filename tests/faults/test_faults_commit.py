@@ -65,7 +65,7 @@ def test_an_output_that_appears_during_the_run_is_not_overwritten(workdir, capsy
     code, _, err = run(capsys, release_args())
     assert code == 2 and "appeared during the run" in one_error_line(err, "--out")
     assert (workdir / "syn.csv").read_text() == "another program's file"
-    assert not (workdir / "syn.privacy.json").exists()  # all or nothing
+    assert not (workdir / "syn.csv.privacy.json").exists()  # all or nothing
     assert _leftovers(workdir) == []
 
 

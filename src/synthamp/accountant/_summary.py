@@ -163,7 +163,7 @@ class AccountSummary:
     warnings: tuple[str, ...] = ()
 
     def _one(self, name: str) -> Any:
-        values = [getattr(g, name) for g in self.guarantees]
+        values = [_field(g, name) for g in self.guarantees]
         if all(v is None for v in values):
             return None
         return values if self.grid else values[0]
@@ -267,16 +267,16 @@ class AccountSummary:
                 f"epsilon = {_fmt(g.epsilon)} at delta = {self.deltas[i]:g} "
                 f"(accountant {g.accountant}, {r['kind']})"
             )
-            if r["epsilon_pld"] is not None:
+            if g.epsilon_pld is not None:
                 out.append(
-                    f"  pld: epsilon = {_fmt(g.epsilon_pld)} (exact value >= "
-                    f"{_fmt(g.epsilon_pld_lower)}; discretisation {self.discretization:g})"
+                    f"  pld: epsilon = {_fmt(g.epsilon_pld)} "
+                    f"({_interval(g, 'epsilon_pld', self.release.out_dim)}; "
+                    f"discretisation {self.discretization:g})"
                 )
             if finite:
                 out.append(
                     f"  pld, unlimited release (valid for any n_syn): epsilon = "
-                    f"{_fmt(g.epsilon_unlimited_pld)} (exact value >= "
-                    f"{_fmt(g.epsilon_unlimited_pld_lower)})"
+                    f"{_fmt(g.epsilon_unlimited_pld)} ({_interval(g, 'epsilon_unlimited_pld', 1)})"
                 )
             out.append(
                 f"  rdp: epsilon = {_fmt(g.epsilon_rdp)} (optimal alpha "
@@ -498,3 +498,27 @@ def calibrate_summary(
         dim, out_dim, norm_bound, sensitivity, guarantee.sigma, n_syn=n_syn, releases=releases
     )
     return CalibrationSummary(release, guarantee, method, discretization, tuple(caught))
+
+
+def _field(guarantee, name: str) -> Any:
+    """A guarantee's field as the JSON states it: no null where the accountant has a value.
+
+    For a finite k = 1 release whose guarantee is the unlimited release's exact profile
+    (``guarantee`` ``unlimited_pld``, accountant ``pld``), the pld accountant's ε is that
+    profile's: ``epsilon_pld`` (and its lower end) then equal ``epsilon_unlimited_pld``.
+    """
+    value = getattr(guarantee, name)
+    if value is None and name in ("epsilon_pld", "epsilon_pld_lower"):
+        if getattr(guarantee, "guarantee", None) == "unlimited_pld":
+            return getattr(guarantee, name.replace("pld", "unlimited_pld", 1))
+    return value
+
+
+def _interval(guarantee, name: str, out_dim: int) -> str:
+    """ "exact; interval [lower, upper]": the kind, and where the ε lies (8 significant digits).
+
+    k = 1: the exact privacy profile; k > 1: the PLD of post-processing, a certified bound.
+    """
+    lower, upper = getattr(guarantee, f"{name}_lower"), getattr(guarantee, name)
+    kind = "exact" if out_dim == 1 else "certified"
+    return f"{kind}; interval [{lower:.8g}, {upper:.8g}]"

@@ -53,6 +53,12 @@ def written_json(privacy, rows: int, out_path: Path, report_paths, **extra) -> d
     }
 
 
+def _accounting(privacy) -> str:
+    """ "exact accounting", or "global accounting, certified": each kind named once."""
+    method, kind = privacy.accounting_method, privacy.accounting_kind
+    return f"{method} accounting" if method == kind else f"{method} accounting, {kind}"
+
+
 def noise_text(privacy) -> str:
     """The noise comparison, never a negative saving."""
     if privacy.sigma > privacy.sigma_post_processing:
@@ -79,7 +85,7 @@ def print_release_summary(privacy, rows: int, out_path: Path, report_paths: tupl
     console.print(f"wrote {rows:,} synthetic records (k = {privacy.out_dim}) to {shown(out_path)}")
     console.print(
         f"guarantee: ({privacy.epsilon:.4g}, {privacy.delta:.3g})-DP, "
-        f"{privacy.accounting_method} accounting ({privacy.accounting_kind}), "
+        f"{_accounting(privacy)}, "
         f"{privacy.accountant} accountant; " + noise_text(privacy)
     )
     if privacy.guarantee is not None:  # the two numbers weighed, each named
@@ -102,7 +108,15 @@ def show_release(result, as_json: bool) -> None:
     """A :class:`~synthamp.release.TableRelease` as JSON (``--json``) or the summary."""
     if result.design_report is not None:  # a public design: its numbers and summary lines
         if as_json:
-            echo_json({**result.design_report, "written": str(result.synthetic)})
+            json_path, md_path, html_path = result.reports
+            written = {
+                "synthetic": str(result.synthetic),
+                "report_json": str(json_path),
+                "report_markdown": str(md_path),
+                "report_html": str(html_path),
+            }
+            design = result.design_report
+            echo_json({"written": written, "records": result.records, "design": design})
             return
         for line in result.summary:
             click.echo(line)
@@ -141,7 +155,7 @@ def show_demo(result, epsilon: float, as_json: bool) -> None:
     covered = "any number of" if result.unlimited else f"{n_syn:,}"
     say(
         f"guarantee: ({privacy.epsilon:.3g}, {privacy.delta:.3g})-DP for {covered} synthetic "
-        f"records ({privacy.accounting_method} accounting, {privacy.accounting_kind}); "
+        f"records ({_accounting(privacy)}); "
         f"released {n_syn:,}"
     )
     saving = (

@@ -109,7 +109,8 @@ _JSON = ("--json as_json", "Print one JSON object describing what was written.",
      dict(required=True, type=int, metavar="N")),
     ("--out", "Synthetic table (.csv or .parquet).", dict(required=True, metavar="FILE")),
     ("--report", "Privacy report (.json or .html; the JSON, Markdown and HTML reports are "
-     "written side by side). Default: OUT stem + .privacy.json/.md/.html.", dict(metavar="FILE")),
+     "written side by side). Default: OUT + .privacy.json/.md/.html (syn.csv.privacy.json).",
+     dict(metavar="FILE")),
     ("--seed", "Seed for reproducible research (the noise is then NOT secret).", dict(type=int)),
     ("--force", "Overwrite existing output files.", dict(is_flag=True)),
     ("--mode", "File mode of the published outputs, e.g. 600 (default: from the umask, as a new "
@@ -118,6 +119,13 @@ _JSON = ("--json as_json", "Print one JSON object describing what was written.",
      dict(type=float, metavar="C")),
     ("--feature-scale", "Declared, data-independent factor applied to the features (rows are "
      "then clipped to norm ≤ 1). Default 1.", dict(type=float, metavar="S")),
+    ("--bounds", "Public range of each feature column, for columns in different units: a CSV "
+     "(column,lo,hi) or JSON ({\"column\": [lo, hi]}) file; each column is mapped affinely "
+     "from [lo, hi] onto [-1, 1] (then divided by √d) before the row-norm clipping. Replaces "
+     "--feature-scale; every used feature column needs a range.", dict(metavar="FILE")),
+    ("--max-clipped", "Refuse the release (exit 2) when more than this share of the feature "
+     "rows or of the target rows is clipped.",
+     dict(type=float, default=0.1, show_default=True, metavar="FRACTION")),
     _ACCOUNTING,
     ("--accountant", "pld: exact privacy profile (tight); rdp: RDP curve converted (default: pld "
      "for k = 1 with --unlimited, rdp otherwise; for k = 1 the unlimited release's pld is used "

@@ -4,7 +4,7 @@ Every public number is checked first (in log space where a power can
 overflow), then every path: the input must be a regular file outside every
 output folder, no output may be the input or another output, and target
 names that go into a CSV header must not be spreadsheet formulas. Only then
-is the table read. Also the notes on clipping the data holder sees. Each
+is the table read. Each
 failure is an :class:`~synthamp._validation.InputError` naming the parameter
 (the command line prints it as one line and exits with code 2).
 """
@@ -31,7 +31,7 @@ from synthamp.release._distributed import check_scheduler, require_dask
 from synthamp.release._io import check_not_inside
 from synthamp.release._options import ADJACENCIES, BACKENDS, DESIGNS
 from synthamp.release._paths import check_name_length, check_output_name
-from synthamp.release._ridge import ridge_norm_bound, ridge_sensitivity, row_norms
+from synthamp.release._ridge import ridge_norm_bound, ridge_sensitivity
 from synthamp.release._tabular import check_csv_names, check_input_file
 
 __all__ = [
@@ -46,7 +46,6 @@ __all__ = [
     "check_ridge_numbers",
     "check_scale_options",
     "check_target_names",
-    "clipping_notes",
     "report_paths",
 ]
 
@@ -96,10 +95,13 @@ def check_choices(o: dict) -> None:
 
 
 def report_paths(out: Path, report: str | os.PathLike | None) -> tuple[Path, Path, Path]:
-    """Report paths: ``report=X.json`` (or X.html) → X.json, X.md, X.html; default OUT stem."""
+    """Report paths: ``report=X.json`` (or X.html) → X.json, X.md, X.html.
+
+    By default OUT + ``.privacy.json`` (``.md``, ``.html``): the table's extension is
+    kept, so ``x.csv`` and ``x.parquet`` in one folder have reports of their own.
+    """
     if report is None:
-        stem = out.with_suffix("")
-        paths = tuple(Path(f"{stem}.privacy{ext}") for ext in (".json", ".md", ".html"))
+        paths = tuple(Path(f"{out}.privacy{ext}") for ext in (".json", ".md", ".html"))
         for path in paths:  # named after --out: a long --out can make them too long
             check_name_length(path, "out", f"the report {printable(path)} (default from --out)")
         return paths
@@ -161,34 +163,6 @@ def check_noise_options(epsilon, delta, sigma) -> None:
         check_sigma("sigma", sigma)
     if delta is not None:
         check_open_unit("delta", delta)
-
-
-def clipping_notes(features: np.ndarray, scale, targets: np.ndarray, label_bound) -> list[str]:
-    """Tell the data holder how much of their data the declared bounds clip.
-
-    These shares are statistics of the private data: they are for the data
-    holder only, are not covered by the privacy guarantee, and are not written
-    into any output. The features are scaled without overflow (row by row).
-    """
-    largest = np.max(np.abs(features), axis=1) if features.size else np.zeros(len(features))
-    largest = np.where(largest > 0, largest, 1.0)
-    scaled = row_norms((features / largest[:, None]) * scale)
-    with np.errstate(over="ignore", divide="ignore"):
-        features_clipped = scaled > 1.0 / largest
-    notes = []
-    shares = [
-        ("feature", features_clipped, "norm 1 (after --feature-scale)"),
-        ("target", row_norms(targets) > label_bound, f"--label-bound {label_bound:g}"),
-    ]
-    for what, clipped, bound in shares:
-        share = float(np.mean(clipped))
-        if share > 0:
-            notes.append(
-                f"{100 * share:.1f}% of {what} rows exceed {bound} and are "
-                "clipped (a statistic of your private data, for you only: not covered by the "
-                "privacy guarantee, not written anywhere)"
-            )
-    return notes
 
 
 def check_target_names(names: list[str], fmt: str) -> None:

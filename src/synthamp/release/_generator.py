@@ -82,6 +82,7 @@ from synthamp.release._ridge import (
     _perturb,
     clip_rows,
     debiased_gram,
+    map_into_bounds,
     project_frobenius,
     ridge_fit,
     ridge_norm_bound,
@@ -161,6 +162,12 @@ class PrivateLinearGenerator(BaseEstimator):
         then each row is clipped to ‖x‖ ≤ 1. ``"data"`` divides by the largest
         row norm of the private features: that scale is learned from the
         private data, is not covered by the guarantee, and the report says so.
+    feature_bounds : array of shape (d, 2), optional
+        Declared, public ranges [lo, hi] of the feature columns (one row per column),
+        for columns in different units: each column is clamped into its range, mapped
+        affinely onto [−1, 1] and divided by √d, so a row within its ranges has norm
+        ≤ 1 (:func:`~synthamp.release._ridge.map_into_bounds`). Replaces
+        ``feature_scale`` (which must then stay 1).
     seed_scale : float, optional
         σ_z > 0 of the seeds (default 1/√d, so that E‖z‖² = 1, like ‖x‖ ≤ 1).
         It does not change the privacy guarantee.
@@ -237,6 +244,7 @@ class PrivateLinearGenerator(BaseEstimator):
         delta: float | None = None,
         n_syn: int | None = None,
         feature_scale: float | np.ndarray | str = 1.0,
+        feature_bounds: ArrayLike | None = None,
         seed_scale: float | None = None,
         release_model: bool = False,
         accounting: str = "exact",
@@ -253,6 +261,7 @@ class PrivateLinearGenerator(BaseEstimator):
         self.delta = delta
         self.n_syn = n_syn
         self.feature_scale = feature_scale
+        self.feature_bounds = feature_bounds
         self.seed_scale = seed_scale
         self.release_model = release_model
         self.accounting = accounting
@@ -311,6 +320,19 @@ class PrivateLinearGenerator(BaseEstimator):
         """Return (scale, description, note); the note is set if scaling is data-dependent."""
         spec = self.feature_scale
         d = features.shape[1]
+        if self.feature_bounds is not None:
+            if not (isinstance(spec, (int, float)) and spec == 1):
+                raise InputError("feature_scale", "give feature_bounds or feature_scale, not both")
+            bounds = np.asarray(self.feature_bounds, dtype=np.float64)
+            if bounds.shape != (d, 2):
+                raise InputError("feature_bounds", f"must have shape ({d}, 2): [lo, hi] per column")
+            if not (np.isfinite(bounds).all() and (bounds[:, 0] < bounds[:, 1]).all()):
+                raise InputError("feature_bounds", "every range must be finite with lo < hi")
+            text = (
+                "each feature column clamped into its declared public range [lo, hi], mapped "
+                "affinely onto [−1, 1] and divided by √d, rows then clipped to norm ≤ 1"
+            )
+            return 1.0, text, None
         if isinstance(spec, str):
             if spec != "data":
                 raise InputError("feature_scale", 'must be a number, an array or "data"')
@@ -389,6 +411,9 @@ class PrivateLinearGenerator(BaseEstimator):
         entropy = np.random.SeedSequence(self.random_state)
         noise_seq, sample_seq = entropy.spawn(2)
 
+        if self.feature_bounds is not None:
+            bounds = np.asarray(self.feature_bounds, dtype=np.float64)
+            features = map_into_bounds(features, bounds[:, 0], bounds[:, 1])
         # v and N live only in this block.
         model = project_frobenius(
             ridge_fit(

@@ -36,8 +36,14 @@ from synthamp.release._checks import (
     check_ridge_numbers,
     check_scale_options,
     check_target_names,
-    clipping_notes,
     report_paths,
+)
+from synthamp.release._column_bounds import (
+    DEFAULT_MAX_CLIPPED,
+    check_clipping,
+    check_max_clipped,
+    column_bounds,
+    read_bounds,
 )
 from synthamp.release._design_release import design_release
 from synthamp.release._distributed import (
@@ -50,8 +56,10 @@ from synthamp.release._monitor import ReleaseMonitor, stale_messages
 from synthamp.release._options import release_mode
 from synthamp.release._partitioned import generator_partitions, write_partitions
 from synthamp.release._paths import check_output_name
+from synthamp.release._planning import error_with_bias
 from synthamp.release._reports import write_design_reports, write_reports
-from synthamp.report import PrivacyReport
+from synthamp.report import SCHEMA_VERSION, PrivacyReport
+from synthamp.utility import gram_error_bound
 
 if TYPE_CHECKING:
     from synthamp.audit import AuditResult
@@ -147,9 +155,17 @@ def _check_numbers(o: dict) -> dict:
     distributed = o["backend"] == "dask"
     o["unlimited"] = o["unlimited"] or distributed or o["design"] is not None  # design: unlimited
     o["n_syn"] = check_release_n_syn(o["n_syn"], o["unlimited"])
+    feature_scale_given = o["feature_scale"] is not None
     scale = 1.0 if o["feature_scale"] is None else o["feature_scale"]
     o["feature_scale"] = check_positive("feature_scale", scale)
     o["adjacency"] = "gram" if o["adjacency"] is None else o["adjacency"]
+    o["max_clipped"] = check_max_clipped(o["max_clipped"])
+    if o["bounds"] is not None:
+        if feature_scale_given:
+            raise InputError("bounds", "give --bounds or --feature-scale, not both")
+        if o["design"] is not None:
+            raise InputError("bounds", "applies to the generator's features, not with --design")
+        o["bounds"] = read_bounds(o["bounds"], param="bounds")
     if o["norm_bound"] is not None:
         check_positive("norm_bound", o["norm_bound"])
     check_noise_options(o["epsilon"], o["delta"], o["sigma"])
@@ -196,8 +212,8 @@ def _read(data, target_cols: list[str], feature_cols: list[str] | None, design, 
     if design is not None:
         y = _tabular.select_numeric(frame, target_cols, param="targets")
         if inputs is None:
-            return y, None
-        return y, _tabular.select_numeric(frame, inputs, param="public_inputs")
+            return y, None, None
+        return y, _tabular.select_numeric(frame, inputs, param="public_inputs"), list(inputs)
     targets = set(target_cols)  # a set: linear in the number of columns
     if feature_cols is None:
         feature_cols = [str(c) for c in frame.columns if c not in targets]
@@ -213,7 +229,7 @@ def _read(data, target_cols: list[str], feature_cols: list[str] | None, design, 
             "targets",
             f"k = {len(target_cols)} targets exceed d = {len(feature_cols)} features; need d ≥ k",
         )
-    return y, x
+    return y, x, [str(c) for c in feature_cols]
 
 
 def release_table(
@@ -234,6 +250,8 @@ def release_table(
     mode: str | int | None = None,
     norm_bound: float | None = None,
     feature_scale: float | None = None,
+    bounds=None,
+    max_clipped: float = DEFAULT_MAX_CLIPPED,
     accounting: str = "exact",
     accountant: str | None = None,
     unlimited: bool = False,
@@ -267,7 +285,8 @@ def release_table(
     epsilon, delta, sigma : float, optional
         A target (ε, δ) (σ is calibrated) or a σ (δ defaults to 1e-5).
     report : path-like, optional
-        X.json or X.html: the reports X.json, X.md, X.html (default OUT stem + .privacy.*).
+        X.json or X.html: the reports X.json, X.md, X.html (default OUT + .privacy.*, e.g.
+        syn.csv.privacy.json: the table's extension kept).
     seed : int, optional
         Seed for reproducible research (the noise is then NOT secret).
     force : bool
@@ -279,6 +298,15 @@ def release_table(
         1.0). With a design: ``accountant`` applies, ``time_budget`` bounds the comparison
         with concrete pairs, ``accounting`` must be "exact", and ``norm_bound`` and
         ``feature_scale`` are refused.
+    bounds : mapping or path-like, optional
+        Public ranges of the feature columns, ``{column: (lo, hi)}`` or a CSV
+        (``column,lo,hi``) or JSON file of them, for columns in different units: each
+        used feature column is mapped affinely from [lo, hi] onto [−1, 1] (then by 1/√d)
+        before the row-norm clipping; refused if a used column has no range. Replaces
+        ``feature_scale``.
+    max_clipped : float, default 0.1
+        Refuse the release (``InputError``, nothing written) when more than this share
+        of the feature rows or of the target rows is clipped by the declared bounds.
     unlimited : bool
         Account for any number of records (the n_syn → ∞ plateau).
     partitions, backend, scheduler
@@ -318,7 +346,9 @@ def release_table(
             report_tmps = [transaction.add(path, param="report") for path in reports]
         finally:  # what was cleaned or put back, also when a check then fails
             stale_messages(transaction, recorder)
-        y, x = _read(data, o["targets"], o["features"], design, o["public_inputs"])
+        y, x, o["feature_names"] = _read(
+            data, o["targets"], o["features"], design, o["public_inputs"]
+        )
         if design is not None:
             result = _on_design(o, y, x, table_tmp, fmt, report_tmps, recorder)
         else:
@@ -332,6 +362,11 @@ def release_table(
 
 def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
     """Step 4': fit on the public design, write the records and the reports."""
+    for note in check_clipping(  # the targets (a design's features are its own)
+        np.empty((len(y), 0)), [], y, o["targets"], label_bound=o["label_bound"],
+        max_clipped=o["max_clipped"],
+    ):  # fmt: skip
+        monitor.message("note", note)
     with monitor.stage("fitting on the public design"):
         released = design_release(
             y, o["design"], o["width"], o["design_seed"], epsilon=o["epsilon"],
@@ -346,7 +381,13 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
         else:
             tasks = released.partition_tasks(o["n_syn"], o["partitions"])
             rows = _write_tasks(tasks, table_tmp, o, monitor)
-        numbers = {**released.to_dict(rows), "records": rows, "columns": list(o["targets"])}
+        numbers = {
+            "document": "design-report",
+            "schema_version": SCHEMA_VERSION,
+            **released.to_dict(rows),
+            "records": rows,
+            "columns": list(o["targets"]),
+        }
         lines = released.summary(rows)
         privacy = released.privacy_report(released.design.n_records, rows)
         if o["backend"] == "dask":
@@ -361,7 +402,12 @@ def _on_generator(o, y, x, table_tmp, fmt, report_tmps, transaction, monitor) ->
     # heavy: scikit-learn (the estimator), loaded after the checks so that an error is quick
     from synthamp.release._generator import PrivateLinearGenerator
 
-    for note in clipping_notes(x, o["feature_scale"], y, o["label_bound"]):
+    box = None if o["bounds"] is None else column_bounds(o["bounds"], o["feature_names"])
+    notes = check_clipping(
+        x, o["feature_names"], y, o["targets"], label_bound=o["label_bound"],
+        feature_scale=o["feature_scale"], bounds=box, max_clipped=o["max_clipped"],
+    )  # fmt: skip
+    for note in notes:
         monitor.message("note", note)
     with monitor.stage("fitting and accounting"):
         generator = PrivateLinearGenerator(
@@ -373,12 +419,14 @@ def _on_generator(o, y, x, table_tmp, fmt, report_tmps, transaction, monitor) ->
             delta=o["delta"],
             n_syn=None if o["unlimited"] else o["n_syn"],
             feature_scale=o["feature_scale"],
+            feature_bounds=box,
             accounting=o["accounting"],
             accountant=o["accountant"],
             time_budget=o["time_budget"],
             random_state=o["seed"],
         ).fit(x, y)
     del x, y
+    monitor.message("note", ridge_note(generator, o))
     privacy = generator.privacy_
     if o["backend"] == "dask":
         privacy = dataclasses.replace(privacy, notes=(*privacy.notes, DISTRIBUTED_NOTE))
@@ -390,6 +438,26 @@ def _on_generator(o, y, x, table_tmp, fmt, report_tmps, transaction, monitor) ->
     with transaction.writing("report"):
         privacy = write_reports(privacy, report_tmps, n_released=rows, audit=audit)
     return TableRelease(Path(), (), rows, privacy=privacy, audit=audit)  # paths: the caller
+
+
+def ridge_note(generator, o: dict) -> str:
+    """The plan's ranking criterion at the release's λ (the same function ``plan`` ranks by)."""
+    n_syn = None if o["unlimited"] else o["n_syn"]
+    d, k = generator.n_features_in_, generator.n_targets_
+    gram = gram_error_bound(
+        sigma=generator.sigma_, dim=d, out_dim=k, norm_bound=generator.norm_bound_, n_syn=n_syn
+    )
+    kept, with_bias = error_with_bias(
+        gram, ridge=o["ridge"], width=d, out_dim=k, label_bound=o["label_bound"]
+    )
+    text = (
+        f"at λ = {o['ridge']:g} the ridge model keeps {kept:.3g} of the least-squares model's "
+        f"Gram matrix and the records' Gram error with that bias is {with_bias:.3g} of it, "
+        "under the assumed typical signal `synthamp plan` ranks λ by (not a bound)"
+    )
+    if with_bias >= 1:
+        text += ": no information on it here; compare λ with `synthamp plan`"
+    return text
 
 
 def _chunks_with(chunks: Iterator[np.ndarray], advance) -> Iterator[np.ndarray]:

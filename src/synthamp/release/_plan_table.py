@@ -29,6 +29,11 @@ _GRAM_NOTE = (
     "estimated from the synthetic records; baseline: the exact RMSE of the Gaussian "
     "mechanism on the Gram matrix itself; noise saved is not utility gained"
 )
+_BIAS_NOTE = (
+    "kept: the share of the least-squares model's Gram matrix the ridge model keeps, "
+    "1/(1 + wλ)²; w/ bias: √(Gram error² + bias²) relative to that Gram matrix, the plan's "
+    "ranking (≥ 1: no information); both rest on the assumed typical signal, not on the data"
+)
 
 
 @dataclass(frozen=True)
@@ -101,7 +106,8 @@ class TablePlan:
             f"target: ({plan.epsilon:g}, {plan.delta:g})-DP for {records} synthetic records, "
             f"{plan.method} accounting against post-processing",
             f"  {'λ':>6} {'width':>7} {'C':>9} {'Δ':>10}{extra} {'σ':>10} {'σ post':>10} "
-            f"{'saved':>7} {'Gram error':>11} {'/ C²':>8} {'baseline':>10}",
+            f"{'saved':>7} {'Gram error':>11} {'/ C²':>8} {'baseline':>10}"
+            + ("" if design else f" {'kept':>8} {'w/ bias':>8}"),
         ]
         for i, row in enumerate(plan.rows):
             mark = "*" if i == plan.best else " "
@@ -115,9 +121,15 @@ class TablePlan:
                 f"{row.sigma_post_processing:>10.4g} {100 * row.noise_saved:>6.1f}% "
                 f"{row.gram_error:>11.4g} {row.relative_gram_error:>8.3g} "
                 f"{row.gram_error_baseline:>10.4g}"
+                + ("" if design else f" {row.shrinkage_kept:>8.3g} {row.error_with_bias:>8.3g}")
             )
-        best = plan.rows[plan.best]
-        out.append(f"* best: λ = {best.ridge:g}, width {best.width}: {plan.criterion}")
+        if plan.best is None:
+            out.append(plan.criterion)
+        else:
+            best = plan.rows[plan.best]
+            out.append(f"* best: λ = {best.ridge:g}, width {best.width}: {plan.criterion}")
+        if not design:
+            out.append(_BIAS_NOTE)
         for width in dict.fromkeys(row.width for row in plan.rows if not design):
             rows = [row for row in plan.rows if row.width == width]
             most = max(row.noise_saved for row in rows)
@@ -127,8 +139,10 @@ class TablePlan:
                     f"width {width}: amplification barely pays (at most {100 * most:.1f}% noise "
                     f"saved); it needs a width d ≳ 2(C/σ)² ≈ {need.width_for_amplification:,.0f} "
                     f"at λ = {need.ridge:g} (Theorem 5.1, a heuristic guide), e.g. a wide "
-                    "random-feature generator, or a smaller λ"
+                    "random-feature generator"
                 )
+        if plan.best is None:
+            return [*out, _GRAM_NOTE]
         verdict, *table = utility_text(best.utility_verdict, best.utility_table)
         out += [f"at λ = {best.ridge:g}, width {best.width}: " + verdict, *table, _GRAM_NOTE]
         if design and best.comparison is not None:

@@ -10,6 +10,18 @@ synthetic records carry (:func:`synthamp.utility.gram_error_bound`).
 :func:`plan_release` tabulates them over λ (and over generator widths, for a
 generator wider than the table, e.g. random features) and marks the best row.
 
+The best row weighs both errors λ trades: the noise (the Gram error falls with λ,
+since C = B/(2√λ) shrinks) and the bias (a larger λ shrinks the fitted model
+itself). The bias needs the data, so the plan states an assumption instead
+(:data:`SIGNAL_ASSUMPTION`): features spread evenly over the w columns of the
+generator (XᵀX/m = I/w, the unit row norm shared equally) and targets explained
+by them at the label bound (‖Y‖²_F/m = B²). The least-squares model θ then has
+‖θ‖²_F = wB², the ridge model is θ/(1 + wλ) (its norm B√w/(1 + wλ) ≤ C, with
+equality at wλ = 1), and its Gram matrix keeps 1/(1 + wλ)² of θᵀθ
+(:func:`error_with_bias`). The plan ranks λ by √(Gram error² + bias²)
+relative to ‖θᵀθ‖_F, and stars no row when every λ offered has an error at
+least the statistic itself (the records would carry no information).
+
 docs/theory.md §16: amplification needs a width d ≳ 2c² with c = C/σ; on an ordinary
 table (5,000 × 20, λ = 1) it saves almost nothing. The plan says so before
 the release, with the width from which the local ratio 2c²/(2c² + d) (a
@@ -18,6 +30,7 @@ heuristic, Theorem 5.1) drops below one half.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,12 +39,59 @@ from synthamp.accountant import calibrate
 from synthamp.release._ridge import ridge_norm_bound, ridge_sensitivity
 from synthamp.utility import gram_error_bound, release_utility
 
-__all__ = ["DEFAULT_RIDGES", "PLAN_METHODS", "Plan", "PlanRow", "plan_release"]
+__all__ = [
+    "DEFAULT_RIDGES",
+    "PLAN_METHODS",
+    "SIGNAL_ASSUMPTION",
+    "Plan",
+    "PlanRow",
+    "error_with_bias",
+    "plan_release",
+]
 
 #: Ridge penalties tried by default.
 DEFAULT_RIDGES = (0.01, 0.1, 1.0, 10.0)
 #: The amplification-aware accounting methods a plan compares with post-processing.
 PLAN_METHODS: tuple[str, ...] = ("exact", "global")
+
+#: The assumption the plan's ranking rests on, worded once (plan and release quote it).
+SIGNAL_ASSUMPTION = (
+    "assumed typical signal: features spread evenly over the w generator columns "
+    "(XᵀX/m = I/w) and targets explained by them at the label bound (‖Y‖²_F/m = B²), so "
+    "the ridge model is the least-squares model θ (‖θ‖²_F = wB²) shrunk by 1/(1 + wλ) and "
+    "keeps 1/(1 + wλ)² of its Gram matrix θᵀθ"
+)
+
+
+def error_with_bias(
+    gram_error: float, *, ridge: float, width: int, out_dim: int, label_bound: float
+) -> tuple[float, float]:
+    """The Gram error with the shrinkage bias of λ, relative to the assumed θᵀθ.
+
+    Under :data:`SIGNAL_ASSUMPTION` the least-squares Gram matrix is G = (wB²/k)I_k
+    (‖G‖_F = wB²/√k) and the ridge model's is G/(1 + wλ)², a bias of
+    ‖G‖_F·(1 − 1/(1 + wλ)²). The records' error against G is at most
+    √(gram_error² + bias²) (the noise is unbiased for the ridge model's Gram, so
+    the two add in mean square).
+
+    Parameters
+    ----------
+    gram_error : float
+        The Gram error of the records at λ (about the ridge model's own Gram).
+    ridge, width, out_dim, label_bound
+        λ, the generator's width w, k and B.
+
+    Returns
+    -------
+    (float, float)
+        The share of G the ridge model keeps, 1/(1 + wλ)², and the relative error
+        √(gram_error² + bias²)/‖G‖_F (≥ 1: no information on G).
+    """
+    shrink = width * ridge
+    kept = 1.0 / (1.0 + shrink) ** 2
+    gram_norm = width * label_bound**2 / math.sqrt(out_dim)
+    lost = shrink * (2.0 + shrink) * kept  # 1 − kept, without cancellation for small wλ
+    return kept, math.hypot(gram_error / gram_norm, lost)
 
 
 @dataclass(frozen=True)
@@ -64,6 +124,12 @@ class PlanRow:
     width_for_amplification : float
         2c² with c = C/σ: the width from which the local amplification ratio
         2c²/(2c² + d) falls below one half (a heuristic guide, Theorem 5.1).
+    shrinkage_kept : float
+        1/(1 + wλ)²: the share of the least-squares Gram matrix the ridge model keeps
+        under :data:`SIGNAL_ASSUMPTION` (an assumption, not a bound).
+    error_with_bias : float
+        The plan's ranking criterion: √(Gram error² + bias²) relative to the assumed
+        least-squares Gram matrix (:func:`error_with_bias`); ≥ 1 means no information.
     utility_table, utility_verdict
         :func:`synthamp.utility.release_utility`'s table (the records beside every
         baseline at the target (ε, δ)) and its one sentence: which mechanism serves
@@ -85,6 +151,8 @@ class PlanRow:
     gram_error_floor: float
     gram_error_baseline: float
     width_for_amplification: float
+    shrinkage_kept: float = 1.0
+    error_with_bias: float = 0.0
     utility_table: tuple[dict[str, object], ...] = ()
     utility_verdict: str = ""
 
@@ -107,12 +175,11 @@ class Plan:
         The amplification-aware accounting method.
     rows : tuple of PlanRow
         One row per (λ, width), λ varying fastest.
-    best : int
-        Index of the row with the smallest ``relative_gram_error``.
+    best : int or None
+        Index of the row with the smallest ``error_with_bias``; None when every row's
+        is ≥ 1 (no λ offered gives the records information under the assumption).
     criterion : str
-        What "best" means, in words: the smallest ``relative_gram_error``, the
-        error relative to C², the largest Gram matrix a model within the norm
-        bound can have.
+        What "best" means, in words, with the assumption it rests on.
     """
 
     n_records: int
@@ -125,7 +192,7 @@ class Plan:
     releases: int
     method: str
     rows: tuple[PlanRow, ...]
-    best: int
+    best: int | None
     criterion: str
 
 
@@ -231,6 +298,9 @@ def plan_release(
                 n_records=m,
             )
             gram = utility["gram_error"]
+            kept, with_bias = error_with_bias(
+                gram, ridge=ridge, width=width, out_dim=k, label_bound=label_bound
+            )
             rows.append(
                 PlanRow(
                     ridge=ridge,
@@ -248,11 +318,25 @@ def plan_release(
                     gram_error_floor=utility["gram_error_floor"],
                     gram_error_baseline=utility["gram_error_baseline"],
                     width_for_amplification=2.0 * (norm_bound / sigma) ** 2,
+                    shrinkage_kept=kept,
+                    error_with_bias=with_bias,
                     utility_table=utility["utility_table"],
                     utility_verdict=utility["utility_verdict"],
                 )
             )
-    best = min(range(len(rows)), key=lambda i: rows[i].relative_gram_error)
+    best = min(range(len(rows)), key=lambda i: rows[i].error_with_bias)
+    criterion = (
+        "smallest Gram error with the shrinkage bias of λ, relative to the least-squares "
+        f"model's Gram matrix ({SIGNAL_ASSUMPTION}; an assumption, not a bound)"
+    )
+    if rows[best].error_with_bias >= 1.0:
+        best = None
+        criterion = (
+            "no row starred: at every λ offered the Gram error with the shrinkage bias is at "
+            "least the least-squares model's Gram matrix itself, so the records would carry no "
+            f"information on it ({SIGNAL_ASSUMPTION}); more records, a larger ε or another "
+            "width may help"
+        )
     return Plan(
         n_records=m,
         n_features=d,
@@ -265,8 +349,5 @@ def plan_release(
         method=method,
         rows=tuple(rows),
         best=best,
-        criterion=(
-            "smallest Gram error relative to C²; a larger λ also shrinks the fitted model, "
-            "a bias the plan cannot see without the data"
-        ),
+        criterion=criterion,
     )

@@ -52,6 +52,7 @@ __all__ = [
     "clip_rows",
     "debiased_gram",
     "gram_estimate_errors",
+    "map_into_bounds",
     "project_frobenius",
     "ridge_fit",
     "ridge_norm_bound",
@@ -248,6 +249,36 @@ def scale_clip_rows(values: ArrayLike, scale, bound: float) -> np.ndarray:
             norm = np.maximum(row_norms(out), np.linalg.norm(out, axis=1))
         above = norm > bound
     return out
+
+
+def map_into_bounds(values: ArrayLike, lower: ArrayLike, upper: ArrayLike) -> np.ndarray:
+    """Map each column affinely from its declared public range [lo, hi] onto [−1, 1], then by 1/√d.
+
+    A cell outside its range is first clamped into it (a per-record map, so it keeps
+    replace-one adjacency); the affine map x ↦ (2x − lo − hi)/(hi − lo) takes [lo, hi]
+    onto [−1, 1]; the division by √d (d columns) then gives every row norm ≤ 1, so a
+    row within its declared ranges is never shrunk by the row-norm clipping that
+    follows. The ranges must be public (declared, never read from the data).
+
+    Parameters
+    ----------
+    values : array_like of shape (m, d)
+    lower, upper : array_like of shape (d,)
+        lo < hi, finite, per column.
+
+    Returns
+    -------
+    ndarray of shape (m, d), every entry in [−1/√d, 1/√d].
+    """
+    values = np.asarray(values, dtype=np.float64)
+    lower = np.asarray(lower, dtype=np.float64)
+    upper = np.asarray(upper, dtype=np.float64)
+    d = values.shape[1]
+    clamped = np.clip(values, lower, upper)
+    half = 0.5 * upper - 0.5 * lower  # no overflow for ranges near the float limits
+    mid = 0.5 * upper + 0.5 * lower
+    unit = np.clip((clamped - mid) / half, -1.0, 1.0)  # the clip absorbs rounding
+    return unit / math.sqrt(d) if d else unit
 
 
 def project_frobenius(model: np.ndarray, radius: float) -> np.ndarray:

@@ -30,6 +30,7 @@ import base64
 import hashlib
 import html
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -81,6 +82,9 @@ def _plain(value: float) -> str:
     return _num(value)
 
 
+#: Every table of the page, wrapped in a box that scrolls sideways on a narrow screen.
+_TABLE = re.compile(r"(<table\b.*?</table>)", re.DOTALL)
+
 _STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:60rem;margin:1.5rem auto;
 padding:0 1rem;color:#1b1b1b;line-height:1.45}
@@ -89,6 +93,7 @@ h1{font-size:1.8rem;margin:0 0 .6rem}
 margin:.6rem 0}
 .caveat{background:#fff4e5;border-left:6px solid #e65100;padding:.6rem 1rem}
 table{border-collapse:collapse;margin:.5rem 0;font-size:.92rem;line-height:1.35}
+.table-scroll{overflow-x:auto;max-width:100%}
 td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:left;vertical-align:top;
 overflow-wrap:break-word}th{background:#f3f3f3}
 .num{font-variant-numeric:tabular-nums;white-space:nowrap}
@@ -189,11 +194,12 @@ def render_html(
 
     # Above the fold, always shown: the guarantee, its caveats, how it was accounted, and
     # what the records are worth against the baselines.
+    factor = _plain(math.exp(report.epsilon)) if report.epsilon < 700 else "e^ε"
     sentence = (
         f"<strong>{report.guarantee_sentence(_plain)}</strong> In technical terms, this release "
         f"is ({term('epsilon', 'ε')} = {_plain(report.epsilon)}, {term('delta', 'δ')} = "
         f"{_plain(report.delta)})-{term('dp', 'differentially private')} under "
-        f"{term('adjacency')}; a factor of {_plain(math.exp(report.epsilon))} is e<sup>ε</sup>."
+        f"{term('adjacency')}; a factor of {factor} is e<sup>ε</sup>."
     )
     body.append('<h1>Privacy report</h1><p class="guarantee" id="guarantee">' + sentence + "</p>")
     if not report.noise_secret:
@@ -275,7 +281,7 @@ def render_html(
         f"style-src 'unsafe-inline'; img-src data:; script-src '{_SCRIPT_HASH}'\">"
         f"<title>Privacy report: ({report.epsilon:.4g}, {report.delta:.3g})-DP</title>"
         f"<style>{_STYLE}</style></head><body>\n"
-        + "\n".join(body)
+        + _TABLE.sub(r'<div class="table-scroll">\1</div>', "\n".join(body))
         + f"\n<script>{_SCRIPT}</script>\n</body></html>\n"
     )
 

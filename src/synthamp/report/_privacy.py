@@ -310,6 +310,8 @@ class PrivacyReport:
             if field.name == "curves":
                 continue
             value = getattr(self, field.name)
+            if field.name == "epsilon_pld" and value is None and self.guarantee == "unlimited_pld":
+                value = self.epsilon_unlimited_pld  # the pld accountant's ε: no null for it
             if field.name == "utility_table":
                 value = [dict(row) for row in value]
             out[field.name] = list(value) if isinstance(value, tuple) else value
@@ -326,6 +328,8 @@ class PrivacyReport:
                 kwargs[key] = tuple(kwargs[key])
         if "utility_table" in kwargs:
             kwargs["utility_table"] = tuple(dict(row) for row in kwargs["utility_table"])
+        if kwargs.get("guarantee") == "unlimited_pld":  # to_dict's epsilon_pld: the profile's
+            kwargs["epsilon_pld"] = None  # the finite release's own profile: not computed
         return cls(**kwargs)
 
     def to_json(self) -> str:
@@ -348,7 +352,7 @@ class PrivacyReport:
         )
         published = f"noisy model V and {records}" if self.model_released else records
         proviso = "" if self.noise_secret else ", provided the user seed of this run stays secret"
-        factor = fmt(math.exp(self.epsilon))
+        factor = fmt(math.exp(self.epsilon)) if self.epsilon < 700 else f"e^{fmt(self.epsilon)}"
         return (
             f"Whatever anyone concludes from the published {published}, that conclusion would "
             f"have been almost as likely had any one person's record been different: at most "

@@ -108,7 +108,7 @@ def line_plot(
     log_x: bool = False,
     log_y: bool = False,
     plot_id: str = "",
-    legend: str = "upper left",
+    legend: str | None = None,
 ) -> str:
     """An inline ``<svg>`` figure with one polyline (or marker set) per series.
 
@@ -123,8 +123,9 @@ def line_plot(
         Decade-logarithmic axes (non-positive values are dropped).
     plot_id : str
         ``id`` of the ``<figure>``.
-    legend : {"upper left", "upper right", "lower left", "lower right"}
-        Corner of the legend (choose the one the curves leave empty).
+    legend : None
+        Ignored (kept for callers): the legend is always drawn below the axes, outside
+        the data area, so it never covers a curve.
 
     Returns
     -------
@@ -144,8 +145,9 @@ def line_plot(
         return TOP + (1.0 - (y - y_lo) / (y_hi - y_lo)) * inner_h
 
     esc = html.escape
+    total_h = HEIGHT + _legend_height(series) + 6  # the legend below the axes
     parts = [
-        f'<svg class="plot" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" '
+        f'<svg class="plot" viewBox="0 0 {WIDTH} {total_h}" width="{WIDTH}" height="{total_h}" '
         f'role="img" aria-label="{esc(title)}"><title>{esc(title)}</title>',
         f'<rect x="{LEFT}" y="{TOP}" width="{inner_w}" height="{inner_h}" class="frame"/>',
     ]
@@ -187,13 +189,7 @@ def line_plot(
                 f'<polyline points="{points}" fill="none" stroke="{s.color}" stroke-width="2.5"'
                 f'{dash} class="curve" data-series="{label}"/>'
             )
-    legend_y = (
-        TOP + 10 if legend.startswith("upper") else TOP + inner_h - _legend_height(series) - 10
-    )
-    legend_x = LEFT + 10
-    if legend.endswith("right"):
-        legend_x = LEFT + inner_w - _legend_width(series) - 10
-    parts.append(_legend(series, legend_x, legend_y))
+    parts.append(_legend(series, LEFT, HEIGHT))  # outside the data area
     parts.append("</svg>")
     return (
         f'<figure id="{esc(plot_id)}">' + "".join(parts) + f"<figcaption>{esc(title)}</figcaption>"

@@ -1,0 +1,229 @@
+"""Units guarded: per-column public bounds, and the refusal of a release that clips too much.
+
+A table's columns come in their own units (age in years, a blood serum in mg/dl):
+one ``feature_scale`` cannot bring them all within the unit ball. The data holder
+declares each feature column's public range [lo, hi] (``bounds``: a mapping, or a
+small CSV ``column,lo,hi`` / JSON ``{"column": [lo, hi]}`` file, never read from
+the data); :func:`~synthamp.release._ridge.map_into_bounds` then maps each column
+affinely onto [−1, 1] and divides by √d, so a row within its ranges has norm ≤ 1.
+
+Whatever the scaling, a release whose declared bounds clip more than
+``max_clipped`` of the feature rows or of the target rows is refused
+(:func:`check_clipping`): records fitted on rows shrunk to the bound carry
+little of the data. The shares and the scales the message names are statistics
+of the private data, for the data holder only: never written into an output.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from synthamp._validation import InputError, check_open_unit, printable
+from synthamp.release._ridge import row_norms
+
+__all__ = [
+    "DEFAULT_MAX_CLIPPED",
+    "check_clipping",
+    "check_max_clipped",
+    "column_bounds",
+    "read_bounds",
+]
+
+#: A release is refused when more than this share of feature or target rows is clipped.
+DEFAULT_MAX_CLIPPED = 0.1
+#: The columns a refusal names (the largest scales first).
+_NAMED = 4
+#: Relative slack below which a row above its bound counts as rounding, not clipping.
+_ROUNDING = 1e-9
+_FOR_YOU = "a statistic of your private data, for you only, written nowhere"
+
+
+def check_max_clipped(value: float) -> float:
+    """``max_clipped`` in [0, 1]."""
+    if value == 1:
+        return 1.0
+    if value == 0:
+        return 0.0
+    return check_open_unit("max_clipped", value)
+
+
+def read_bounds(bounds, *, param: str = "bounds") -> dict[str, tuple[float, float]]:
+    """Per-column public ranges from a mapping or a file.
+
+    Parameters
+    ----------
+    bounds : mapping or path-like
+        ``{column: (lo, hi)}``; or a ``.json`` file holding that object (or a list of
+        ``{"column", "lo", "hi"}`` objects); or a ``.csv`` file with the header
+        ``column,lo,hi`` and one row per column.
+    param : str
+        The parameter named in errors.
+
+    Returns
+    -------
+    dict
+        ``{column: (lo, hi)}`` with lo < hi, both finite.
+    """
+    if isinstance(bounds, Mapping):
+        items = list(bounds.items())
+    else:
+        path = Path(os.fspath(bounds))
+        if not path.is_file():
+            raise InputError(param, f"{printable(str(path))} is not a file")
+        items = _file_items(path, param)
+    out: dict[str, tuple[float, float]] = {}
+    for column, pair in items:
+        try:
+            lo, hi = (float(v) for v in pair)
+        except (TypeError, ValueError):
+            raise InputError(param, f"column {column!r}: give two numbers lo, hi") from None
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            raise InputError(param, f"column {column!r}: need finite lo < hi, got [{lo}, {hi}]")
+        if str(column) in out:
+            raise InputError(param, f"column {column!r} is given twice")
+        out[str(column)] = (lo, hi)
+    return out
+
+
+def _file_items(path: Path, param: str) -> list[tuple[str, Sequence]]:
+    """(column, (lo, hi)) pairs of a bounds file (.json or .csv)."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise InputError(param, f"{path.name} is not JSON: {error.msg}") from None
+        if isinstance(data, dict):
+            return list(data.items())
+        if isinstance(data, list) and all(isinstance(row, dict) for row in data):
+            try:
+                return [(row["column"], (row["lo"], row["hi"])) for row in data]
+            except KeyError as key:
+                rule = f"every entry needs column, lo, hi (missing {key})"
+                raise InputError(param, rule) from None
+        raise InputError(param, 'JSON must be {"column": [lo, hi], ...}')
+    if path.suffix.lower() != ".csv":
+        raise InputError(param, f"must be a .csv or .json file, got {path.name}")
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    header = [cell.strip().lower() for cell in lines[0].split(",")] if lines else []
+    if header != ["column", "lo", "hi"]:
+        raise InputError(param, "a CSV of bounds needs the header column,lo,hi")
+    items = []
+    for number, line in enumerate(lines[1:], start=2):
+        cells = [cell.strip() for cell in line.rsplit(",", 2)]
+        if len(cells) != 3:
+            raise InputError(param, f"line {number}: give column,lo,hi")
+        items.append((cells[0], (cells[1], cells[2])))
+    return items
+
+
+def column_bounds(
+    bounds: Mapping[str, tuple[float, float]], columns: Sequence[str], *, param: str = "bounds"
+) -> np.ndarray:
+    """The (d, 2) array of [lo, hi] for the used feature ``columns``; refused if one is missing."""
+    missing = [c for c in columns if c not in bounds]
+    if missing:
+        shown = ", ".join(repr(c) for c in missing[:_NAMED])
+        more = f" (and {len(missing) - _NAMED} more)" if len(missing) > _NAMED else ""
+        raise InputError(param, f"has no range for the feature column {shown}{more}")
+    return np.array([bounds[c] for c in columns], dtype=np.float64).reshape(len(columns), 2)
+
+
+def _largest(values: np.ndarray) -> np.ndarray:
+    return np.max(np.abs(values), axis=0) if len(values) else np.zeros(values.shape[1])
+
+
+def check_clipping(
+    features: np.ndarray,
+    feature_names: Sequence[str],
+    targets: np.ndarray,
+    target_names: Sequence[str],
+    *,
+    label_bound: float,
+    feature_scale=1.0,
+    bounds: np.ndarray | None = None,
+    max_clipped: float = DEFAULT_MAX_CLIPPED,
+) -> list[str]:
+    """Refuse a release whose declared bounds clip more than ``max_clipped`` of the rows.
+
+    A feature row is clipped when it leaves a declared range (with ``bounds``) or when
+    its norm after ``feature_scale`` exceeds 1; a target row when its norm exceeds B.
+
+    Returns
+    -------
+    list of str
+        The notes on what is clipped within the threshold (for the data holder only).
+
+    Raises
+    ------
+    InputError
+        ``max_clipped``: one line naming the shares, the columns and their observed
+        scales against the declared bounds.
+    """
+    if bounds is not None:
+        lo, hi = bounds[:, 0], bounds[:, 1]
+        outside = (features < lo) | (features > hi)
+        feature_rows = outside.any(axis=1) if features.size else np.zeros(len(features), bool)
+        feature_bound = "their declared --bounds"  # outside [lo, hi] on either side
+        columns = np.flatnonzero(outside.any(axis=0))
+        order = columns[np.argsort(-outside[:, columns].sum(axis=0), kind="stable")]
+        named = [
+            f"{printable(feature_names[j])} observed [{np.min(features[:, j]):.4g}, "
+            f"{np.max(features[:, j]):.4g}] against [{lo[j]:.4g}, {hi[j]:.4g}]"
+            for j in order[:_NAMED]
+        ]
+        more = len(order) - _NAMED
+    else:
+        largest = np.max(np.abs(features), axis=1) if features.size else np.zeros(len(features))
+        largest = np.where(largest > 0, largest, 1.0)
+        scaled = row_norms((features / largest[:, None]) * feature_scale)
+        with np.errstate(over="ignore", divide="ignore"):
+            # a row at the bound within rounding (normalised rows) is not counted as clipped
+            feature_rows = scaled > (1.0 + _ROUNDING) / largest
+        scale = np.broadcast_to(np.asarray(feature_scale, dtype=np.float64), features.shape[1:])
+        with np.errstate(over="ignore"):
+            observed = _largest(features) * scale
+        order = np.argsort(-observed, kind="stable")
+        alone = order[observed[order] > 1.0]  # columns that leave the unit ball on their own
+        order = alone if len(alone) else order[observed[order] > 1.0 / math.sqrt(scale.size or 1)]
+        named = [f"{printable(feature_names[j])} up to {observed[j]:.4g}" for j in order[:_NAMED]]
+        more = len(order) - _NAMED
+        shown = "per column" if np.ndim(feature_scale) else f"{float(feature_scale):g}"
+        feature_bound = f"norm 1 after --feature-scale {shown}"
+    target_rows = row_norms(targets) > label_bound * (1.0 + _ROUNDING)
+    target_scale = _largest(targets)
+    target_named = [
+        f"{printable(name)} up to {target_scale[j]:.4g}" for j, name in enumerate(target_names)
+    ]
+    shares = [
+        ("feature", float(np.mean(feature_rows)), feature_bound, named, more),
+        ("target", float(np.mean(target_rows)), f"--label-bound {label_bound:g}", target_named, 0),
+    ]
+    over = [share for share in shares if share[1] > max_clipped]
+    if over:
+        parts = []
+        for what, share, bound, names, more in over:
+            extra = f" and {more} more" if more > 0 else ""
+            columns = f" ({', '.join(names)}{extra})" if names else ""
+            verb = "fall outside" if bounds is not None and what == "feature" else "exceed"
+            parts.append(f"{100 * share:.1f}% of {what} rows {verb} {bound}{columns}")
+        raise InputError(
+            "max_clipped",
+            f"{'; '.join(parts)}: more than {100 * max_clipped:g}% clipped, so the records "
+            f"would carry little of the data ({_FOR_YOU}); declare each feature column's public "
+            "range with --bounds FILE, a --feature-scale or a --label-bound in the data's units, "
+            "or raise --max-clipped",
+        )
+    return [
+        f"{100 * share:.1f}% of {what} rows exceed {bound} and are clipped (a statistic of "
+        "your private data, for you only: not covered by the privacy guarantee, not written "
+        "anywhere)"
+        for what, share, bound, _, _ in shares
+        if share > 0
+    ]
