@@ -50,13 +50,27 @@ class InputError(ValueError):
         super().__init__(f"{param}: {rule}")
 
 
+def _is_number(value) -> bool:
+    """A real number: Python's or numpy's (a 0-d numeric array too); never a bool or text.
+
+    ``float('0.1')`` and ``float(True)`` succeed, so a converting check would take
+    ``sigma='0.1'`` or ``epsilon=True``: a library caller's mistake passed silently.
+    """
+    if isinstance(value, bool | np.bool_ | str | bytes):
+        return False
+    if isinstance(value, numbers.Real):
+        return True
+    return isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf"
+
+
 def _as_real(param: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        try:
-            value = float(value)
-        except (TypeError, ValueError):
-            raise InputError(param, f"must be a number, got {value!r}") from None
-    value = float(value)
+    if not _is_number(value):
+        raise InputError(param, f"must be a number, got {value!r} ({type(value).__name__})")
+    try:
+        value = float(value)
+    except OverflowError:  # an int past the float range
+        digits = len(str(value))
+        raise InputError(param, f"must be finite, got an integer of {digits} digits") from None
     if not math.isfinite(value):
         raise InputError(param, f"must be finite, got {value!r}")
     return value
@@ -100,7 +114,7 @@ def check_open_unit(param: str, value) -> float:
 
 def check_integer(param: str, value, minimum: int = 1, maximum: int | None = None) -> int:
     """Return ``value`` as an int, requiring an integer in [minimum, maximum]."""
-    if isinstance(value, bool):
+    if isinstance(value, bool | np.bool_):
         raise InputError(param, f"must be an integer, got {value!r}")
     if isinstance(value, numbers.Integral):
         ivalue = int(value)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from synthamp._budget import report_status
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
 from synthamp.divergence._wishart import MAX_DIM_K2
+from synthamp.release._design_memory import check_design_memory
 from synthamp.release._design_pairs import compare_design_accounting, comparison_orders
 from synthamp.release._design_release import account_design
 from synthamp.release._designs import PublicDesign, check_adjacency, design_bounds
@@ -114,6 +115,7 @@ def plan_design(
     widths = [check_integer("width", w, k) for w in widths]
     if not ridges or not widths:
         raise InputError("ridge" if not ridges else "width", "give at least one value")
+    check_design_memory(m)  # before the m × m work allocates anything
     rows = []
     best_error, kept = float("inf"), None
     for width in widths:

@@ -26,6 +26,7 @@ from synthamp._version import __version__
 from synthamp.accountant import Guarantee, SyntheticDataRelease, calibrate, release_curves
 from synthamp.amplification import amplification_outlook
 from synthamp.divergence._wishart import MAX_DIM_K2
+from synthamp.release._design_memory import check_design_memory
 from synthamp.release._design_pairs import (
     DesignPairComparison,
     compare_design_accounting,
@@ -408,6 +409,7 @@ def design_release(
     delta = check_open_unit("delta", delta)
     adjacency = check_adjacency(adjacency, k)
     label_bound = check_positive("label_bound", label_bound)
+    check_design_memory(m)  # before the m × m work allocates anything
     public = PublicDesign(design, width, m, seed, inputs=inputs)
     kernel, norms = public.kernel()
     bounds = design_bounds(kernel, ridge, label_bound)
