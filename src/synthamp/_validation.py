@@ -39,6 +39,13 @@ MAX_N_SYN = 10**9
 #: Largest noise σ a release accepts: the records' covariance σ_z²VᵀV, with ‖V‖ ≈ σ√(dk),
 #: stays finite (log space: 2·log σ + log(d·k) well below log(1.8e308) ≈ 709.8).
 MAX_SIGMA = 1e100
+#: Largest scale of a release's other numbers (the label bound B, the norm bound C, the
+#: sensitivity Δ): the same limit as σ, for the same reason (‖V‖ ≈ C + σ√(dk), and the
+#: utility's errors are of the scale of C² and σ²). The accountant itself is scale-free
+#: (it works in c = C/σ and s = Δ/σ) and takes any finite C, Δ, σ.
+MAX_SCALE = MAX_SIGMA
+#: Smallest C and Δ whose σ is calibrated (the RDP of σ ~ Δ squares them: 1e-300 underflows).
+MIN_SCALE = 1e-150
 
 
 class InputError(ValueError):

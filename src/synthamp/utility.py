@@ -91,13 +91,19 @@ def gram_error_bound(
     norm_bound = check_positive("norm_bound", norm_bound)
     d = check_integer("dim", dim, 1)
     k = check_integer("out_dim", out_dim, 1)
-    c2, s2 = norm_bound**2, sigma**2
-    noise = 2 * (k + 1) * s2 * c2 + d * k * (k + 1) * s2**2
-    sampling = 0.0
+    # √(Σ tᵢ²) by math.hypot, each tᵢ of the scale of σ², σC or C²: no fourth power is
+    # formed, so the bound is finite wherever the Gram matrix is (σ = 1e100 gave an
+    # OverflowError in σ⁴)
+    s2 = sigma * sigma
+    terms = [math.sqrt(2.0 * (k + 1)) * sigma * norm_bound, math.sqrt(d * k * (k + 1.0)) * s2]
     if n_syn is not None:
         n = check_integer("n_syn", n_syn, 1)
-        sampling = 2 * ((c2 + d * k * s2) ** 2 + 2 * d * k * s2**2 + 4 * s2 * c2) / n
-    return math.sqrt(noise + sampling)
+        terms += [
+            math.sqrt(2.0 / n) * (norm_bound * norm_bound + d * k * s2),
+            math.sqrt(4.0 * d * k / n) * s2,
+            math.sqrt(8.0 / n) * sigma * norm_bound,
+        ]
+    return math.hypot(*terms)
 
 
 def gram_sensitivity(norm_bound: float, sensitivity: float, out_dim: int = 1) -> float:
@@ -214,7 +220,7 @@ def gaussian_synthesizer_error(
     if n_syn is None:
         return e
     n = check_integer("n_syn", n_syn, 1)
-    return math.sqrt(e * e + (k + 1) * (g + e) ** 2 / n)
+    return math.hypot(e, math.sqrt((k + 1) / n) * (g + e))  # no square of g + e formed
 
 
 def output_perturbation_sigma(

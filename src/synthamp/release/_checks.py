@@ -26,7 +26,7 @@ from synthamp._validation import (
 )
 from synthamp.release._distributed import require_dask
 from synthamp.release._io import check_not_inside
-from synthamp.release._ridge import ridge_norm_bound, ridge_sensitivity, row_norms
+from synthamp.release._ridge import check_ridge_scale, row_norms
 from synthamp.release._tabular import check_csv_names, check_input_file
 
 __all__ = [
@@ -86,9 +86,9 @@ def check_paths(data, out_path: Path, reports, *, partitioned: bool) -> None:
 
 
 def check_ridge_numbers(label_bound: float, ridge: float) -> None:
-    """C and Δ (at the largest Δ, m = 2) are finite normal numbers: checked in log space."""
-    ridge_norm_bound(label_bound, ridge)
-    ridge_sensitivity(label_bound, ridge, 2)
+    """C and Δ (at the largest Δ, m = 2) within the scale a release handles (log space;
+    :func:`~synthamp.release._ridge.check_ridge_scale`)."""
+    check_ridge_scale(label_bound, ridge, 2)
 
 
 def check_noise_options(epsilon, delta, sigma) -> None:

@@ -40,7 +40,14 @@ from synthamp.release._designs import (
     design_model,
 )
 from synthamp.release._partitioned import PartitionTask, partitions_root, plan_partitions
-from synthamp.release._ridge import OBJECTIVE, _draw_with_factor, _gram_factor, _perturb, clip_rows
+from synthamp.release._ridge import (
+    OBJECTIVE,
+    _draw_with_factor,
+    _gram_factor,
+    _perturb,
+    check_release_scale,
+    clip_rows,
+)
 from synthamp.report._privacy import ADJACENCY, PrivacyReport, utility_text
 from synthamp.utility import release_utility
 
@@ -302,6 +309,18 @@ class DesignAccounting:
     utility: dict
 
 
+def design_scale_logs(bounds: DesignBounds) -> dict[str, float]:
+    """log C and log Δ of a design, for :func:`~synthamp.release._ridge.check_release_scale`."""
+    return {  # a zero bound (underflow) is below every scale
+        "design's norm bound C": math.log(bounds.norm_bound)
+        if bounds.norm_bound > 0
+        else -math.inf,
+        "design's sensitivity Δ": math.log(bounds.sensitivity)
+        if bounds.sensitivity > 0
+        else -math.inf,
+    }
+
+
 def account_design(
     bounds: DesignBounds,
     width: int,
@@ -409,10 +428,13 @@ def design_release(
     delta = check_open_unit("delta", delta)
     adjacency = check_adjacency(adjacency, k)
     label_bound = check_positive("label_bound", label_bound)
+    ridge = check_positive("ridge", ridge)
+    check_release_scale(label_bound, ridge, {"label bound B": math.log(label_bound)})
     check_design_memory(m)  # before the m × m work allocates anything
     public = PublicDesign(design, width, m, seed, inputs=inputs)
     kernel, norms = public.kernel()
     bounds = design_bounds(kernel, ridge, label_bound)
+    check_release_scale(label_bound, ridge, design_scale_logs(bounds))
     accounted = account_design(
         bounds, public.width, k, epsilon, delta, adjacency=adjacency, accountant=accountant
     )
