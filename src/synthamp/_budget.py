@@ -37,6 +37,7 @@ from contextlib import contextmanager
 __all__ = [
     "DEFAULT_TIME_BUDGET",
     "PLATEAU_FALLBACK",
+    "PLD_FALLBACK",
     "TimeBudgetExceeded",
     "check_budget",
     "report_status",
@@ -52,6 +53,14 @@ DEFAULT_TIME_BUDGET = 10.0
 PLATEAU_FALLBACK = (
     "the unlimited-release (plateau) bound is used instead, which covers every n_syn "
     "(docs/theory.md §3): sound, possibly a little above the finite value"
+)
+
+#: What the guarantee falls back on when a PLD composition of T releases stops (its time
+#: budget, or its largest grid): ``releases`` and ``why`` are filled in.
+PLD_FALLBACK = (
+    "the PLD composition of {releases:,} releases {why}; the RDP accountant's ε is used "
+    "instead, which composes the T releases exactly (docs/theory.md §12): sound, possibly "
+    "larger than the PLD's"
 )
 
 _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 import unicodedata
 from collections.abc import Iterable
 
@@ -48,13 +49,28 @@ MAX_SCALE = MAX_SIGMA
 MIN_SCALE = 1e-150
 
 
+_MARKED = re.compile(r"`([a-z][a-z0-9_]*)`")
+
+
 class InputError(ValueError):
-    """Invalid input. ``param`` names the offending parameter."""
+    """Invalid input. ``param`` names the offending parameter.
+
+    The rule may name other parameters between backquotes (``"give `epsilon` and
+    `delta`"``): the library's message shows the parameter (``epsilon``), the
+    command line's its flag (``--epsilon``, :meth:`flag_rule`), so neither names
+    what the other user never set.
+    """
 
     def __init__(self, param: str, rule: str):
         self.param = param
-        self.rule = rule
-        super().__init__(f"{param}: {rule}")
+        self.marked_rule = rule
+        self.rule = _MARKED.sub(r"\1", rule)
+        super().__init__(f"{param}: {self.rule}")
+
+    @property
+    def flag_rule(self) -> str:
+        """The rule with each marked parameter written as its command-line flag."""
+        return _MARKED.sub(lambda match: "--" + match.group(1).replace("_", "-"), self.marked_rule)
 
 
 def _is_number(value) -> bool:

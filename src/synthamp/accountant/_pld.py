@@ -71,6 +71,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from synthamp._budget import check_budget
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
 from synthamp.accountant._gaussian import _gaussian_epsilon
@@ -85,8 +86,11 @@ from synthamp.accountant._profile import DEFAULT_TAIL, _profile_epsilon
 from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease, _with
 
 __all__ = [
+    "BUDGETED_POINTS",
     "DEFAULT_DISCRETIZATION",
+    "MAX_COMPOSED_POINTS",
     "PROFILE_RTOL",
+    "CompositionTooLarge",
     "PairPld",
     "PldEpsilon",
     "PrivacyLossDistribution",
@@ -100,6 +104,30 @@ __all__ = [
 DEFAULT_DISCRETIZATION = 1e-4
 #: Default tail mass cut (pessimistically) after each composition step.
 DEFAULT_TAIL_MASS = 1e-15
+
+#: Largest grid (points) a composition convolves: 2²⁴ ≈ 1.7·10⁷ (134 MB per array, an FFT
+#: of a few seconds). The composed grid grows as √T: at h = 1e-4, T = 10⁵ releases reached
+#: 2·10⁶ points in 4.5 s and T = 10⁷ 2·10⁷ in 76 s; T = 10⁹ would need ~2·10⁸ (gigabytes,
+#: many minutes). Past it the composition stops (:class:`CompositionTooLarge`); the guarantee
+#: room then states the RDP accountant's ε, which composes T releases exactly and at once.
+MAX_COMPOSED_POINTS = 1 << 24
+#: Grids from which a composition checks the caller's time budget (:mod:`synthamp._budget`)
+#: before each convolution: 2²⁰ ≈ 10⁶ points, where one convolution takes about a second.
+#: Below it a composition is never cut, so an ordinary PLD (T = 2 at h = 1e-4: ~10⁵ points)
+#: gives the same ε on a loaded machine as on an idle one.
+BUDGETED_POINTS = 1 << 20
+
+
+class CompositionTooLarge(InputError):
+    """A PLD composition whose grid would pass :data:`MAX_COMPOSED_POINTS` (``releases``)."""
+
+    def __init__(self, points: int):
+        super().__init__(
+            "releases",
+            f"the PLD composition needs a grid of {points:,} points or more (at most "
+            f"{MAX_COMPOSED_POINTS:,}): use fewer releases, a larger `discretization`, or the "
+            "RDP accountant",
+        )
 
 
 # --------------------------------------------------------------------------- the distribution
@@ -192,6 +220,11 @@ class PrivacyLossDistribution:
         """The PLD of both mechanisms run on the same data (a convolution)."""
         if other.discretization != self.discretization:
             raise InputError("discretization", "composed PLDs must share the discretisation")
+        points = self.probs.size + other.probs.size - 1
+        if points > MAX_COMPOSED_POINTS:
+            raise CompositionTooLarge(points)
+        if points > BUDGETED_POINTS:  # a long convolution: the caller's time budget applies
+            check_budget()
         probs = _convolve(self.probs, other.probs)
         lower, probs, cut = _truncate(self.lower + other.lower, probs, tail_mass, self.optimistic)
         inf = 1.0 - (1.0 - self.infinity_mass) * (1.0 - other.infinity_mass) + cut

@@ -94,13 +94,13 @@ def check_ridge_numbers(label_bound: float, ridge: float) -> None:
 def check_noise_options(epsilon, delta, sigma) -> None:
     """Either a target (ε, δ) or a σ (docs/theory.md §12)."""
     if sigma is not None and epsilon is not None:
-        raise InputError("sigma", "give either --sigma or --epsilon/--delta, not both")
+        raise InputError("sigma", "give either `sigma` or `epsilon`/`delta`, not both")
     if sigma is None and epsilon is None:
-        raise InputError("epsilon", "give --epsilon and --delta, or --sigma")
+        raise InputError("epsilon", "give `epsilon` and `delta`, or `sigma`")
     if epsilon is not None:
         check_positive("epsilon", epsilon)
         if delta is None:
-            raise InputError("delta", "is required with --epsilon")
+            raise InputError("delta", "is required with `epsilon`")
     if sigma is not None:
         check_sigma("sigma", sigma)
     if delta is not None:
@@ -147,7 +147,7 @@ def check_release_n_syn(n_syn: int, unlimited: bool) -> int:
     if not unlimited and n_syn > MAX_N_SYN:
         raise InputError(
             "n_syn",
-            f"must be ≤ {MAX_N_SYN:,} with finite accounting; pass --unlimited to release "
+            f"must be ≤ {MAX_N_SYN:,} with finite accounting; pass `unlimited` to release "
             "any number of records",
         )
     return n_syn
@@ -159,10 +159,10 @@ def check_scale_options(partitions, n_syn: int, distributed: bool, scheduler) ->
         check_integer("partitions", partitions, 1, n_syn)
     if distributed:
         if partitions is None:
-            raise InputError("partitions", "is required with --backend dask")
+            raise InputError("partitions", "is required with `backend` dask")
         require_dask()
     elif scheduler is not None:
-        raise InputError("scheduler", "applies only with --backend dask")
+        raise InputError("scheduler", "applies only with `backend` dask")
 
 
 def check_design_options(design, width, design_seed, sigma) -> None:

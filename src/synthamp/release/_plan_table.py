@@ -186,7 +186,7 @@ def plan_table(
         widths = [int(w) for w in widths]
     if design is None:
         if design_seed is not None:
-            raise InputError("design_seed", "applies only with --design")
+            raise InputError("design_seed", "applies only with `design`")
         plan = plan_release(
             n_records=m, n_features=d, n_targets=k, label_bound=label_bound, epsilon=epsilon,
             delta=delta, ridges=ridges, widths=widths, n_syn=n_syn, releases=releases,
@@ -194,11 +194,11 @@ def plan_table(
         )  # fmt: skip
         return TablePlan(str(data), plan)
     if widths is None or design_seed is None:
-        raise InputError("design", "needs --width D (one or more) and --design-seed S")
+        raise InputError("design", "needs `width` D (one or more) and `design_seed` S")
     if n_syn is not None or releases != 1 or method != "exact":
         raise InputError(
-            "design", "plans one unlimited release with exact accounting (no --n-syn, "
-            "--releases or --accounting)",
+            "design", "plans one unlimited release with exact accounting (no `n_syn` or "
+            "`releases`)",
         )  # fmt: skip
     plan = plan_design(
         n_records=m, n_targets=k, design=design, widths=widths, design_seed=design_seed,
