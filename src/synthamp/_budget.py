@@ -7,7 +7,9 @@ matrix, and D_α(ZV‖ZW) is non-decreasing in n_syn). The accountant therefore
 computes the plateau first and refines with the finite engine under a time
 budget: code that may run long calls :func:`check_budget` at safe points, and
 the accountant catches :class:`TimeBudgetExceeded` and returns the sound result
-it has, saying so.
+it has, saying so. The PLD composition of T releases checks the same budget
+before each long convolution; its fallback is the RDP accountant's ε
+(:data:`PLD_FALLBACK`).
 
 Both the deadline and the status callback live in :mod:`contextvars`, so a
 budget set by the caller reaches every engine call below it without being

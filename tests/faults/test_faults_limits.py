@@ -7,7 +7,13 @@ memory is monkeypatched: no test allocates anything large); library numbers are 
 
 from __future__ import annotations
 
+import math
+import os
+import signal
+import subprocess
+import sys
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -101,16 +107,20 @@ def test_cli_design_on_too_many_records_is_one_line_before_reading(
 
 
 def test_design_memory_estimate_covers_the_measured_peak():
-    """The estimate (DESIGN_MATRICES arrays) is above numpy's traced peak with LAPACK's
-    workspace (about 1.3 arrays, untraced) to spare: re-measured on the release's path."""
-    m = 600
-    y = np.random.default_rng(1).uniform(-1, 1, m)
+    """The estimate (DESIGN_MATRICES arrays) is above numpy's traced peak of the m × m work
+    (the kernel, then the bounds while the kernel is held, as on the release's and the
+    plan's paths) with LAPACK's workspace (about 1.3 arrays, untraced) to spare."""
+    from synthamp.release._designs import design_bounds
+
+    m = 800
     tracemalloc.start()
     try:
-        design_release(y, "random-seeds", 40, 1, epsilon=1.0, delta=1e-5, ridge=0.1)
+        kernel, _ = PublicDesign("random-seeds", 30, m, 1).kernel()
+        bounds = design_bounds(kernel, 0.1, 1.0)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
+    assert bounds.gram.shape == (m, m)
     assert peak + 1.5 * 8 * m * m <= design_memory(m), (peak / (8 * m * m), DESIGN_MATRICES)
 
 
@@ -147,3 +157,234 @@ def test_library_entry_points_refuse_text_and_booleans():
     with pytest.raises(InputError) as caught:
         PrivateLinearGenerator(label_bound=1, ridge=0.1, sigma="0.1").fit(x, x[:, :1])
     assert caught.value.param == "sigma"
+
+
+# --------------------------------------------------------------------------- scale of a release
+
+
+class _Hung(BaseException):
+    """Raised by the alarm of :func:`deadline` (a BaseException: nothing on the way catches it)."""
+
+
+@pytest.fixture
+def deadline():
+    """Fail, never hang: the old code looped forever on --label-bound 1e160."""
+
+    def expire(signum, frame):
+        raise _Hung
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(8)
+    try:
+        yield
+    except _Hung:
+        pytest.fail("still running after 8 s (the old endless loop)")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _write_private(tmp_path, monkeypatch):
+    from release_cases import private_frame
+
+    monkeypatch.chdir(tmp_path)
+    private_frame().to_csv("data.csv", index=False)
+
+
+@pytest.mark.parametrize("label_bound", ["1e80", "1e150", "1e160", "1e300"])
+def test_cli_huge_label_bound_is_one_line_or_a_release(label_bound, tmp_path, monkeypatch):
+    """Old: 1e80…1e150 an OverflowError traceback in utility.gram_error_bound; 1e160 an
+    endless loop in _bisect_sigma (√(lo·hi) overflowed; run in a subprocess with a timeout:
+    the loop ran in a thread of the release, which an alarm cannot stop). Now B = 1e80 is
+    released (C, Δ within 1e100) and the others are refused naming --label-bound."""
+    from release_cases import release_args
+
+    _write_private(tmp_path, monkeypatch)
+    args = release_args(**{"--label-bound": label_bound, "--sigma": None, "--epsilon": "1",
+                           "--delta": "1e-5", "--accounting": "exact"})  # fmt: skip
+    src = str(Path(_design_memory.__file__).parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, *sys.path])}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "synthamp", *args, "--no-progress"], cwd=tmp_path, env=env,
+            capture_output=True, text=True, timeout=30,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail("still running after 30 s (the old endless loop)")
+    if label_bound == "1e80":
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        return
+    line = one_error_line(done.stderr, "--label-bound")
+    assert done.returncode == 2 and "outside the range a release handles" in line
+
+
+def test_cli_huge_ridge_names_the_ridge_not_the_norm_bound(tmp_path, monkeypatch, capsys):
+    """Old: "--norm-bound: must be >= 1e-150" for --ridge 1e300 (C = 5e-151 underflowed the
+    accountant's floor): a flag the user never gave."""
+    from release_cases import release_args
+
+    _write_private(tmp_path, monkeypatch)
+    args = release_args(**{"--ridge": "1e300", "--sigma": None, "--epsilon": "1",
+                           "--delta": "1e-5"})  # fmt: skip
+    code, _, err = run(capsys, [*args, "--no-progress"])
+    line = one_error_line(err, "--ridge")
+    assert code == 2 and "--norm-bound" not in line and "5e-151" in line
+
+
+@pytest.mark.parametrize(
+    ("call", "param"),
+    [
+        ("design", "label_bound"),  # design_release(label_bound=1e300): an endless loop
+        ("generator", "label_bound"),  # PrivateLinearGenerator(label_bound=1e308)
+        ("generator_ridge", "ridge"),
+    ],
+)
+def test_library_scale_errors_name_the_parameter(call, param, deadline):
+    from synthamp.release import PrivateLinearGenerator
+
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(40, 3)) / 3, rng.uniform(-1, 1, 40)
+    with pytest.raises(InputError) as caught:
+        if call == "design":
+            design_release(y, "random-seeds", 10, 1, epsilon=1.0, delta=1e-5, label_bound=1e300)
+        elif call == "generator":
+            PrivateLinearGenerator(label_bound=1e308, ridge=0.1, epsilon=1, delta=1e-5).fit(x, y)
+        else:
+            PrivateLinearGenerator(label_bound=1, ridge=1e300, epsilon=1, delta=1e-5).fit(x, y)
+    assert caught.value.param == param and "--" not in str(caught.value)
+
+
+def test_gram_error_bound_at_the_largest_sigma_is_finite():
+    """Old: σ = 1e100 (MAX_SIGMA, accepted) raised OverflowError in σ⁴; the hypot form is
+    checked against 50-digit mpmath at scales where both are finite."""
+    import mpmath
+
+    from synthamp.utility import gram_error_bound
+
+    mpmath.mp.dps = 50
+    for sigma, c, n in ((1e100, 1e100, 7), (0.3, 2.0, None), (1e-120, 1e-100, 1000)):
+        got = gram_error_bound(sigma=sigma, dim=30, out_dim=2, norm_bound=c, n_syn=n)
+        s2, c2, d, k = mpmath.mpf(sigma) ** 2, mpmath.mpf(c) ** 2, 30, 2
+        ref = 2 * (k + 1) * s2 * c2 + d * k * (k + 1) * s2**2
+        if n is not None:
+            ref += 2 * ((c2 + d * k * s2) ** 2 + 2 * d * k * s2**2 + 4 * s2 * c2) / n
+        assert got == pytest.approx(float(mpmath.sqrt(ref)), rel=1e-13)
+
+
+# --------------------------------------------------------------------------- bisections
+
+
+class _Counted:
+    """ε(σ) = scale/σ, failing the test after ``limit`` calls (the old loop never ended)."""
+
+    def __init__(self, scale: float, limit: int = 5_000, nan_below: float = 0.0):
+        self.scale, self.limit, self.calls, self.nan_below = scale, limit, 0, nan_below
+
+    def __call__(self, sigma: float):
+        self.calls += 1
+        assert self.calls <= self.limit, "the search did not end"
+        if sigma < self.nan_below:
+            return (math.nan,)
+        return (self.scale / sigma,)
+
+
+@pytest.mark.parametrize("scale", [1e160, 1e300, 1e-300])
+def test_sigma_bisection_stays_in_the_doubles_and_ends(scale):
+    """Old: mid = √(lo·hi) overflowed past 1.3e154: σ = inf met every target and the
+    bracket never closed (B = 1e160 hung the release)."""
+    from synthamp.accountant._calibration import _bisect_sigma
+
+    eps = _Counted(scale)
+    sigma, (value,) = _bisect_sigma(eps, 1.0, scale / 1e3, 1e-4)
+    assert value <= 1.0 and scale <= sigma <= scale * (1 + 2e-4) and eps.calls < 200
+
+
+def test_sigma_bisection_takes_nan_as_above_the_target():
+    """Old: ε = NaN compared False with the target and was taken as met (σ too small)."""
+    from synthamp.accountant._calibration import _bisect_sigma
+
+    eps = _Counted(1.0, nan_below=3.0)  # NaN below σ = 3, where ε would be 1/3 ≤ 1
+    sigma, (value,) = _bisect_sigma(eps, 1.0, 10.0, 1e-4)
+    assert sigma >= 3.0 and value <= 1.0
+
+
+def test_sigma_bisection_past_the_doubles_is_one_error():
+    from synthamp.accountant._calibration import _bisect_sigma
+
+    with pytest.raises(InputError, match="no finite σ"):
+        _bisect_sigma(lambda sigma: (math.inf,), 1.0, 1.0, 1e-4)
+
+
+def test_pld_regula_falsi_far_below_the_scale_of_epsilon_ends_quickly():
+    """Old: with ε = 1e-300 regula falsi crept rtol/2 per step: 1,281 steps (44 s) for
+    calibrate(epsilon=1e-300); bisection after two one-sided steps needs a few dozen."""
+    from synthamp.accountant._pld import MAX_SIGMA_STEPS, _illinois_sigma
+
+    calls = []
+
+    def eps(sigma: float) -> float:  # 0 from σ = 40 on, like the exact profile at ε → 0
+        calls.append(sigma)
+        assert len(calls) <= 2_000
+        return max(0.0, 1.0 - sigma / 40.0)
+
+    sigma = _illinois_sigma(eps, 1e-300, 100.0, 1e-4)
+    assert eps(sigma) <= 1e-300 and 40.0 <= sigma <= 40.0 * (1 + 1e-4)
+    assert len(calls) <= 60 < MAX_SIGMA_STEPS
+
+
+# --------------------------------------------------------------------------- time budgets
+
+
+def test_a_huge_composition_falls_back_to_rdp_and_says_so(monkeypatch):
+    """Old: compute_epsilon(releases=10**9) ran > 170 s (a PLD grid of ~2e8 points). Here the
+    grid limit is lowered so that T = 1000 passes it: the guarantee is RDP's, labelled."""
+    import synthamp.accountant._pld as pld
+    from synthamp.accountant import SyntheticDataRelease, compute_epsilon
+
+    release = SyntheticDataRelease(dim=10, out_dim=1, norm_bound=1.0, sensitivity=0.1,
+                                   sigma=1.0, releases=1000)  # fmt: skip
+    rdp = compute_epsilon(release, 1e-5, accountant="rdp")
+    monkeypatch.setattr(pld, "MAX_COMPOSED_POINTS", 10_000)
+    got = compute_epsilon(release, 1e-5)
+    assert got.accountant == "rdp" and got.epsilon == rdp.epsilon
+    assert "PLD composition of 1,000 releases" in got.fallback and "RDP" in got.fallback
+    with pytest.raises(InputError) as caught:  # the PLD asked for by name: one error
+        compute_epsilon(release, 1e-5, accountant="pld")
+    assert caught.value.param == "releases"
+
+
+def test_a_composition_past_its_time_budget_falls_back_to_rdp(monkeypatch):
+    import synthamp.accountant._pld as pld
+    from synthamp.accountant import SyntheticDataRelease, compute_epsilon
+
+    monkeypatch.setattr(pld, "BUDGETED_POINTS", 0)  # every convolution checks the budget
+    release = SyntheticDataRelease(dim=10, out_dim=1, norm_bound=1.0, sensitivity=0.1,
+                                   sigma=1.0, releases=50)  # fmt: skip
+    got = compute_epsilon(release, 1e-5, time_budget=0.0)
+    assert got.accountant == "rdp" and "ran past its time budget" in got.fallback
+
+
+@pytest.mark.filterwarnings("ignore::synthamp.accountant.OrderGridWarning")
+def test_calibrate_at_a_tiny_epsilon_is_quick_and_sound():
+    """Old: calibrate(epsilon=1e-300) took 44 s (20 s here): 1,281 regula falsi steps."""
+    import time
+
+    from synthamp.accountant import calibrate
+
+    start = time.monotonic()
+    got = calibrate(1e-300, 1e-5, dim=10, out_dim=1, norm_bound=1.0, sensitivity=0.1)
+    assert time.monotonic() - start < 10.0 and got.epsilon <= 1e-300
+
+
+# --------------------------------------------------------------------------- errors name parameters
+
+
+def test_library_errors_name_parameters_and_the_cli_flags():
+    """Old: plan_table's library error said "(no --n-syn, --releases or --accounting)"."""
+    from synthamp.release._checks import check_noise_options
+
+    with pytest.raises(InputError) as caught:
+        check_noise_options(1.0, 1e-5, 0.5)
+    assert str(caught.value) == "sigma: give either sigma or epsilon/delta, not both"
+    assert caught.value.flag_rule == "give either --sigma or --epsilon/--delta, not both"
+    assert InputError("n_syn", "see `design_seed`").flag_rule == "see --design-seed"
