@@ -388,3 +388,17 @@ def test_library_errors_name_parameters_and_the_cli_flags():
     assert str(caught.value) == "sigma: give either sigma or epsilon/delta, not both"
     assert caught.value.flag_rule == "give either --sigma or --epsilon/--delta, not both"
     assert InputError("n_syn", "see `design_seed`").flag_rule == "see --design-seed"
+
+
+def test_a_finite_release_whose_unlimited_composition_stops_keeps_its_rdp_number(monkeypatch):
+    """The rule weighs the unlimited release's PLD (k = 1, finite n_syn): when its composition
+    stops, the finite release's RDP ε stands alone, with one note saying why."""
+    import synthamp.accountant._pld as pld
+    from synthamp.accountant import SyntheticDataRelease, compute_epsilon
+
+    monkeypatch.setattr(pld, "MAX_COMPOSED_POINTS", 10_000)
+    release = SyntheticDataRelease(dim=10, out_dim=1, norm_bound=1.0, sensitivity=0.1,
+                                   sigma=1.0, n_syn=50, releases=1000)  # fmt: skip
+    got = compute_epsilon(release, 1e-5)
+    assert got.accountant == "rdp" and got.guarantee == "finite_rdp"
+    assert got.fallback.count("PLD composition of 1,000 releases") == 1

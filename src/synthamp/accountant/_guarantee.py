@@ -335,12 +335,13 @@ def _account(
         unlimited = _with(release, n_syn=None)
         eps_u_lower = None
         if unlimited_epsilon is None:
-            found, stopped_u = None, stopped
-            if not stopped:
+            found = None
+            if not stopped:  # (a calibration's stop note is in the fallback already)
                 found, stopped_u = _pld_within(unlimited, delta, discretization, budget)
+                if found is None:
+                    common["fallback"] = _joined(common["fallback"], stopped_u)
             if found is None:  # the finite release's RDP number stands alone, and says why
                 reason = accountant_reason(accountant, release.out_dim, release.n_syn, method)
-                common["fallback"] = _joined(common["fallback"], stopped_u)
                 return Guarantee(
                     **rdp_guarantee, reason=reason, guarantee="finite_rdp", **common,
                     pld_guard_fired=fired,
