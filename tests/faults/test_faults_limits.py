@@ -318,7 +318,7 @@ def test_sigma_bisection_past_the_doubles_is_one_error():
 def test_pld_regula_falsi_far_below_the_scale_of_epsilon_ends_quickly():
     """Old: with ε = 1e-300 regula falsi crept rtol/2 per step: 1,281 steps (44 s) for
     calibrate(epsilon=1e-300); bisection after two one-sided steps needs a few dozen."""
-    from synthamp.accountant._pld import MAX_SIGMA_STEPS, _illinois_sigma
+    from synthamp.accountant._sigma_search import MAX_SIGMA_STEPS, _illinois_sigma
 
     calls = []
 
