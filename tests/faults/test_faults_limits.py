@@ -347,7 +347,7 @@ def test_a_huge_composition_falls_back_to_rdp_and_says_so(monkeypatch):
     monkeypatch.setattr(pld, "MAX_COMPOSED_POINTS", 10_000)
     got = compute_epsilon(release, 1e-5)
     assert got.accountant == "rdp" and got.epsilon == rdp.epsilon
-    assert "PLD composition of 1,000 releases" in got.fallback and "RDP" in got.fallback
+    assert "PLD composition of 1,000 releases" in got.pld_fallback and "RDP" in got.pld_fallback
     with pytest.raises(InputError) as caught:  # the PLD asked for by name: one error
         compute_epsilon(release, 1e-5, accountant="pld")
     assert caught.value.param == "releases"
@@ -361,7 +361,7 @@ def test_a_composition_past_its_time_budget_falls_back_to_rdp(monkeypatch):
     release = SyntheticDataRelease(dim=10, out_dim=1, norm_bound=1.0, sensitivity=0.1,
                                    sigma=1.0, releases=50)  # fmt: skip
     got = compute_epsilon(release, 1e-5, time_budget=0.0)
-    assert got.accountant == "rdp" and "ran past its time budget" in got.fallback
+    assert got.accountant == "rdp" and "ran past its time budget" in got.pld_fallback
 
 
 @pytest.mark.filterwarnings("ignore::synthamp.accountant.OrderGridWarning")
@@ -401,4 +401,18 @@ def test_a_finite_release_whose_unlimited_composition_stops_keeps_its_rdp_number
                                    sigma=1.0, n_syn=50, releases=1000)  # fmt: skip
     got = compute_epsilon(release, 1e-5)
     assert got.accountant == "rdp" and got.guarantee == "finite_rdp"
-    assert got.fallback.count("PLD composition of 1,000 releases") == 1
+    assert got.pld_fallback.count("PLD composition of 1,000 releases") == 1
+
+
+def test_cli_account_says_why_the_pld_stopped(monkeypatch, capsys):
+    """The command's text carries the note (the guarantee's pld_fallback), not only the library."""
+    import synthamp.accountant._pld as pld
+
+    monkeypatch.setattr(pld, "MAX_COMPOSED_POINTS", 10_000)
+    code, out, err = run(
+        capsys,
+        ["account", "--dim", "10", "--norm-bound", "1", "--sensitivity", "0.1", "--sigma", "1",
+         "--delta", "1e-5", "--releases", "1000", "--no-progress"],
+    )  # fmt: skip
+    assert code == 0, err
+    assert "accountant rdp" in out and "note: the PLD composition of 1,000 releases" in out

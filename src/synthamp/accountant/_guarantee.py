@@ -117,6 +117,9 @@ class Guarantee:
     fallback : str or None
         Set when the finite-release accounting stopped at its time budget or
         was not started; one line that names the sound bound used instead.
+    pld_fallback : str or None
+        Set when a PLD composition of T releases stopped (its time budget, its
+        largest grid): the RDP accountant's number stands in, and this line says so.
     target_epsilon : float or None
         The calibration's target (None: ε at a given σ).
     sigma_rdp, sigma_pld, sigma_unlimited_pld : float or None
@@ -146,6 +149,7 @@ class Guarantee:
     epsilon_unlimited_pld_lower: float | None = None
     guarantee: str | None = None
     fallback: str | None = None
+    pld_fallback: str | None = None
     target_epsilon: float | None = None
     sigma_rdp: float | None = None
     sigma_pld: float | None = None
@@ -161,7 +165,7 @@ class Guarantee:
     @property
     def note(self) -> str:
         """The fallback (if any) and, where the rule weighed two bounds, which it took."""
-        parts = [self.fallback.rstrip(".") + "." if self.fallback else ""]
+        parts = [note.rstrip(".") + "." for note in (self.fallback, self.pld_fallback) if note]
         if self.guarantee is not None:
             parts.append(self.reason)
         return " ".join(p for p in parts if p)
@@ -324,7 +328,7 @@ def _account(
             eps_pld, eps_pld_lower, fired = found
     common = dict(
         sigma=release.sigma, delta=delta, method=method, optimal_order=rdp.optimal_order,
-        epsilon_rdp=rdp.epsilon, fallback=_joined(rdp.fallback, stopped), rdp=rdp.result,
+        epsilon_rdp=rdp.epsilon, fallback=rdp.fallback, pld_fallback=stopped, rdp=rdp.result,
         sigma_post_processing=math.nan,
     )  # fmt: skip
     rdp_guarantee = dict(
@@ -339,7 +343,7 @@ def _account(
             if not stopped:  # (a calibration's stop note is in the fallback already)
                 found, stopped_u = _pld_within(unlimited, delta, discretization, budget)
                 if found is None:
-                    common["fallback"] = _joined(common["fallback"], stopped_u)
+                    common["pld_fallback"] = _joined(common["pld_fallback"], stopped_u)
             if found is None:  # the finite release's RDP number stands alone, and says why
                 reason = accountant_reason(accountant, release.out_dim, release.n_syn, method)
                 return Guarantee(
