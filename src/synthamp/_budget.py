@@ -7,7 +7,9 @@ matrix, and D_α(ZV‖ZW) is non-decreasing in n_syn). The accountant therefore
 computes the plateau first and refines with the finite engine under a time
 budget: code that may run long calls :func:`check_budget` at safe points, and
 the accountant catches :class:`TimeBudgetExceeded` and returns the sound result
-it has, saying so.
+it has, saying so. The PLD composition of T releases checks the same budget
+before each long convolution; its fallback is the RDP accountant's ε
+(:data:`PLD_FALLBACK`).
 
 Both the deadline and the status callback live in :mod:`contextvars`, so a
 budget set by the caller reaches every engine call below it without being
@@ -37,6 +39,7 @@ from contextlib import contextmanager
 __all__ = [
     "DEFAULT_TIME_BUDGET",
     "PLATEAU_FALLBACK",
+    "PLD_FALLBACK",
     "TimeBudgetExceeded",
     "check_budget",
     "report_status",
@@ -52,6 +55,14 @@ DEFAULT_TIME_BUDGET = 10.0
 PLATEAU_FALLBACK = (
     "the unlimited-release (plateau) bound is used instead, which covers every n_syn "
     "(docs/theory.md §3): sound, possibly a little above the finite value"
+)
+
+#: What the guarantee falls back on when a PLD composition of T releases stops (its time
+#: budget, or its largest grid): ``releases`` and ``why`` are filled in.
+PLD_FALLBACK = (
+    "the PLD composition of {releases:,} releases {why}; the RDP accountant's ε is used "
+    "instead, which composes the T releases exactly (docs/theory.md §12): sound, possibly "
+    "larger than the PLD's"
 )
 
 _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 import unicodedata
 from collections.abc import Iterable
 
@@ -39,24 +40,60 @@ MAX_N_SYN = 10**9
 #: Largest noise σ a release accepts: the records' covariance σ_z²VᵀV, with ‖V‖ ≈ σ√(dk),
 #: stays finite (log space: 2·log σ + log(d·k) well below log(1.8e308) ≈ 709.8).
 MAX_SIGMA = 1e100
+#: Largest scale of a release's other numbers (the label bound B, the norm bound C, the
+#: sensitivity Δ): the same limit as σ, for the same reason (‖V‖ ≈ C + σ√(dk), and the
+#: utility's errors are of the scale of C² and σ²). The accountant itself is scale-free
+#: (it works in c = C/σ and s = Δ/σ) and takes any finite C, Δ, σ.
+MAX_SCALE = MAX_SIGMA
+#: Smallest C and Δ whose σ is calibrated (the RDP of σ ~ Δ squares them: 1e-300 underflows).
+MIN_SCALE = 1e-150
+
+
+_MARKED = re.compile(r"`([a-z][a-z0-9_]*)`")
 
 
 class InputError(ValueError):
-    """Invalid input. ``param`` names the offending parameter."""
+    """Invalid input. ``param`` names the offending parameter.
+
+    The rule may name other parameters between backquotes (``"give `epsilon` and
+    `delta`"``): the library's message shows the parameter (``epsilon``), the
+    command line's its flag (``--epsilon``, :meth:`flag_rule`), so neither names
+    what the other user never set.
+    """
 
     def __init__(self, param: str, rule: str):
         self.param = param
-        self.rule = rule
-        super().__init__(f"{param}: {rule}")
+        self.marked_rule = rule
+        self.rule = _MARKED.sub(r"\1", rule)
+        super().__init__(f"{param}: {self.rule}")
+
+    @property
+    def flag_rule(self) -> str:
+        """The rule with each marked parameter written as its command-line flag."""
+        return _MARKED.sub(lambda match: "--" + match.group(1).replace("_", "-"), self.marked_rule)
+
+
+def _is_number(value) -> bool:
+    """A real number: Python's or numpy's (a 0-d numeric array too); never a bool or text.
+
+    ``float('0.1')`` and ``float(True)`` succeed, so a converting check would take
+    ``sigma='0.1'`` or ``epsilon=True``: a library caller's mistake passed silently.
+    """
+    if isinstance(value, bool | np.bool_ | str | bytes):
+        return False
+    if isinstance(value, numbers.Real):
+        return True
+    return isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf"
 
 
 def _as_real(param: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        try:
-            value = float(value)
-        except (TypeError, ValueError):
-            raise InputError(param, f"must be a number, got {value!r}") from None
-    value = float(value)
+    if not _is_number(value):
+        raise InputError(param, f"must be a number, got {value!r} ({type(value).__name__})")
+    try:
+        value = float(value)
+    except OverflowError:  # an int past the float range
+        digits = len(str(value))
+        raise InputError(param, f"must be finite, got an integer of {digits} digits") from None
     if not math.isfinite(value):
         raise InputError(param, f"must be finite, got {value!r}")
     return value
@@ -100,7 +137,7 @@ def check_open_unit(param: str, value) -> float:
 
 def check_integer(param: str, value, minimum: int = 1, maximum: int | None = None) -> int:
     """Return ``value`` as an int, requiring an integer in [minimum, maximum]."""
-    if isinstance(value, bool):
+    if isinstance(value, bool | np.bool_):
         raise InputError(param, f"must be an integer, got {value!r}")
     if isinstance(value, numbers.Integral):
         ivalue = int(value)

@@ -204,7 +204,10 @@ def test_cli_release_at_a_tiny_scale_is_one_line(tmp_path, monkeypatch, capsys, 
     code, _, err = run(capsys, [*release_args(**overrides), "--no-progress"])
     lines = [line for line in err.strip().splitlines() if not line.startswith("synthamp: note:")]
     assert code == 2 and len(lines) == 1 and "Traceback" not in err, err
-    assert lines[0].startswith("synthamp: error: --norm-bound: must be >= 1e-150")
+    # the flag the user set (4c93a73 named --norm-bound for a tiny --label-bound)
+    flag = "--norm-bound" if "--norm-bound" in overrides else "--label-bound"
+    assert lines[0].startswith(f"synthamp: error: {flag}: "), lines[0]
+    assert "1e-150" in lines[0] or "1e-300" in lines[0]
     assert not (tmp_path / "syn.csv").exists()
 
 

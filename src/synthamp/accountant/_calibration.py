@@ -35,7 +35,7 @@ from synthamp._budget import (
     time_budget,
 )
 from synthamp._kinds import Kind
-from synthamp._validation import InputError, check_open_unit, check_positive
+from synthamp._validation import MIN_SCALE, InputError, check_open_unit, check_positive
 from synthamp.accountant._curves import _check_budget, _epsilon_curve, budget_note
 from synthamp.accountant._finite_epsilon import _FiniteAccountant, finite_epsilon_curve
 from synthamp.accountant._pld import calibrate_sigma_pld
@@ -100,6 +100,16 @@ class Calibration:
     fallback: str | None = None
 
 
+#: Bisection steps on log σ after bracketing: from a bracket of ratio 2 (or, at worst, the
+#: whole double range, log 2^2100) to a relative width of 1e-15 takes at most 61 halvings.
+MAX_BISECTIONS = 64
+
+
+def _meets(at: tuple, target: float) -> bool:
+    """ε(σ) <= target, with an ε that is NaN (not computed) taken as not meeting it."""
+    return bool(at[0] <= target)
+
+
 def _bisect_sigma(
     epsilon_at: Callable[[float], tuple],
     target: float,
@@ -114,42 +124,65 @@ def _bisect_sigma(
     and σ_hi/σ_lo <= 1 + rtol for a σ_lo with ε(σ_lo) > target. The bracket
     grows by factors of 2; with ``first_step`` < 2 (a start known to be close)
     it grows by ``first_step``, then its square, and so on.
+
+    Every step stays inside the doubles: the midpoint is taken in log space
+    (√(σ_lo·σ_hi) overflows past 1.3e154, and an infinite σ met every target), a
+    bracket that leaves the range of positive doubles raises, and the bisection
+    stops after :data:`MAX_BISECTIONS` halvings (more than the double range needs)
+    returning its upper end, where ε was computed and is <= the target: the sound
+    side (more noise). An ε that is NaN counts as above the target.
     """
     max_steps = 2100  # 2^±1050 spans every positive double
     hi = lo = start
     at_hi = epsilon_at(hi)
     step = first_step
-    if at_hi[0] > target:
+    if not _meets(at_hi, target):
         for _ in range(max_steps):
             lo, hi = hi, step * hi
             step = min(step * step, 2.0)
+            if not math.isfinite(hi):
+                break
             at_hi = epsilon_at(hi)
-            if at_hi[0] <= target:
+            if _meets(at_hi, target):
                 break
         else:
-            raise RuntimeError("calibration: no sigma reaches the target epsilon")
+            hi = math.inf
+        if not math.isfinite(hi):
+            raise InputError(
+                "epsilon",
+                f"no finite σ reaches ε = {target:g} (searched up to σ = {lo:.3g}): the "
+                "release's scale (C, Δ) is too large for floating point, or ε too small",
+            )
     else:
         for _ in range(max_steps):
             lo = hi / step
             step = min(step * step, 2.0)
+            if not lo > 0:
+                break
             at_lo = epsilon_at(lo)
-            if at_lo[0] > target:
+            if not _meets(at_lo, target):
                 break
             hi, at_hi = lo, at_lo
         else:
-            raise RuntimeError("calibration: epsilon stays below the target as sigma -> 0")
-    while hi / lo - 1.0 > rtol:
-        mid = math.sqrt(lo * hi)
+            lo = 0.0
+        if not lo > 0:
+            raise InputError(
+                "epsilon",
+                f"ε stays below {target:g} as σ → 0: the release's scale (C, Δ) is below the "
+                "range of floating point",
+            )
+    for _ in range(MAX_BISECTIONS):
+        if hi / lo - 1.0 <= rtol:
+            break
+        mid = math.exp(0.5 * (math.log(lo) + math.log(hi)))
+        if not lo < mid < hi:  # adjacent doubles: the bracket cannot shrink further
+            break
         at_mid = epsilon_at(mid)
-        if at_mid[0] <= target:
+        if _meets(at_mid, target):
             hi, at_hi = mid, at_mid
         else:
             lo = mid
     return hi, at_hi
-
-
-#: Smallest C and Δ whose σ is calibrated (the RDP of σ ~ Δ squares them: 1e-300 underflows).
-MIN_SCALE = 1e-150
 
 
 def _epsilon_at_sigma(

@@ -36,7 +36,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from synthamp._budget import DEFAULT_TIME_BUDGET, PLATEAU_FALLBACK
+from synthamp._budget import (
+    DEFAULT_TIME_BUDGET,
+    PLATEAU_FALLBACK,
+    PLD_FALLBACK,
+    TimeBudgetExceeded,
+    time_budget,
+)
 from synthamp._validation import InputError, check_open_unit, check_positive
 from synthamp.accountant._calibration import _calibration, finite_epsilon_lower_bound
 from synthamp.accountant._choice import (
@@ -47,8 +53,10 @@ from synthamp.accountant._choice import (
     weighs_unlimited_profile,
 )
 from synthamp.accountant._curves import _check_budget, _check_search, _epsilon_result
+from synthamp.accountant._gaussian import _gaussian_epsilon as _gaussian_mu_epsilon
 from synthamp.accountant._pld import (
     DEFAULT_DISCRETIZATION,
+    CompositionTooLarge,
     _calibrate_sigma_pld,
     _compute_epsilon_pld,
     gaussian_sigma,
@@ -59,7 +67,6 @@ from synthamp.accountant._releases import (
     SyntheticDataRelease,
     _check_method,
     _check_orders,
-    _gaussian,
     _with,
 )
 
@@ -110,6 +117,9 @@ class Guarantee:
     fallback : str or None
         Set when the finite-release accounting stopped at its time budget or
         was not started; one line that names the sound bound used instead.
+    pld_fallback : str or None
+        Set when a PLD composition of T releases stopped (its time budget, its
+        largest grid): the RDP accountant's number stands in, and this line says so.
     target_epsilon : float or None
         The calibration's target (None: ε at a given σ).
     sigma_rdp, sigma_pld, sigma_unlimited_pld : float or None
@@ -139,6 +149,7 @@ class Guarantee:
     epsilon_unlimited_pld_lower: float | None = None
     guarantee: str | None = None
     fallback: str | None = None
+    pld_fallback: str | None = None
     target_epsilon: float | None = None
     sigma_rdp: float | None = None
     sigma_pld: float | None = None
@@ -154,7 +165,7 @@ class Guarantee:
     @property
     def note(self) -> str:
         """The fallback (if any) and, where the rule weighed two bounds, which it took."""
-        parts = [self.fallback.rstrip(".") + "." if self.fallback else ""]
+        parts = [note.rstrip(".") + "." for note in (self.fallback, self.pld_fallback) if note]
         if self.guarantee is not None:
             parts.append(self.reason)
         return " ".join(p for p in parts if p)
@@ -184,9 +195,33 @@ def _pld_epsilon(
 
 
 def _gaussian_epsilon(release: SyntheticDataRelease, delta: float, h: float) -> float:
-    """ε of releasing V at the release's σ by PLD: T Gaussian mechanisms, exact profile."""
-    gaussian = _gaussian(release.effective_sensitivity, release.sigma, release.releases)
-    return float(_compute_epsilon_pld(gaussian, delta, (), h).epsilon)
+    """ε of releasing V at the release's σ, exact: T Gaussian mechanisms of sensitivity Δ_eff
+    compose exactly into one of Δ_eff√T (their privacy losses add: a Gaussian of mean and
+    variance T times one's), whose profile is Balle and Wang's closed form. No PLD grid:
+    T = 10⁹ composed on one took minutes; ``h`` is not used."""
+    mu = release.effective_sensitivity * math.sqrt(release.releases) / release.sigma
+    return float(_gaussian_mu_epsilon(delta, mu))
+
+
+def _pld_within(
+    release: SyntheticDataRelease, delta: float, discretization: float, budget: float | None
+) -> tuple[tuple[float, float | None, bool] | None, str | None]:
+    """:func:`_pld_epsilon` under the time budget: (its numbers, None), or (None, the note
+    saying why the PLD stopped) when its composition of T releases passed the budget or its
+    largest grid (:data:`~synthamp.accountant._pld.MAX_COMPOSED_POINTS`)."""
+    try:
+        with time_budget(budget):
+            return _pld_epsilon(release, delta, discretization), None
+    except TimeBudgetExceeded:
+        why = f"ran past its time budget ({budget:g} s)"
+    except CompositionTooLarge as exc:
+        why = f"stopped: {exc.rule}"
+    return None, PLD_FALLBACK.format(releases=release.releases, why=why)
+
+
+def _joined(*notes: str | None) -> str | None:
+    kept = [note.rstrip(".") for note in notes if note]
+    return "; ".join(kept) if kept else None
 
 
 def _pld_kind(release: SyntheticDataRelease) -> str:
@@ -260,7 +295,7 @@ def account(
     budget = _check_budget(time_budget)
     search = _check_search(search, release, method, True)
     result = _epsilon_result(release, delta, orders, method, [], budget, search)
-    at = _account(release, delta, _Rdp.of(result), accountant, method, h)
+    at = _account(release, delta, _Rdp.of(result), accountant, method, h, budget=budget)
     return replace(at, sigma_post_processing=_post_sigma(release, at, at.epsilon))
 
 
@@ -273,21 +308,29 @@ def _account(
     discretization: float,
     unlimited_epsilon: float | None = None,
     calibrated: bool = False,
+    budget: float | None = DEFAULT_TIME_BUDGET,
+    stopped: str | None = None,
 ) -> Guarantee:
     """The rule at a given σ, from the RDP numbers at that σ (``sigma_post_processing`` NaN).
 
     ``calibrated``: σ is a calibration's (the note then says σ took the smaller of the two).
+    A PLD composition of T releases runs under ``budget`` seconds and a largest grid; past
+    either, the guarantee is the RDP accountant's ε (sound: RDP composes T releases
+    exactly) and ``fallback`` says so (:data:`~synthamp._budget.PLD_FALLBACK`); a
+    calibration whose PLD stopped passes its note as ``stopped`` (no PLD is tried then).
     """
     chosen = choose_accountant(accountant, release.out_dim, release.n_syn, method)
-    common = dict(
-        sigma=release.sigma, delta=delta, method=method, optimal_order=rdp.optimal_order,
-        epsilon_rdp=rdp.epsilon, fallback=rdp.fallback, rdp=rdp.result,
-        sigma_post_processing=math.nan,
-    )  # fmt: skip
     eps_pld = eps_pld_lower = None
     fired = False
-    if chosen == "pld" or (release.out_dim == 1 and release.n_syn is None):
-        eps_pld, eps_pld_lower, fired = _pld_epsilon(release, delta, discretization)
+    if stopped is None and (chosen == "pld" or (release.out_dim == 1 and release.n_syn is None)):
+        found, stopped = _pld_within(release, delta, discretization, budget)
+        if found is not None:
+            eps_pld, eps_pld_lower, fired = found
+    common = dict(
+        sigma=release.sigma, delta=delta, method=method, optimal_order=rdp.optimal_order,
+        epsilon_rdp=rdp.epsilon, fallback=rdp.fallback, pld_fallback=stopped, rdp=rdp.result,
+        sigma_post_processing=math.nan,
+    )  # fmt: skip
     rdp_guarantee = dict(
         epsilon=rdp.epsilon, kind=rdp.kind, accountant="rdp",
         epsilon_post_processing=rdp.epsilon_post_processing,
@@ -296,7 +339,18 @@ def _account(
         unlimited = _with(release, n_syn=None)
         eps_u_lower = None
         if unlimited_epsilon is None:
-            unlimited_epsilon, eps_u_lower, fired_u = _pld_epsilon(unlimited, delta, discretization)
+            found = None
+            if not stopped:  # (a calibration's stop note is in the fallback already)
+                found, stopped_u = _pld_within(unlimited, delta, discretization, budget)
+                if found is None:
+                    common["pld_fallback"] = _joined(common["pld_fallback"], stopped_u)
+            if found is None:  # the finite release's RDP number stands alone, and says why
+                reason = accountant_reason(accountant, release.out_dim, release.n_syn, method)
+                return Guarantee(
+                    **rdp_guarantee, reason=reason, guarantee="finite_rdp", **common,
+                    pld_guard_fired=fired,
+                )  # fmt: skip
+            unlimited_epsilon, eps_u_lower, fired_u = found
             fired = fired or fired_u
         use, reason = finite_or_unlimited(
             rdp.epsilon, unlimited_epsilon, symbol="ε", n_syn=release.n_syn,
@@ -315,8 +369,10 @@ def _account(
         )  # fmt: skip
         return Guarantee(**pld_guarantee, **weighed, **common, pld_guard_fired=fired)
     reason = accountant_reason(accountant, release.out_dim, release.n_syn, method)
+    if chosen == "pld" and eps_pld is None:
+        reason = "the PLD stopped (the note says why): the RDP accountant's ε is used"
     pld = dict(epsilon_pld=eps_pld, epsilon_pld_lower=eps_pld_lower, reason=reason)
-    if chosen == "rdp":
+    if chosen == "rdp" or eps_pld is None:
         return Guarantee(**rdp_guarantee, **pld, **common, pld_guard_fired=fired)
     pld_guarantee = dict(
         epsilon=eps_pld, kind=_pld_kind(release), accountant="pld",
@@ -391,10 +447,13 @@ def calibrate(
     )
     out_dim, n_syn = base.out_dim, base.n_syn
     weigh = weighs_unlimited_profile(accountant, out_dim, n_syn, method)
-    unlimited = skipped = None
+    unlimited = skipped = stopped = None
     if weigh:
-        unlimited = _calibrate_sigma_pld(epsilon, delta, _with(base, n_syn=None), h, rtol)
-        skipped = _finite_cannot_win(epsilon, delta, base, unlimited)
+        unlimited, stopped = _calibrate_pld_within(
+            epsilon, delta, _with(base, n_syn=None), h, rtol, budget
+        )
+        if unlimited is not None:
+            skipped = _finite_cannot_win(epsilon, delta, base, unlimited)
     if skipped is not None:
         sigma = float(unlimited.sigma)
         plateau = _with(base, sigma=sigma, n_syn=None)
@@ -407,9 +466,10 @@ def calibrate(
         sigma, ran = float(cal.sigma), {"sigma_rdp": float(cal.sigma)}
         rdp = _Rdp.of(cal)
         if choose_accountant(accountant, out_dim, n_syn, method) == "pld":
-            pld = _calibrate_sigma_pld(epsilon, delta, base, h, rtol)
-            sigma = ran["sigma_pld"] = float(pld.sigma)
-        elif weigh and unlimited.sigma < sigma:
+            pld, stopped = _calibrate_pld_within(epsilon, delta, base, h, rtol, budget)
+            if pld is not None:
+                sigma = ran["sigma_pld"] = float(pld.sigma)
+        elif weigh and unlimited is not None and unlimited.sigma < sigma:
             sigma = float(unlimited.sigma)
         if sigma != cal.sigma:  # the RDP numbers of the release at the σ taken
             result = _epsilon_result(_with(base, sigma=sigma), delta, orders, method, [], budget)
@@ -420,13 +480,37 @@ def calibrate(
     known = None
     if unlimited is not None and sigma == unlimited.sigma:
         known = float(unlimited.epsilon)  # the calibration's ε is the profile's at its σ
-    at = _account(release, delta, rdp, accountant, method, discretization, known, calibrated=True)
+    at = _account(
+        release, delta, rdp, accountant, method, discretization, known, calibrated=True,
+        budget=budget, stopped=stopped,
+    )  # fmt: skip
     if unlimited is not None:
         ran["sigma_unlimited_pld"] = float(unlimited.sigma)
     at = replace(at, target_epsilon=float(epsilon), **ran)
     if at.accountant == "rdp" and skipped is None and sigma == cal.sigma:
         return replace(at, sigma_post_processing=float(cal.sigma_post_processing))
     return replace(at, sigma_post_processing=_post_sigma(release, at, float(epsilon)))
+
+
+def _calibrate_pld_within(
+    epsilon: float,
+    delta: float,
+    base: SyntheticDataRelease,
+    h: float,
+    rtol: float,
+    budget: float | None,
+):
+    """:func:`~synthamp.accountant._pld._calibrate_sigma_pld` under the time budget: (its
+    calibration, None), or (None, the note) when a composition of T releases passed the
+    budget or its largest grid: the caller keeps the RDP calibration's σ (sound)."""
+    try:
+        with time_budget(budget):
+            return _calibrate_sigma_pld(epsilon, delta, base, h, rtol), None
+    except TimeBudgetExceeded:
+        why = f"ran past its time budget ({budget:g} s)"
+    except CompositionTooLarge as exc:
+        why = f"stopped: {exc.rule}"
+    return None, PLD_FALLBACK.format(releases=base.releases, why=why)
 
 
 def _finite_cannot_win(

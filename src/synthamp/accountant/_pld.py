@@ -71,9 +71,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from synthamp._budget import check_budget
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
-from synthamp.accountant._gaussian import _gaussian_epsilon
 from synthamp.accountant._pld_grid import (
     PROFILE_RTOL,
     DirectedGrid,
@@ -83,10 +83,14 @@ from synthamp.accountant._pld_grid import (
 )
 from synthamp.accountant._profile import DEFAULT_TAIL, _profile_epsilon
 from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease, _with
+from synthamp.accountant._sigma_search import _illinois_sigma, gaussian_sigma
 
 __all__ = [
+    "BUDGETED_POINTS",
     "DEFAULT_DISCRETIZATION",
+    "MAX_COMPOSED_POINTS",
     "PROFILE_RTOL",
+    "CompositionTooLarge",
     "PairPld",
     "PldEpsilon",
     "PrivacyLossDistribution",
@@ -100,6 +104,30 @@ __all__ = [
 DEFAULT_DISCRETIZATION = 1e-4
 #: Default tail mass cut (pessimistically) after each composition step.
 DEFAULT_TAIL_MASS = 1e-15
+
+#: Largest grid (points) a composition convolves: 2²⁴ ≈ 1.7·10⁷ (134 MB per array, an FFT
+#: of a few seconds). The composed grid grows as √T: at h = 1e-4, T = 10⁵ releases reached
+#: 2·10⁶ points in 4.5 s and T = 10⁷ 2·10⁷ in 76 s; T = 10⁹ would need ~2·10⁸ (gigabytes,
+#: many minutes). Past it the composition stops (:class:`CompositionTooLarge`); the guarantee
+#: room then states the RDP accountant's ε, which composes T releases exactly and at once.
+MAX_COMPOSED_POINTS = 1 << 24
+#: Grids from which a composition checks the caller's time budget (:mod:`synthamp._budget`)
+#: before each convolution: 2²⁰ ≈ 10⁶ points, where one convolution takes about a second.
+#: Below it a composition is never cut, so an ordinary PLD (T = 2 at h = 1e-4: ~10⁵ points)
+#: gives the same ε on a loaded machine as on an idle one.
+BUDGETED_POINTS = 1 << 20
+
+
+class CompositionTooLarge(InputError):
+    """A PLD composition whose grid would pass :data:`MAX_COMPOSED_POINTS` (``releases``)."""
+
+    def __init__(self, points: int):
+        super().__init__(
+            "releases",
+            f"the PLD composition needs a grid of {points:,} points or more (at most "
+            f"{MAX_COMPOSED_POINTS:,}): use fewer releases, a larger `discretization`, or the "
+            "RDP accountant",
+        )
 
 
 # --------------------------------------------------------------------------- the distribution
@@ -192,6 +220,11 @@ class PrivacyLossDistribution:
         """The PLD of both mechanisms run on the same data (a convolution)."""
         if other.discretization != self.discretization:
             raise InputError("discretization", "composed PLDs must share the discretisation")
+        points = self.probs.size + other.probs.size - 1
+        if points > MAX_COMPOSED_POINTS:
+            raise CompositionTooLarge(points)
+        if points > BUDGETED_POINTS:  # a long convolution: the caller's time budget applies
+            check_budget()
         probs = _convolve(self.probs, other.probs)
         lower, probs, cut = _truncate(self.lower + other.lower, probs, tail_mass, self.optimistic)
         inf = 1.0 - (1.0 - self.infinity_mass) * (1.0 - other.infinity_mass) + cut
@@ -734,64 +767,3 @@ def _calibrate_sigma_pld(
     sigma = _illinois_sigma(lambda x: at(x)[0], target, hi, rtol)
     eps, eps_lower, kind = at(sigma, companion=True)
     return PldCalibration(sigma, eps, eps_lower, delta, target, 0.0 if exact else h, kind)
-
-
-def _illinois_sigma(epsilon_at, target: float, hi: float, rtol: float) -> float:
-    """Smallest σ <= hi with ε(σ) <= target, to relative ``rtol`` (ε non-increasing in σ).
-
-    Regula falsi with the Illinois modification on (log σ, ε − target), each
-    proposal kept at least rtol/2 inside the bracket so that the bracket
-    itself shrinks below ``rtol``. Returns the upper end, where ε was
-    computed and is <= target.
-    """
-    f_hi = epsilon_at(hi) - target
-    while f_hi > 0:  # not an upper end (by the discretisation error only): double
-        hi *= 2.0
-        f_hi = epsilon_at(hi) - target
-    lo = hi
-    for _ in range(80):
-        lo *= 0.75
-        f_lo = epsilon_at(lo) - target
-        if f_lo > 0:
-            break
-        hi, f_hi = lo, f_lo
-    else:
-        raise RuntimeError("calibration: epsilon stays below the target as sigma -> 0")
-    x_lo, x_hi, side = math.log(lo), math.log(hi), 0
-    margin = 0.5 * math.log1p(rtol)
-    while x_hi - x_lo > math.log1p(rtol):
-        x = x_lo - f_lo * (x_hi - x_lo) / (f_hi - f_lo) if f_lo != f_hi else 0.5 * (x_lo + x_hi)
-        x = min(max(x, x_lo + margin), x_hi - margin)
-        f = epsilon_at(math.exp(x)) - target
-        if f > 0:
-            x_lo, f_lo = x, f
-            if side == -1:
-                f_hi *= 0.5
-            side = -1
-        else:
-            x_hi, f_hi = x, f
-            if side == 1:
-                f_lo *= 0.5
-            side = 1
-    return math.exp(x_hi)
-
-
-def gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
-    """Smallest σ of the Gaussian mechanism with exact ε(δ) <= ε (Balle and Wang 2018)."""
-
-    def excess(log_sigma: float) -> float:
-        return _gaussian_epsilon(delta, sensitivity / math.exp(log_sigma)) - epsilon
-
-    lo = hi = math.log(sensitivity)
-    while excess(hi) > 0:
-        hi += 1.0
-    while excess(lo) <= 0:
-        lo -= 1.0
-    # heavy: scipy.optimize (~0.6 s at import), needed only by this calibration
-    from scipy.optimize import brentq
-
-    root = brentq(excess, lo, hi, xtol=1e-12)
-    sigma = math.exp(root)
-    while _gaussian_epsilon(delta, sensitivity / sigma) > epsilon:  # the upper side
-        sigma *= 1 + 1e-12
-    return sigma

@@ -252,7 +252,9 @@ class AccountSummary:
             },
             "fallback": result.fallback,
             "amplification": _amplification(release, self.guarantees[0].noise_saved),
-            "notes": _notes(release, self.method) + ([PLD_FALLBACK_NOTE] if fired else []),
+            "notes": _notes(release, self.method)
+            + ([PLD_FALLBACK_NOTE] if fired else [])
+            + list(dict.fromkeys(g.pld_fallback for g in self.guarantees if g.pld_fallback)),
             "warnings": list(self.warnings),
         }
 
@@ -427,7 +429,7 @@ class CalibrationSummary:
             "effective_sensitivity": release.effective_sensitivity,
             "fallback": g.fallback,
             "amplification": _amplification(release, g.noise_saved),
-            "notes": _notes(release, self.method),
+            "notes": _notes(release, self.method) + ([g.pld_fallback] if g.pld_fallback else []),
             "warnings": list(self.warnings),
         }
 

@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(f"synthamp: error: {printable(exc.format_message())}", err=True)
         return 2
     except InputError as exc:
-        click.echo(f"synthamp: error: {_flag(exc.param)}: {printable(exc.rule)}", err=True)
+        click.echo(f"synthamp: error: {_flag(exc.param)}: {printable(exc.flag_rule)}", err=True)
         return 2
     except BrokenPipeError:
         return 0

@@ -484,7 +484,7 @@ class PairDivergence:
 
 def _gram_entries(param: str, entries) -> list[float]:
     if entries is None:
-        raise InputError(param, "is required with --out-dim 2 (g11,g12,g22)")
+        raise InputError(param, "is required with `out_dim` 2 (g11,g12,g22)")
     if len(entries) != 3:
         raise InputError(param, f"must have 3 entries g11,g12,g22, got {len(entries)}")
     return list(entries)
@@ -533,7 +533,7 @@ def pair_divergence(
         raise InputError("out_dim", f"must be <= dim = {dim}, got {out_dim}")
     if out_dim == 1:
         if gram_v is not None or gram_w is not None:
-            raise InputError("gram_v", "is for --out-dim 2 (give --norm-v, --norm-w)")
+            raise InputError("gram_v", "is for `out_dim` 2 (give `norm_v`, `norm_w`)")
         for name, norm in (("norm_v", norm_v), ("norm_w", norm_w)):
             if norm is None:
                 raise InputError(name, "is required (k = 1)")
@@ -544,7 +544,7 @@ def pair_divergence(
         grams = ([norm_v**2], [norm_w**2])
     else:
         if norm_v is not None or norm_w is not None:
-            raise InputError("norm_v", "is for --out-dim 1 (give --gram-v, --gram-w)")
+            raise InputError("norm_v", "is for `out_dim` 1 (give `gram_v`, `gram_w`)")
         if n_syn is not None:
             raise InputError("n_syn", "the finite release is k = 1 only (omit it: the plateau)")
         grams = (_gram_entries("gram_v", gram_v), _gram_entries("gram_w", gram_w))

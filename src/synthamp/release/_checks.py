@@ -31,7 +31,9 @@ from synthamp.release._distributed import check_scheduler, require_dask
 from synthamp.release._io import check_not_inside
 from synthamp.release._options import ADJACENCIES, BACKENDS, DESIGNS
 from synthamp.release._paths import check_name_length, check_output_name
-from synthamp.release._ridge import ridge_norm_bound, ridge_sensitivity
+from synthamp.release._ridge import (
+    check_ridge_scale,
+)
 from synthamp.release._tabular import check_csv_names, check_input_file
 
 __all__ = [
@@ -144,21 +146,21 @@ def check_paths(data, out_path: Path, reports, *, partitioned: bool) -> None:
 
 
 def check_ridge_numbers(label_bound: float, ridge: float) -> None:
-    """C and Δ (at the largest Δ, m = 2) are finite normal numbers: checked in log space."""
-    ridge_norm_bound(label_bound, ridge)
-    ridge_sensitivity(label_bound, ridge, 2)
+    """C and Δ (at the largest Δ, m = 2) within the scale a release handles (log space;
+    :func:`~synthamp.release._ridge.check_ridge_scale`)."""
+    check_ridge_scale(label_bound, ridge, 2)
 
 
 def check_noise_options(epsilon, delta, sigma) -> None:
     """Either a target (ε, δ) or a σ (docs/theory.md §12)."""
     if sigma is not None and epsilon is not None:
-        raise InputError("sigma", "give either --sigma or --epsilon/--delta, not both")
+        raise InputError("sigma", "give either `sigma` or `epsilon`/`delta`, not both")
     if sigma is None and epsilon is None:
-        raise InputError("epsilon", "give --epsilon and --delta, or --sigma")
+        raise InputError("epsilon", "give `epsilon` and `delta`, or `sigma`")
     if epsilon is not None:
         check_positive("epsilon", epsilon)
         if delta is None:
-            raise InputError("delta", "is required with --epsilon")
+            raise InputError("delta", "is required with `epsilon`")
     if sigma is not None:
         check_sigma("sigma", sigma)
     if delta is not None:
@@ -177,7 +179,7 @@ def check_release_n_syn(n_syn: int, unlimited: bool) -> int:
     if not unlimited and n_syn > MAX_N_SYN:
         raise InputError(
             "n_syn",
-            f"must be ≤ {MAX_N_SYN:,} with finite accounting; pass --unlimited to release "
+            f"must be ≤ {MAX_N_SYN:,} with finite accounting; pass `unlimited` to release "
             "any number of records",
         )
     return n_syn
@@ -189,11 +191,11 @@ def check_scale_options(partitions, n_syn: int, distributed: bool, scheduler) ->
         check_integer("partitions", partitions, 1, n_syn)
     if distributed:
         if partitions is None:
-            raise InputError("partitions", "is required with --backend dask")
+            raise InputError("partitions", "is required with `backend` dask")
         require_dask()
         check_scheduler(scheduler)
     elif scheduler is not None:
-        raise InputError("scheduler", "applies only with --backend dask")
+        raise InputError("scheduler", "applies only with `backend` dask")
 
 
 #: The options of a release that a release on a public design refuses, and why (each is

@@ -15,12 +15,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from math import log
 
 from synthamp._budget import report_status
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
 from synthamp.divergence._wishart import MAX_DIM_K2
+from synthamp.release._design_memory import check_design_memory
 from synthamp.release._design_pairs import compare_design_accounting, comparison_orders
-from synthamp.release._design_release import account_design
+from synthamp.release._design_release import account_design, design_scale_logs
 from synthamp.release._designs import (
     PublicDesign,
     check_adjacency,
@@ -28,6 +30,7 @@ from synthamp.release._designs import (
     design_spectrum,
 )
 from synthamp.release._planning import DEFAULT_RIDGES, Plan, PlanRow
+from synthamp.release._ridge import check_release_scale
 from synthamp.utility import gram_error_bound
 
 __all__ = ["DesignPlanRow", "plan_design"]
@@ -119,6 +122,9 @@ def plan_design(
     widths = [check_integer("width", w, k) for w in widths]
     if not ridges or not widths:
         raise InputError("ridge" if not ridges else "width", "give at least one value")
+    for ridge in ridges:
+        check_release_scale(label_bound, ridge, {"label bound B": log(label_bound)})
+    check_design_memory(m)  # before the m × m work allocates anything
     rows = []
     best_error, kept = float("inf"), None
     for width in widths:
@@ -126,6 +132,7 @@ def plan_design(
         spectrum = design_spectrum(PublicDesign(design, width, m, design_seed))
         for ridge in ridges:
             bounds = design_bounds(spectrum, ridge, label_bound)
+            check_release_scale(label_bound, ridge, design_scale_logs(bounds))
             accounted = account_design(bounds, width, k, epsilon, delta, adjacency=adjacency)
             g, utility = accounted.guarantee, accounted.utility
             sigma, c = accounted.sigma, bounds.norm_bound

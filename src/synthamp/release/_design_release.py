@@ -34,6 +34,7 @@ from synthamp._version import __version__
 from synthamp.accountant import Guarantee, SyntheticDataRelease, calibrate, release_curves
 from synthamp.amplification import amplification_outlook
 from synthamp.divergence._wishart import MAX_DIM_K2
+from synthamp.release._design_memory import check_design_memory
 from synthamp.release._design_pairs import (
     COMPARISON_TIME_BUDGET,
     DesignPairComparison,
@@ -48,7 +49,14 @@ from synthamp.release._designs import (
     design_model,
 )
 from synthamp.release._partitioned import PartitionTask, partitions_root, plan_partitions
-from synthamp.release._ridge import OBJECTIVE, _draw_with_factor, _gram_factor, _perturb, clip_rows
+from synthamp.release._ridge import (
+    OBJECTIVE,
+    _draw_with_factor,
+    _gram_factor,
+    _perturb,
+    check_release_scale,
+    clip_rows,
+)
 from synthamp.report._privacy import (
     DESIGN_ADJACENCY,
     SEEDED_WARNING,
@@ -399,6 +407,18 @@ class DesignAccounting:
     utility: dict
 
 
+def design_scale_logs(bounds: DesignBounds) -> dict[str, float]:
+    """log C and log Δ of a design, for :func:`~synthamp.release._ridge.check_release_scale`."""
+    return {  # a zero bound (underflow) is below every scale
+        "design's norm bound C": math.log(bounds.norm_bound)
+        if bounds.norm_bound > 0
+        else -math.inf,
+        "design's sensitivity Δ": math.log(bounds.sensitivity)
+        if bounds.sensitivity > 0
+        else -math.inf,
+    }
+
+
 def account_design(
     bounds: DesignBounds,
     width: int,
@@ -512,8 +532,12 @@ def design_release(
     delta = check_open_unit("delta", delta)
     adjacency = check_adjacency(adjacency, k)
     label_bound = check_positive("label_bound", label_bound)
+    ridge = check_positive("ridge", ridge)
+    check_release_scale(label_bound, ridge, {"label bound B": math.log(label_bound)})
+    check_design_memory(m)  # before the m × m work allocates anything
     public = PublicDesign(design, width, m, seed, inputs=inputs)
     bounds = design_bounds(public, ridge, label_bound)  # certified, or refused naming ridge/width
+    check_release_scale(label_bound, ridge, design_scale_logs(bounds))
     accounted = account_design(
         bounds, public.width, k, epsilon, delta, adjacency=adjacency, accountant=accountant
     )

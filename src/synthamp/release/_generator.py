@@ -80,6 +80,7 @@ from synthamp.release._ridge import (
     _draw_with_factor,
     _gram_factor,
     _perturb,
+    check_ridge_scale,
     clip_rows,
     debiased_gram,
     map_into_bounds,
@@ -385,6 +386,7 @@ class PrivateLinearGenerator(BaseEstimator):
         scale, scaling_text, scaling_note = self._feature_scale(features)
 
         label_bound, ridge = params["label_bound"], params["ridge"]
+        check_ridge_scale(label_bound, ridge, m)
         natural_bound = ridge_norm_bound(label_bound, ridge)
         norm_bound = natural_bound
         if params["norm_bound"] is not None:

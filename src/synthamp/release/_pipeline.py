@@ -45,6 +45,7 @@ from synthamp.release._column_bounds import (
     column_bounds,
     read_bounds,
 )
+from synthamp.release._design_memory import check_design_memory
 from synthamp.release._design_release import design_release
 from synthamp.release._distributed import (
     DISTRIBUTED_NOTE,
@@ -198,6 +199,13 @@ def _check_outputs(o: dict) -> tuple[Path, str, tuple[Path, Path, Path]]:
     return out_path, fmt, reports
 
 
+def _records(data, target_cols: list[str], feature_cols: list[str] | None) -> int:
+    """m, the table's records: its length in memory, or its shape on disk (no value kept)."""
+    if hasattr(data, "columns"):  # a pandas DataFrame
+        return len(data)
+    return _tabular.read_shape(data, target_cols, feature_cols, param="data")[0]
+
+
 def _read(data, target_cols: list[str], feature_cols: list[str] | None, design, inputs):
     """Step 3: the private table's targets y and features x (checked); on a public design,
     the targets and the declared public inputs (random-features) or nothing else."""
@@ -337,6 +345,8 @@ def release_table(
     """
     o = _check_numbers(dict(locals()))
     out_path, fmt, reports = _check_outputs(o)
+    if design is not None:  # the m × m work must fit: m from the table's shape, no value read
+        check_design_memory(_records(data, o["targets"], o["features"]))
     recorder = _Recorder(monitor or ReleaseMonitor())
     partitioned = partitions is not None
     with OutputTransaction(replace=force, mode=o["mode"]) as transaction:

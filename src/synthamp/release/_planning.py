@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
 from synthamp.accountant import calibrate
-from synthamp.release._ridge import ridge_norm_bound, ridge_sensitivity
+from synthamp.release._ridge import check_ridge_scale, ridge_norm_bound, ridge_sensitivity
 from synthamp.utility import gram_error_bound, release_utility
 
 __all__ = [
@@ -252,6 +252,8 @@ def plan_release(
     if method not in PLAN_METHODS:
         raise InputError("method", f"must be 'exact' or 'global', got {method!r}")
     ridges = [check_positive("ridge", r) for r in ridges]
+    for ridge in ridges:  # C and Δ within a release's scale, σ calibrated (log space)
+        check_ridge_scale(label_bound, ridge, m)
     if not ridges:
         raise InputError("ridge", "give at least one value")
     widths = [d] if widths is None else [check_integer("width", w, k) for w in widths]

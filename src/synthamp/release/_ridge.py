@@ -45,10 +45,18 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 
 from synthamp._kinds import privacy_quantity
-from synthamp._validation import InputError, check_integer, check_positive
+from synthamp._validation import (
+    MAX_SCALE,
+    MIN_SCALE,
+    InputError,
+    check_integer,
+    check_positive,
+)
 
 __all__ = [
     "OBJECTIVE",
+    "check_release_scale",
+    "check_ridge_scale",
     "clip_rows",
     "debiased_gram",
     "gram_estimate_errors",
@@ -159,6 +167,60 @@ def ridge_sensitivity(label_bound: float, ridge: float, n_records: int) -> float
     if math.isfinite(direct) and direct >= TINY:
         return direct  # a few ulp; exp(log Δ) would lose |log Δ|·ε
     return math.exp(log_delta)
+
+
+def _power_text(log_value: float) -> str:
+    """e^x written as a decimal number, also past the range of doubles (1.2e+160)."""
+    if not math.isfinite(log_value):
+        return "0 (it underflows)" if log_value < 0 else "∞"
+    exponent10 = log_value / math.log(10.0)
+    whole = math.floor(exponent10)
+    mantissa = float(f"{10.0 ** (exponent10 - whole):.3g}")
+    if mantissa >= 10.0:  # 9.9999… rounded up
+        mantissa, whole = mantissa / 10.0, whole + 1
+    return f"{mantissa:g}e{whole:+d}"
+
+
+def check_ridge_scale(label_bound: float, ridge: float, n_records: int = 2) -> None:
+    """C = B/(2√λ) and Δ (:func:`ridge_sensitivity`) within the scale a release handles.
+
+    :func:`check_release_scale` on the ridge's C and Δ, computed in log space;
+    ``n_records`` = 2 gives the largest Δ of any table.
+    """
+    log_b, log_ridge = math.log(label_bound), math.log(ridge)
+    log_norm = log_b - math.log(2.0) - 0.5 * log_ridge
+    log_delta = log_b + math.log1p(2.0 * math.sqrt(ridge)) - math.log(n_records) - 1.5 * log_ridge
+    check_release_scale(label_bound, ridge, {"norm bound C": log_norm, "sensitivity Δ": log_delta})
+
+
+def check_release_scale(label_bound: float, ridge: float, log_numbers: dict[str, float]) -> None:
+    """A release's C and Δ (given by their logs) within the scale it handles.
+
+    Both at most :data:`~synthamp._validation.MAX_SCALE` (the records and their Gram
+    matrix stay finite) and at least :data:`~synthamp._validation.MIN_SCALE` (below it
+    Δ²/σ² underflows where σ is calibrated, and every release calibrates at least the σ
+    releasing V would need for its ε, ``sigma_post_processing``). The error names
+    the parameter that put the number out of range: the label bound if |log B|
+    dominates, the ridge otherwise (``ridge=1e300`` makes C = 5e-151, which used to be
+    reported as the accountant's ``norm_bound``, a parameter the user never set).
+    """
+    log_b = math.log(label_bound)
+    low = math.log(MIN_SCALE)
+    for what, log_value in log_numbers.items():
+        if low <= log_value <= math.log(MAX_SCALE):
+            continue
+        param = "label_bound" if abs(log_b) >= abs(log_value - log_b) else "ridge"
+        fix = (
+            "rescale the targets so that label_bound is nearer 1"
+            if param == "label_bound"
+            else "use a ridge nearer 1"
+        )
+        raise InputError(
+            param,
+            f"the {what} = {_power_text(log_value)} at label_bound = {label_bound:g}, ridge = "
+            f"{ridge:g} is outside the range a release handles, [{MIN_SCALE:g}, "
+            f"{MAX_SCALE:g}]: {fix}",
+        )
 
 
 def row_norms(values: ArrayLike) -> np.ndarray:

@@ -209,7 +209,7 @@ def _check_header(names: list[str], path: Path, param: str) -> None:
                     param,
                     f"the first column of {path} has no name: most likely a row index written "
                     "by pandas; save the table with index=False (or name the column and leave "
-                    "it out of --features)",
+                    "it out of `features`)",
                 )
             raise InputError(param, f"column {position + 1} of {path} has no name")
         if name in seen:

@@ -23,7 +23,7 @@ The other baselines of docs/theory.md §18, each at the same (ε, δ), calibrate
 :mod:`synthamp.accountant._gaussian`): the Gaussian synthesizer that samples from the
 noisy Gram (:func:`gaussian_synthesizer_error`) and output perturbation of v
 (:func:`output_perturbation_sigma`, :func:`output_perturbation_error`). Kernel:
-:func:`_records_gram_mse`.
+:func:`_records_gram_rmse`.
 """
 
 from __future__ import annotations
@@ -38,20 +38,26 @@ from synthamp.accountant._laplace import laplace_calibration
 from synthamp.accountant._pld import gaussian_sigma
 
 
-def _records_gram_mse(
-    sigma: float, d: int, k: int, trace: float, frobenius_sq: float, n_syn: int | None
+def _records_gram_rmse(
+    sigma: float, d: int, k: int, trace: float, frobenius: float, n_syn: int | None
 ) -> float:
-    """E‖Ĝ − vᵀv‖_F² of the debiased Gram from ``n_syn`` records (:func:`records_gram_rmse`).
+    """sqrt(E‖Ĝ − vᵀv‖_F²) of the debiased Gram from ``n_syn`` records (:func:`records_gram_rmse`).
 
-    ``trace`` = tr vᵀv = ‖v‖_F², ``frobenius_sq`` = ‖vᵀv‖_F²; validated by the callers.
+    ``trace`` = tr vᵀv = ‖v‖_F², ``frobenius`` = ‖vᵀv‖_F; validated by the callers. The
+    mean squared error is a sum of squares, each of the scale of σ², σ√tr or tr: their
+    root is taken by ``math.hypot``, so no fourth power is formed and the result is finite
+    wherever the Gram matrix is (σ = 1e100 gave an OverflowError in σ⁴).
     """
-    s2 = sigma * sigma
-    noise = 2 * (k + 1) * s2 * trace + d * k * (k + 1) * s2 * s2
+    s2, root = sigma * sigma, math.sqrt(trace)
+    # 2(k + 1)σ² tr Ω + dk(k + 1)σ⁴
+    noise = [math.sqrt(2.0 * (k + 1)) * sigma * root, math.sqrt(d * k * (k + 1.0)) * s2]
     if n_syn is None:
-        return noise
-    mean_sq = frobenius_sq + 2 * d * s2 * trace + d * d * k * s2 * s2  # ‖E G‖_F²
-    trace_sq = (trace + d * k * s2) ** 2 + 2 * d * k * s2 * s2 + 4 * s2 * trace  # E (tr G)²
-    return noise + (mean_sq + noise + trace_sq) / n_syn
+        return math.hypot(*noise)
+    # ‖E G‖_F² = ‖Ω‖_F² + 2dσ² tr Ω + d²kσ⁴; E (tr G)² = (tr Ω + dkσ²)² + 2dkσ⁴ + 4σ² tr Ω
+    mean_sq = [frobenius, math.sqrt(2.0 * d) * sigma * root, d * math.sqrt(k) * s2]
+    trace_sq = [trace + d * k * s2, math.sqrt(2.0 * d * k) * s2, 2.0 * sigma * root]
+    scale = 1.0 / math.sqrt(n_syn)
+    return math.hypot(*noise, *(scale * t for t in (*mean_sq, *noise, *trace_sq)))
 
 
 def records_gram_rmse(
@@ -90,8 +96,8 @@ def records_gram_rmse(
     k = check_integer("out_dim", out_dim, 1)
     gram = np.asarray(model_gram, dtype=float).reshape(k, k)
     n = None if n_syn is None else check_integer("n_syn", n_syn, 1)
-    trace, frob = float(np.trace(gram)), float(np.sum(gram * gram))
-    return math.sqrt(_records_gram_mse(sigma, d, k, trace, frob, n))
+    trace, frobenius = float(np.trace(gram)), float(np.linalg.norm(gram))
+    return _records_gram_rmse(sigma, d, k, trace, frobenius, n)
 
 
 def gram_error_bound(
@@ -125,8 +131,8 @@ def gram_error_bound(
     d = check_integer("dim", dim, 1)
     k = check_integer("out_dim", out_dim, 1)
     n = None if n_syn is None else check_integer("n_syn", n_syn, 1)
-    c2 = norm_bound**2
-    return math.sqrt(_records_gram_mse(sigma, d, k, c2, c2 * c2, n))
+    c2 = norm_bound * norm_bound
+    return _records_gram_rmse(sigma, d, k, c2, c2, n)
 
 
 def gram_sensitivity(norm_bound: float, sensitivity: float, out_dim: int = 1) -> float:
@@ -298,7 +304,7 @@ def gaussian_synthesizer_error(
     if n_syn is None:
         return e
     n = check_integer("n_syn", n_syn, 1)
-    return math.sqrt(e * e + (k + 1) * (g + e) ** 2 / n)
+    return math.hypot(e, math.sqrt((k + 1) / n) * (g + e))  # no square of g + e formed
 
 
 def output_perturbation_sigma(
