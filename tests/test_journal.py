@@ -59,11 +59,21 @@ def test_recover_completes_every_output_of_a_journal_and_removes_its_copies(tmp_
             handle.write("new")
     journals = _journal.write_journals(entries)
     assert len(journals) == 2 and json.loads(journals[0].read_text())["outputs"] == entries
+    # A run writing t.csv only: the journal names t.json too, which it does not own.
     lock = _journal.acquire_lock(tmp_path / "t.csv", "out")
     try:
-        lines = _journal.recover(tmp_path / "t.csv")
+        (line,) = _journal.recover(tmp_path / "t.csv")
     finally:
         lock.release()
+    assert line.startswith("ignored ") and "which this run does not write" in line
+    assert all(os.path.exists(entry["temp"]) for entry in entries)  # untouched
+    # The same outputs again: the commit is completed, every copy of the journal removed.
+    locks = [_journal.acquire_lock(tmp_path / name, "out") for name in ("t.csv", "t.json")]
+    try:
+        lines = _journal.recover(tmp_path / "t.csv", tmp_path / "t.json")
+    finally:
+        for lock in locks:
+            lock.release()
     assert len(lines) == 2 and all("published" in line for line in lines)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv", "t.json"]
 

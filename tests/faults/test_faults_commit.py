@@ -147,8 +147,8 @@ def test_a_killed_commit_is_rolled_forward_as_a_group(tmp_path):
     report.write_text("old report")
     _kill_during_commit(tmp_path, report, table, report)
     assert table.read_text() == "new t.csv" and not report.exists()
-    with _io.OutputTransaction() as tx:
-        tx.add(table, param="out")  # touching either destination completes the commit
+    with _io.OutputTransaction() as tx:  # the same run again completes the commit
+        tx.lock([(table, "out"), (report, "report")])
     assert report.read_text() == "new t.json" and table.read_text() == "new t.csv"
     assert _leftovers(tmp_path) == []
 

@@ -217,6 +217,7 @@ def _write(generator, privacy, directory, paths, n_syn, force, mode, monitor) ->
             if created:
                 with transaction.writing("out"):
                     directory.mkdir()
+            transaction.lock([(path, "out") for path in paths])  # one commit: all four
             synthetic_tmp, *report_tmps = (transaction.add(path, param="out") for path in paths)
             stale_messages(transaction, monitor, recovered=False)
             with transaction.writing("out"):
