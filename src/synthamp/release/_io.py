@@ -168,9 +168,14 @@ def remove_stale_temporaries(
     return removed
 
 
+#: The probe file's name: ``.synthamp-probe.synthamp-tmp-PID-TOKEN``.
+PROBE_NAME = "synthamp-probe"
+
+
 def _probe(directory: Path, param: str) -> None:
     """Create and remove a file in ``directory``: the write test that holds for root too."""
-    probe = directory / f".synthamp-probe.{TEMP_TAG}-{os.getpid()}-{secrets.token_hex(4)}"
+    probe = directory / f".{PROBE_NAME}.{TEMP_TAG}-{os.getpid()}-{secrets.token_hex(4)}"
+    remove_stale_temporaries(directory / PROBE_NAME)  # the probes of killed runs (empty files)
     with signals_held():  # a signal in between would leave the probe behind
         try:
             fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)

@@ -1,0 +1,157 @@
+"""The fault matrix's machinery: a real ``synthamp release`` in a forked process, a fault
+injected at the k-th change it makes to the file system, and the checks afterwards.
+
+Not a test module. A forked child runs :func:`synthamp.cli.main` exactly as the console
+script does (the modules are already imported, so a run takes milliseconds and
+hundreds of cases fit in seconds). A :class:`Fault` counts the calls that change the
+file system (``os.rename``, ``os.replace``, ``os.link``, ``os.unlink``, ``os.rmdir``,
+``os.mkdir``, ``os.fchmod``, ``os.chmod``, ``os.ftruncate``, ``os.write``, ``os.fsync``
+and ``os.open`` with ``O_CREAT``) and, at the k-th, kills the process outright
+(``os._exit``: nothing runs after it, as with SIGKILL or a power loss), sends it a
+signal (once or twice) or fails the call with ENOSPC (a full disk).
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import signal
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import pandas as pd
+
+from synthamp.cli import main
+
+#: The exit status of a child killed by a :class:`Fault` of kind "kill".
+KILLED = 77
+#: The calls a fault counts (``open`` only with ``O_CREAT``).
+MUTATIONS = (
+    "rename", "replace", "link", "unlink", "rmdir", "mkdir", "fchmod", "chmod",
+    "ftruncate", "write", "fsync", "open",
+)  # fmt: skip
+#: The calls that can fail with ENOSPC (they allocate space).
+ALLOCATING = ("rename", "replace", "link", "mkdir", "write", "fsync", "open")
+#: Tags of every hidden file synthamp writes (temporaries, locks, journals, probes).
+HIDDEN_TAGS = ("synthamp-tmp", "synthamp-lock", "synthamp-journal", "synthamp-probe")
+
+
+class Fault:
+    """At the ``step``-th counted call: ``kind`` "kill", "signal" (``signum``; again at
+    ``step + second`` if given) or "enospc" (only allocating calls are counted)."""
+
+    def __init__(self, step: int, kind: str, signum: int = signal.SIGTERM, second=None):
+        self.step, self.kind, self.signum, self.second = step, kind, signum, second
+        self.count = 0
+
+    def install(self) -> None:
+        counted = ALLOCATING if self.kind == "enospc" else MUTATIONS
+        for name in counted:
+            setattr(os, name, self._wrap(name, getattr(os, name)))
+
+    def _wrap(self, name, real):
+        def call(*args, **kwargs):
+            if name == "open" and not (len(args) > 1 and args[1] & os.O_CREAT):
+                return real(*args, **kwargs)
+            self.count += 1
+            if self.kind == "kill" and self.count == self.step:
+                os._exit(KILLED)
+            if self.kind == "signal" and self.count in (self.step, self.step + (self.second or -1)):
+                os.kill(os.getpid(), self.signum)
+            if self.kind == "enospc" and self.count == self.step:
+                where = args[0] if args and isinstance(args[0], str | os.PathLike) else None
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), where)
+            return real(*args, **kwargs)
+
+        return call
+
+
+def fork_main(args: list[str], out: Path, fault: Fault | None = None, timeout: float = 60):
+    """Run ``synthamp ARGS`` in a forked child; (exit status or -signal, stdout, stderr).
+
+    The child writes its stdout and stderr to files in ``out`` (a folder outside the
+    release's), so that they are read whole even after a kill.
+    """
+    out.mkdir(exist_ok=True)
+    paths = out / "stdout", out / "stderr"
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        code = 98
+        try:
+            for fd, path in zip((1, 2), paths, strict=True):
+                target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.dup2(target, fd)
+                os.close(target)
+            sys.stdout = io.TextIOWrapper(os.fdopen(1, "wb", closefd=False), write_through=True)
+            sys.stderr = io.TextIOWrapper(os.fdopen(2, "wb", closefd=False), write_through=True)
+            for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                signal.signal(signum, signal.default_int_handler if signum == 2 else signal.SIG_DFL)
+            if fault is not None:
+                fault.install()
+            code = main(args)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            os._exit(code if isinstance(code, int) else 97)
+    return wait_child(pid, paths, timeout)
+
+
+def wait_child(pid: int, paths, timeout: float):
+    """Wait for a forked child (killing it after ``timeout``); (status, stdout, stderr)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise AssertionError(f"the release did not end within {timeout} s")
+        time.sleep(0.002)
+    code = os.waitstatus_to_exitcode(status)
+    return (code, *(path.read_text(errors="replace") for path in paths))
+
+
+def hidden_leftovers(folder: Path) -> list[str]:
+    """Every temporary, lock, journal or probe left in ``folder`` (recursively)."""
+    return sorted(p.name for p in folder.rglob("*") if any(t in p.name for t in HIDDEN_TAGS))
+
+
+def _table_records(path: Path) -> int:
+    if path.is_dir():
+        return len(pd.read_parquet(path))
+    with open(path, "rb") as handle:
+        return sum(1 for _ in handle) - 1
+
+
+def release_generation(folder: Path, out: str, candidates: tuple[int, ...]) -> int | None:
+    """Which release is published at ``out`` (its n_syn), checking that it is whole.
+
+    None if nothing is; otherwise the table and its three reports must all be there,
+    and all of the same run: the table's records, the JSON's ``n_syn``, and the
+    Markdown and HTML reports naming that number (and no other candidate).
+    """
+    import json
+
+    stem = out.removesuffix(".csv")
+    paths = [folder / out, *(folder / f"{stem}.privacy{ext}" for ext in (".json", ".md", ".html"))]
+    present = [path.exists() for path in paths]
+    if not any(present):
+        return None
+    assert all(present), f"a release published in part: {[p.name for p in paths if p.exists()]}"
+    n_syn = _table_records(paths[0])
+    assert json.loads(paths[1].read_text())["n_syn"] == n_syn, "table and report disagree"
+    for report in paths[2:]:
+        text = report.read_text()
+        named = [n for n in candidates if f"{n:,}" in text]
+        assert named == [n_syn], f"{report.name} is of another run ({named} vs {n_syn})"
+    return n_syn
+
+
+def error_lines(err: str) -> list[str]:
+    """The lines of stderr that are not notes or warnings."""
+    keep = ("synthamp: note:", "synthamp: warning:")
+    return [line for line in err.strip().splitlines() if line and not line.startswith(keep)]
