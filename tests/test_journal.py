@@ -107,3 +107,62 @@ def test_a_file_system_without_flock_still_writes(tmp_path, monkeypatch):
     lock.release()
     _io.atomic_write_text(tmp_path / "a.txt", "x")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+
+
+def test_a_full_disk_while_locking_leaves_no_lock_and_names_the_output(tmp_path, monkeypatch):
+    """4c93a73: the pid's write failed with a bare OSError and the lock file stayed."""
+    import errno
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(_journal.os, "write", full)
+    with pytest.raises(InputError) as info:
+        _journal.acquire_lock(tmp_path / "a.csv", "out")
+    assert info.value.param == "out" and str(tmp_path / "a.csv") in info.value.rule
+    assert "No space left on device" in info.value.rule
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_full_disk_while_journaling_leaves_no_part_file(tmp_path, monkeypatch):
+    """4c93a73: the journal being written when fsync failed stayed as ``….part``."""
+    import errno
+
+    from synthamp.release import _io as _io
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with _io.OutputTransaction() as tx:
+        tx.add(tmp_path / "a.csv", param="out").write_text("new")
+        monkeypatch.setattr(_journal.os, "fsync", full)
+        with pytest.raises(InputError) as info:
+            tx.commit()
+    assert info.value.param == "out" and str(tmp_path / "a.csv") in info.value.rule
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_dataset_removal_killed_half_way_is_finished_by_the_next(tmp_path, monkeypatch):
+    """The manifest goes last: parts are never orphaned without it (4c93a73: in listing order)."""
+    folder = tmp_path / "ds"
+    folder.mkdir()
+    names = [f"part.{i}.parquet" for i in range(3)]
+    for name in names:
+        (folder / name).write_text(name)
+    files = [{"name": name, "size": len(name)} for name in names]
+    manifest = {"format": "synthamp-dataset", "files": files}
+    (folder / _journal.MANIFEST_NAME).write_text(json.dumps(manifest))
+    real, removed = os.unlink, []
+
+    def killed_after_one(path, *args, **kwargs):
+        if removed:
+            raise KeyboardInterrupt  # the removal stops after its first unlink
+        removed.append(path)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", killed_after_one)
+    with pytest.raises(KeyboardInterrupt):
+        _journal.remove_dataset(folder)
+    monkeypatch.setattr(os, "unlink", real)
+    assert removed != [_journal.MANIFEST_NAME] and (folder / _journal.MANIFEST_NAME).exists()
+    assert _journal.remove_dataset(folder) == [] and not folder.exists()

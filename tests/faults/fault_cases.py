@@ -76,27 +76,32 @@ def fork_main(args: list[str], out: Path, fault: Fault | None = None, timeout: f
     release's), so that they are read whole even after a kill.
     """
     out.mkdir(exist_ok=True)
-    paths = out / "stdout", out / "stderr"
     pid = os.fork()
-    if pid == 0:  # the child: never returns into pytest
-        code = 98
-        try:
-            for fd, path in zip((1, 2), paths, strict=True):
-                target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-                os.dup2(target, fd)
-                os.close(target)
-            sys.stdout = io.TextIOWrapper(os.fdopen(1, "wb", closefd=False), write_through=True)
-            sys.stderr = io.TextIOWrapper(os.fdopen(2, "wb", closefd=False), write_through=True)
-            for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-                signal.signal(signum, signal.default_int_handler if signum == 2 else signal.SIG_DFL)
-            if fault is not None:
-                fault.install()
-            code = main(args)
-        except BaseException:
-            traceback.print_exc()
-        finally:
-            os._exit(code if isinstance(code, int) else 97)
-    return wait_child(pid, paths, timeout)
+    if pid == 0:
+        run_child(args, out, fault)
+    return wait_child(pid, (out / "stdout", out / "stderr"), timeout)
+
+
+def run_child(args: list[str], out: Path, fault: Fault | None = None) -> None:
+    """In a forked process: ``synthamp ARGS`` with stdout and stderr in ``out``; never returns."""
+    code = 98
+    try:
+        for fd, name in ((1, "stdout"), (2, "stderr")):
+            target = os.open(out / name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.dup2(target, fd)
+            os.close(target)
+        sys.stdout = io.TextIOWrapper(os.fdopen(1, "wb", closefd=False), write_through=True)
+        sys.stderr = io.TextIOWrapper(os.fdopen(2, "wb", closefd=False), write_through=True)
+        for signum in (signal.SIGTERM, signal.SIGHUP):  # as in a fresh process
+            signal.signal(signum, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if fault is not None:
+            fault.install()
+        code = main(args)
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        os._exit(code if isinstance(code, int) else 97)
 
 
 def wait_child(pid: int, paths, timeout: float):

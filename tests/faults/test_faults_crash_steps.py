@@ -71,8 +71,11 @@ def _killed_at_every_step(workdir, tmp_path_factory, capsys, out: str, old: bool
 
 @pytest.mark.parametrize(
     ("out", "old"),
-    [("syn.csv", False), ("syn.csv", True), ("ds", True)],
-    ids=["new", "replace", "dataset"],
+    [
+        pytest.param("syn.csv", False, id="new", marks=pytest.mark.slow),
+        pytest.param("syn.csv", True, id="replace"),
+        pytest.param("ds", True, id="dataset", marks=pytest.mark.slow),
+    ],
 )
 def test_a_release_killed_at_any_step_leaves_one_whole_release(
     workdir, tmp_path_factory, capsys, out, old

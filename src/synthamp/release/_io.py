@@ -172,7 +172,7 @@ def remove_stale_temporaries(
 PROBE_NAME = "synthamp-probe"
 
 
-def _probe(directory: Path, param: str) -> None:
+def _probe(directory: Path, param: str, path: Path | None = None) -> None:
     """Create and remove a file in ``directory``: the write test that holds for root too."""
     probe = directory / f".{PROBE_NAME}.{TEMP_TAG}-{os.getpid()}-{secrets.token_hex(4)}"
     remove_stale_temporaries(directory / PROBE_NAME)  # the probes of killed runs (empty files)
@@ -180,7 +180,8 @@ def _probe(directory: Path, param: str) -> None:
         try:
             fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
         except OSError as exc:
-            raise InputError(param, _os_rule("write in", directory, exc)) from None
+            rule = _os_rule("write in", directory, exc)
+            raise InputError(param, rule if path is None else f"{rule} (writing {path})") from None
         os.close(fd)
         with contextlib.suppress(OSError):
             os.unlink(probe)
@@ -192,7 +193,7 @@ def check_parent(path: str | os.PathLike, param: str) -> None:
     if not parent.is_dir():
         what = "is not a directory" if parent.exists() else "does not exist"
         raise InputError(param, f"directory {parent} {what}")
-    _probe(parent, param)
+    _probe(parent, param, Path(path))
 
 
 _check_parent = check_parent
@@ -401,8 +402,9 @@ class OutputTransaction:
             final = Path(path)
             if _key(final) in self._locks:
                 continue
-            lock = _journal.acquire_lock(final, param)
-            self._locks[_key(final)] = lock
+            with signals_held():  # an interrupt never loses a lock taken but not yet kept
+                lock = _journal.acquire_lock(final, param)
+                self._locks[_key(final)] = lock
             if lock.held:  # the lock proves that a journal's writer is dead
                 new.append(final)
         if not new:
