@@ -258,3 +258,19 @@ def test_a_killed_commit_is_published_without_setuid_bits(tmp_path):
         assert "published" in tx.recovered[0]
     assert stat.S_IMODE((tmp_path / "t.csv").stat().st_mode) == 0o755
     assert hidden_leftovers(tmp_path) == []
+
+
+def test_a_temporary_swapped_for_a_link_before_the_commit_is_not_published(workdir, shared):
+    """In a shared folder someone replaces the run's temporary by a link: refused, untouched."""
+    from synthamp._validation import InputError
+    from synthamp.release import _io
+
+    before = _victim_state(workdir)
+    with _io.OutputTransaction() as tx:
+        temp = tx.add(shared / "syn.csv", param="out")
+        temp.unlink()
+        temp.symlink_to(workdir / "victim" / "secret")
+        with pytest.raises(InputError, match="replaced by a symbolic link"):
+            tx.commit()
+    assert not os.path.lexists(shared / "syn.csv")
+    assert _victim_state(workdir) == before

@@ -502,8 +502,14 @@ class OutputTransaction:
 
     def _prepare(self, output: _Output) -> None:
         """Before the journal: the manifest, and the name the old version will take."""
-        if not output.temp.exists():
+        st = lstat_or_none(output.temp)
+        if st is None:
             raise FileNotFoundError(2, "nothing was written", str(output.temp))
+        reason = foreign_reason(st, directory=output.directory)
+        if reason:  # swapped in a shared folder: never published
+            raise InputError(
+                output.param, f"{output.final}: its temporary copy was replaced by {reason}"
+            )
         if output.directory:
             self._write_manifest(output)
         if os.path.lexists(output.final):

@@ -404,6 +404,14 @@ def _conflict(entry: dict) -> bool:
     return not (replaceable and _ino(entry["backup"]) is None)
 
 
+def _publish_checked(temp: Path, final: Path, temp_ino: int | None) -> None:
+    """Rename ``temp`` onto ``final``; if another file was swapped in meanwhile, undo it."""
+    os.rename(temp, final)
+    if temp_ino is not None and _ino(final) != temp_ino:
+        os.rename(final, temp)  # not the file the journal recorded: put it back, untouched
+        raise _Untrusted(f"{printable(temp)} was swapped while it was published")
+
+
 def roll_forward(entry: dict) -> str:
     """Complete one output of an interrupted commit (idempotent); say what was done."""
     entry = _as_checked(entry)
@@ -418,9 +426,9 @@ def roll_forward(entry: dict) -> str:
             if backup is None or _ino(backup) is not None or (old_ino and ino != old_ino):
                 return f"left {temp}: {final} and its old version both exist"
             os.rename(final, backup)
-            os.rename(temp, final)
+            _publish_checked(temp, final, temp_ino)
         elif directory or entry["replace"]:
-            os.rename(temp, final)
+            _publish_checked(temp, final, temp_ino)
         else:
             os.link(temp, final)  # never over a file that appeared meanwhile
             os.unlink(temp)
