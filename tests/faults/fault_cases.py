@@ -41,10 +41,14 @@ HIDDEN_TAGS = ("synthamp-tmp", "synthamp-lock", "synthamp-journal", "synthamp-pr
 
 class Fault:
     """At the ``step``-th counted call: ``kind`` "kill", "signal" (``signum``; again at
-    ``step + second`` if given) or "enospc" (only allocating calls are counted)."""
+    ``step + second`` if given) or "enospc" (only allocating calls are counted).
 
-    def __init__(self, step: int, kind: str, signum: int = signal.SIGTERM, second=None):
+    With ``step=0`` and ``tag``: at the first counted call on a name that holds ``tag``.
+    """
+
+    def __init__(self, step: int, kind: str, signum=signal.SIGTERM, second=None, tag=None):
         self.step, self.kind, self.signum, self.second = step, kind, signum, second
+        self.tag = tag  # with step 0: strike at the first call on a name holding ``tag``
         self.count = 0
 
     def install(self) -> None:
@@ -57,9 +61,12 @@ class Fault:
             if name == "open" and not (len(args) > 1 and args[1] & os.O_CREAT):
                 return real(*args, **kwargs)
             self.count += 1
+            if self.tag and not self.step and args and self.tag in str(args[0]):
+                self.step = self.count
             if self.kind == "kill" and self.count == self.step:
                 os._exit(KILLED)
-            if self.kind == "signal" and self.count in (self.step, self.step + (self.second or -1)):
+            strikes = (self.step, self.step + (self.second or 0)) if self.step else ()
+            if self.kind == "signal" and self.count in strikes:
                 os.kill(os.getpid(), self.signum)
             if self.kind == "enospc" and self.count == self.step:
                 where = args[0] if args and isinstance(args[0], str | os.PathLike) else None
