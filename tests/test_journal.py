@@ -8,6 +8,7 @@ import os
 import pytest
 
 from synthamp._validation import InputError
+from synthamp.release import _io as _io
 from synthamp.release import _journal as _journal
 
 
@@ -25,8 +26,8 @@ def test_a_lock_is_exclusive_and_leaves_no_file(tmp_path):
 
 
 def _entry(tmp_path, name, *, backup=True, directory=False):
-    final, temp = tmp_path / name, tmp_path / f".{name}.synthamp-tmp-1-aa"
-    old = tmp_path / f".{name}.synthamp-tmp-1-aa.old"
+    final, temp = tmp_path / name, tmp_path / f".{name}.synthamp-tmp-4194303-aa"
+    old = tmp_path / f".{name}.synthamp-tmp-4194303-aa.old"
     return {
         "final": str(final), "temp": str(temp), "backup": str(old) if backup else None,
         "directory": directory, "mode": 0o640,
@@ -35,8 +36,10 @@ def _entry(tmp_path, name, *, backup=True, directory=False):
 
 def test_roll_forward_publishes_then_removes_the_old_version_and_is_idempotent(tmp_path):
     entry = _entry(tmp_path, "t.csv")
-    (tmp_path / ".t.csv.synthamp-tmp-1-aa").write_text("new")
-    (tmp_path / ".t.csv.synthamp-tmp-1-aa.old").write_text("old")  # moved aside, not published
+    (tmp_path / ".t.csv.synthamp-tmp-4194303-aa").write_text("new")
+    (tmp_path / ".t.csv.synthamp-tmp-4194303-aa.old").write_text(
+        "old"
+    )  # moved aside, not published
     assert _journal.roll_forward(entry) == "published"
     assert (tmp_path / "t.csv").read_text() == "new"
     assert os.stat(tmp_path / "t.csv").st_mode & 0o777 == 0o640
@@ -47,7 +50,7 @@ def test_roll_forward_publishes_then_removes_the_old_version_and_is_idempotent(t
 
 def test_roll_forward_never_deletes_the_only_copy(tmp_path):
     entry = _entry(tmp_path, "t.csv")  # the temporary copy is gone, the old one moved aside
-    (tmp_path / ".t.csv.synthamp-tmp-1-aa.old").write_text("old")
+    (tmp_path / ".t.csv.synthamp-tmp-4194303-aa.old").write_text("old")
     assert _journal.roll_forward(entry) == "restored the previous version"
     assert (tmp_path / "t.csv").read_text() == "old"
 
@@ -67,6 +70,9 @@ def test_recover_completes_every_output_of_a_journal_and_removes_its_copies(tmp_
         lock.release()
     assert line.startswith("ignored ") and "which this run does not write" in line
     assert all(os.path.exists(entry["temp"]) for entry in entries)  # untouched
+    with _io.OutputTransaction() as tx:  # nor removed as stale: their run is dead (a pid
+        tx.lock([(tmp_path / "t.csv", "out")])  # above pid_max), but a journal names them
+    assert all(os.path.exists(entry["temp"]) for entry in entries)
     # The same outputs again: the commit is completed, every copy of the journal removed.
     locks = [_journal.acquire_lock(tmp_path / name, "out") for name in ("t.csv", "t.json")]
     try:

@@ -110,13 +110,14 @@ def _remove(path: Path) -> None:
 
 
 def remove_stale_temporaries(
-    path: str | os.PathLike, restored: list[str] | None = None
+    path: str | os.PathLike, restored: list[str] | None = None, keep: set[str] | None = None
 ) -> list[Path]:
     """Remove temporary files of ``path`` left by synthamp processes that no longer run.
 
     Only names of the form ``.NAME.synthamp-tmp-PID-TOKEN`` (NAME the name of
     ``path``) whose process ``PID`` is gone are removed; those of a process still
-    running (a concurrent release) are left alone. An old version moved aside
+    running (a concurrent release), those named in ``keep`` (by a journal still
+    pending) and those of another user are left alone. An old version moved aside
     (``….old``) by a commit that died before publishing is never deleted while
     ``path`` is missing: it is the only copy, and is put back in place.
 
@@ -135,7 +136,7 @@ def remove_stale_temporaries(
         return removed
     for entry in entries:
         match = _TEMP_PATTERN.match(entry.name)
-        if match is None or match["name"] != path.name:
+        if match is None or match["name"] != path.name or entry.name in (keep or ()):
             continue
         if _process_alive(int(match["pid"])):
             continue
@@ -414,7 +415,8 @@ class OutputTransaction:
         self.recovered += completed
         COMPLETED.extend(line.split(": ", 1)[0] for line in completed if ": published" in line)
         for final in new:
-            self.stale += remove_stale_temporaries(final, self.recovered)
+            keep = _journal.journaled_names(final)  # a journal left for another run's outputs
+            self.stale += remove_stale_temporaries(final, self.recovered, keep)
 
     def add(
         self,

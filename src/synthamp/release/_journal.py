@@ -524,6 +524,27 @@ def recover(*finals: str | os.PathLike) -> list[str]:
     return lines
 
 
+def journaled_names(final: Path) -> set[str]:
+    """The temporaries that journals still next to ``final`` (this user's) name: kept.
+
+    A journal left untouched (it names a destination this run does not write) can
+    still be completed by a run writing its outputs; its copies must survive until then.
+    """
+    names: set[str] = set()
+    for journal in journal_paths(final):
+        text, reason = read_owned_text(journal, mode=PRIVATE_MODE)
+        try:
+            outputs = [] if reason else json.loads(text)["outputs"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        for entry in outputs if isinstance(outputs, list) else []:
+            for field in ("temp", "backup"):
+                value = entry.get(field) if isinstance(entry, dict) else None
+                if isinstance(value, str):
+                    names.add(Path(value).name)
+    return names
+
+
 def remove_tree(path: Path) -> None:
     """Remove a temporary file or folder this run (or a dead run of this user) created."""
     st = lstat_or_none(path)
