@@ -101,3 +101,36 @@ def test_two_signals_during_the_commit_finish_it_and_say_so(workdir, tmp_path_fa
     assert "syn.csv" in line and "syn.privacy.json" in line
     assert release_generation(workdir, "syn.csv", CANDIDATES) == NEW
     assert hidden_leftovers(workdir) == []
+
+
+@pytest.mark.slow
+def test_a_signal_at_any_step_leaves_one_whole_release_and_says_which(
+    workdir, tmp_path_factory, capsys
+):
+    """SIGTERM, SIGINT or SIGHUP just before each change a ``--force`` release makes.
+
+    Every time: one line, and what it says is true ("no output was written": the old
+    release is whole; "… were published": the new one is), and no hidden file at all
+    (4c93a73 left lock and journal files after a signal at start-up).
+    """
+    logs = tmp_path_factory.mktemp("logs")
+    signals = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+    step = 0
+    while True:
+        step += 1
+        signum = signals[step % 3]
+        _reset(workdir, "syn.csv", True, capsys)
+        fault = Fault(step, "signal", signum)
+        code, _, err = fork_main(_args("syn.csv", NEW, **{"--force": True}), logs, fault)
+        generation = release_generation(workdir, "syn.csv", CANDIDATES)
+        assert hidden_leftovers(workdir) == [], f"step {step}: {hidden_leftovers(workdir)}"
+        if code == 0:  # the run ended before the step: nothing left to strike
+            assert generation == NEW and step > 40
+            return
+        assert code == (1 if signum == signal.SIGINT else 128 + signum), f"step {step}: {err}"
+        (line,) = error_lines(err)
+        if line.endswith("no output was written"):
+            assert generation == OLD, f"step {step}: {line}"
+        else:
+            assert "the commit had begun and was finished first" in line, f"step {step}: {line}"
+            assert generation == NEW, f"step {step}: {line}"
