@@ -25,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from synthamp.cli import main
+from synthamp.release import _io
 
 #: The exit status of a child killed by a :class:`Fault` of kind "kill".
 KILLED = 77
@@ -102,6 +103,7 @@ def run_child(args: list[str], out: Path, fault: Fault | None = None) -> None:
         for signum in (signal.SIGTERM, signal.SIGHUP):  # as in a fresh process
             signal.signal(signum, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        _io.PUBLISHED.clear()  # as in a fresh process: not what the parent published
         if fault is not None:
             fault.install()
         code = main(args)
