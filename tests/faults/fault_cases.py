@@ -29,6 +29,8 @@ from synthamp.release import _io
 
 #: The exit status of a child killed by a :class:`Fault` of kind "kill".
 KILLED = 77
+#: The exit status of a forked run struck by a signal before the command line began.
+BEFORE_START = 96
 #: The calls a fault counts (``open`` only with ``O_CREAT``).
 MUTATIONS = (
     "rename", "replace", "link", "unlink", "rmdir", "mkdir", "fchmod", "chmod",
@@ -91,8 +93,12 @@ def fork_main(args: list[str], out: Path, fault: Fault | None = None, timeout: f
 
 
 def run_child(args: list[str], out: Path, fault: Fault | None = None) -> None:
-    """In a forked process: ``synthamp ARGS`` with stdout and stderr in ``out``; never returns."""
-    code = 98
+    """In a forked process: ``synthamp ARGS`` with stdout and stderr in ``out``; never returns.
+
+    Exit status :data:`BEFORE_START` if a signal struck before the command line began
+    (as it can strike any program as it starts), 98 if the command line raised.
+    """
+    code = BEFORE_START
     try:
         for fd, name in ((1, "stdout"), (2, "stderr")):
             target = os.open(out / name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -106,6 +112,7 @@ def run_child(args: list[str], out: Path, fault: Fault | None = None) -> None:
         _io.PUBLISHED.clear()  # as in a fresh process: not what the parent published
         if fault is not None:
             fault.install()
+        code = 98
         code = main(args)
     except BaseException:
         traceback.print_exc()

@@ -37,6 +37,7 @@ from pathlib import Path
 import pytest
 from fault_cases import (
     ALLOCATING,
+    BEFORE_START,
     KILLED,
     Fault,
     error_lines,
@@ -118,7 +119,8 @@ class Driver:
         elif code > 128:
             ok = len(lines) == 1 and lines[0].startswith("synthamp: terminated (")
         else:  # killed by a signal before the command line's handlers (-signum), or KILLED
-            ok = code in (KILLED, -signal.SIGKILL) or (signum is not None and code == -signum)
+            before_start = signum is not None and code in (-signum, BEFORE_START)
+            ok = code in (KILLED, -signal.SIGKILL) or before_start
         if not ok:
             self.problem(case, f"exit {code} with {lines}")
 
