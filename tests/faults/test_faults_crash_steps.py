@@ -19,7 +19,15 @@ import shutil
 import signal
 
 import pytest
-from fault_cases import KILLED, Fault, error_lines, fork_main, hidden_leftovers, release_generation
+from fault_cases import (
+    KILLED,
+    Fault,
+    error_lines,
+    fork_main,
+    hidden_leftovers,
+    release_generation,
+    restore_release,
+)
 
 from release_cases import release_args, run
 
@@ -40,8 +48,12 @@ def _reset(workdir, out: str, old: bool, capsys) -> None:
         if path.name != "data.csv":
             shutil.rmtree(path) if path.is_dir() else path.unlink()
     if old:
-        code, _, err = run(capsys, _args(out, OLD))
-        assert code == 0, err
+
+        def make():
+            code, _, err = run(capsys, _args(out, OLD))
+            assert code == 0, err
+
+        restore_release(workdir, out, make)
 
 
 def _killed_at_every_step(workdir, tmp_path_factory, capsys, out: str, old: bool) -> int:

@@ -44,6 +44,7 @@ from fault_cases import (
     fork_main,
     hidden_leftovers,
     release_generation,
+    restore_release,
     run_child,
     wait_child,
 )
@@ -82,8 +83,12 @@ def _reset(workdir: Path, out: str, old: bool, capsys) -> None:
         if path.name not in ("data.csv", "notes.txt", "victim"):
             shutil.rmtree(path) if path.is_dir() else path.unlink()
     if old:
-        code, _, err = run(capsys, _args(out, OLD))
-        assert code == 0, err
+
+        def make():
+            code, _, err = run(capsys, _args(out, OLD))
+            assert code == 0, err
+
+        restore_release(workdir, out, make)
 
 
 class Driver:

@@ -624,12 +624,20 @@ class OutputTransaction:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        with signals_held():  # a second interrupt never leaves a temporary or a lock behind
+        # A second interrupt never leaves a temporary or a lock behind: the clean-up runs
+        # with the signals held, and again if one struck as the block opened.
+        interrupted = None
+        for _ in range(3):
             try:
-                if not self._committed:
-                    self._discard()
-            finally:
-                self._release()
+                with signals_held():
+                    if not self._committed:
+                        self._discard()
+                    self._release()
+                break
+            except BaseException as caught:
+                interrupted = interrupted or caught
+        if interrupted is not None:
+            raise interrupted
 
 
 def _key(path: Path) -> str:

@@ -9,13 +9,17 @@ action ends the process).
 A blocked signal mask is per thread, and a release runs more threads (dask,
 progress): the kernel hands a signal to any thread that does not block it, and
 CPython then runs the Python handler in the main thread at once. So, in the
-main thread, :func:`signals_held` *replaces* the handlers for the duration of
-the block by one that only records the signal; on leaving the outermost block
-the previous handlers are put back and the first recorded signal is raised
-again (:func:`signal.raise_signal`), so that it takes its usual course. A
-second signal during the block is recorded and dropped: it never interrupts
-the commit. Outside the main thread (where handlers cannot be installed) the
-signals are blocked in the calling thread, the best that can be done there.
+main thread, :func:`signals_held` wraps the handlers of the three signals (once:
+the wrappers stay until someone installs other handlers) in a *deferring*
+handler: while a block is open it only records the signal; otherwise it calls
+the handler it wraps (for the default action: the default action). Entering
+and leaving a block is then a counter, so no signal can fall between the
+handler's swap and the block. On leaving the outermost block the first
+recorded signal is raised again (:func:`signal.raise_signal`), so that it takes
+its usual course; a second signal during the block is recorded and dropped: it
+never interrupts the commit. Outside the main thread (where handlers cannot be
+installed) the signals are blocked in the calling thread, the best that can be
+done there.
 """
 
 from __future__ import annotations
@@ -33,15 +37,37 @@ HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class _Held:
-    """The state of the outermost :func:`signals_held` block of the main thread."""
+    """How deep the main thread is in :func:`signals_held` blocks, and what arrived meanwhile."""
 
     depth = 0
-    previous: ClassVar[dict[int, object]] = {}
     pending: ClassVar[list[int]] = []
 
 
-def _record(signum, frame) -> None:
-    _Held.pending.append(signum)
+def _deferring(handler):
+    """``handler``, but only recorded while a block is open."""
+
+    def deferring(signum, frame):
+        if _Held.depth > 0:
+            _Held.pending.append(signum)
+            return None
+        if handler is signal.SIG_DFL:  # the default action, as if never wrapped
+            signal.signal(signum, signal.SIG_DFL)
+            signal.raise_signal(signum)
+            return None
+        return handler(signum, frame)
+
+    deferring.synthamp_deferring = True
+    return deferring
+
+
+def _wrap_handlers() -> None:
+    for signum in HELD_SIGNALS:
+        handler = signal.getsignal(signum)
+        if handler is None or handler is signal.SIG_IGN:  # outside Python, or ignored
+            continue
+        if getattr(handler, "synthamp_deferring", False):
+            continue
+        signal.signal(signum, _deferring(handler))
 
 
 @contextlib.contextmanager
@@ -54,23 +80,14 @@ def signals_held() -> Iterator[None]:
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
         return
-    if _Held.depth == 0:
-        _Held.pending = []
-        _Held.previous = {}
-        for signum in HELD_SIGNALS:
-            handler = signal.getsignal(signum)
-            if handler is None:  # installed outside Python: cannot be put back, left alone
-                continue
-            _Held.previous[signum] = handler
-            signal.signal(signum, _record)
     _Held.depth += 1
     try:
+        if _Held.depth == 1:
+            _wrap_handlers()
         yield
     finally:
         _Held.depth -= 1
-        if _Held.depth == 0:
-            for signum, handler in _Held.previous.items():
-                signal.signal(signum, handler)
-            pending, _Held.pending, _Held.previous = _Held.pending, [], {}
-            if pending:
-                signal.raise_signal(pending[0])  # its usual course, now that the block is over
+        if _Held.depth == 0 and _Held.pending:
+            signum = _Held.pending[0]
+            _Held.pending.clear()
+            signal.raise_signal(signum)  # its usual course, now that the block is over
