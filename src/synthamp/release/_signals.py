@@ -9,12 +9,12 @@ action ends the process).
 A blocked signal mask is per thread, and a release runs more threads (dask,
 progress): the kernel hands a signal to any thread that does not block it, and
 CPython then runs the Python handler in the main thread at once. So, in the
-main thread, :func:`signals_held` wraps the handlers of the three signals (once:
-the wrappers stay until someone installs other handlers) in a *deferring*
-handler: while a block is open it only records the signal; otherwise it calls
-the handler it wraps (for the default action: the default action). Entering
-and leaving a block is then a counter, so no signal can fall between the
-handler's swap and the block. On leaving the outermost block the first
+main thread, :func:`signals_held` wraps the handlers of the three signals, for
+the outermost block, in a *deferring* handler: while a block is open it only
+records the signal; otherwise it calls the handler it wraps (for the default
+action: the default action), so that a signal arriving while the wrappers are
+put in place or taken away is never lost (a clean-up that a signal stops as its
+block opens is run again by its caller). On leaving the outermost block the first
 recorded signal is raised again (:func:`signal.raise_signal`), so that it takes
 its usual course; a second signal during the block is recorded and dropped: it
 never interrupts the commit. Outside the main thread (where handlers cannot be
@@ -37,10 +37,12 @@ HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class _Held:
-    """How deep the main thread is in :func:`signals_held` blocks, and what arrived meanwhile."""
+    """How deep the main thread is in :func:`signals_held` blocks, what arrived meanwhile,
+    and the handlers wrapped for the outermost block (signal -> (original, wrapper))."""
 
     depth = 0
     pending: ClassVar[list[int]] = []
+    wrapped: ClassVar[dict[int, tuple[object, object]]] = {}
 
 
 def _deferring(handler):
@@ -67,7 +69,16 @@ def _wrap_handlers() -> None:
             continue
         if getattr(handler, "synthamp_deferring", False):
             continue
-        signal.signal(signum, _deferring(handler))
+        wrapper = _deferring(handler)
+        signal.signal(signum, wrapper)
+        _Held.wrapped[signum] = (handler, wrapper)
+
+
+def _unwrap_handlers() -> None:
+    wrapped, _Held.wrapped = _Held.wrapped, {}
+    for signum, (handler, wrapper) in wrapped.items():
+        if signal.getsignal(signum) is wrapper:  # unless someone installed another meanwhile
+            signal.signal(signum, handler)
 
 
 @contextlib.contextmanager
@@ -86,8 +97,9 @@ def signals_held() -> Iterator[None]:
             _wrap_handlers()
         yield
     finally:
-        _Held.depth -= 1
-        if _Held.depth == 0 and _Held.pending:
-            signum = _Held.pending[0]
-            _Held.pending.clear()
-            signal.raise_signal(signum)  # its usual course, now that the block is over
+        _Held.depth -= 1  # from here on a wrapper calls the handler it wraps: no signal lost
+        if _Held.depth == 0:
+            pending, _Held.pending = _Held.pending, []
+            _unwrap_handlers()
+            if pending:
+                signal.raise_signal(pending[0])  # its usual course, now that the block is over
