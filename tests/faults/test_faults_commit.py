@@ -147,8 +147,8 @@ def test_a_killed_commit_is_rolled_forward_as_a_group(tmp_path):
     report.write_text("old report")
     _kill_during_commit(tmp_path, report, table, report)
     assert table.read_text() == "new t.csv" and not report.exists()
-    with _io.OutputTransaction() as tx:
-        tx.add(table, param="out")  # touching either destination completes the commit
+    with _io.OutputTransaction() as tx:  # the same run again completes the commit
+        tx.lock([(table, "out"), (report, "report")])
     assert report.read_text() == "new t.json" and table.read_text() == "new t.csv"
     assert _leftovers(tmp_path) == []
 
@@ -226,3 +226,48 @@ def test_sighup_is_handled_like_sigterm(workdir):
         "synthamp: terminated (SIGHUP); no output was written"
     )
     assert sorted(p.name for p in workdir.iterdir()) == ["data.csv"]
+
+
+SIGNALLED_THREAD = textwrap.dedent(
+    """
+    import os, signal, sys, threading, time
+    from pathlib import Path
+    from synthamp.release import _io as _io
+    paths = [Path(p) for p in sys.argv[1:]]
+    def terminate(signum, frame):
+        raise SystemExit(43)
+    signal.signal(signal.SIGTERM, terminate)
+    worker = threading.Thread(target=time.sleep, args=(60,), daemon=True)  # a release's thread
+    worker.start()
+    real = os.replace
+    def replace(src, dst):
+        if Path(dst) == paths[0]:  # publishing the first output
+            for _ in range(2):  # SIGTERM twice, to the other thread (as the kernel may)
+                signal.pthread_kill(worker.ident, signal.SIGTERM)
+                time.sleep(0.05)  # the main thread would run the handler here
+        return real(src, dst)
+    os.replace = replace
+    with _io.OutputTransaction() as tx:
+        for path in paths:
+            tx.add(path, param="out").write_text("new")
+        tx.commit()
+    """
+)
+
+
+def test_signals_to_another_thread_wait_for_the_commit(tmp_path):
+    """Two SIGTERMs delivered to a worker thread mid-commit: every output published, then exit.
+
+    4c93a73 blocked the signals in the main thread only: the handler ran at once and
+    rolled the commit back half-way.
+    """
+    paths = [tmp_path / f"{i}.txt" for i in range(3)]
+    for path in paths:
+        path.write_text("old")
+    result = subprocess.run(
+        [sys.executable, "-c", SIGNALLED_THREAD, *map(str, paths)],
+        cwd=tmp_path, env=_env(), capture_output=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 43, result.stderr.decode()  # the signal still acts, after
+    assert all(path.read_text() == "new" for path in paths)
+    assert _leftovers(tmp_path) == []

@@ -21,7 +21,7 @@ import click
 
 from synthamp._validation import InputError, printable
 from synthamp._version import __version__
-from synthamp.release import PUBLISHED
+from synthamp.release import COMPLETED, PUBLISHED
 
 __all__ = ["cli", "main"]
 
@@ -118,12 +118,22 @@ def _os_error_line(exc: OSError) -> str:
 
 
 def _written() -> str:
-    """What an interrupted run leaves: nothing, or what its commit published before the signal."""
+    """What an interrupted run leaves, truly: nothing, or what its commit published.
+
+    A signal that arrives during a commit waits for it (the commit is finished,
+    never undone half-way), so the outputs it published are named; so are those of
+    an earlier, killed run whose commit this run completed before its own work.
+    """
+    completed = ""
+    if COMPLETED:
+        names = ", ".join(printable(path) for path in COMPLETED)
+        completed = f"; an interrupted commit of an earlier run was completed first: {names}"
+        COMPLETED.clear()
     if not PUBLISHED:
-        return "no output was written"
+        return f"no output was written{completed}"
     names = ", ".join(printable(path) for path in PUBLISHED)
     PUBLISHED.clear()
-    return f"the interrupt came after the commit: {names} were published"
+    return f"the commit had begun and was finished first: {names} were published{completed}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,8 +142,11 @@ def main(argv: list[str] | None = None) -> int:
     Exit codes: 0 success, 1 interrupted (Ctrl-C), 2 bad input or an output
     that cannot be written (one line, no traceback), 143 terminated (SIGTERM), 129
     terminated (SIGHUP: the terminal closed).
-    Interrupted and terminated runs leave no output and no temporary file.
+    Interrupted and terminated runs leave no temporary file, and no output unless the
+    signal came during the commit (which is then finished; the message says so).
     """
+    PUBLISHED.clear()  # what this run publishes, not an earlier call's (tests call main())
+    COMPLETED.clear()
     try:
         with _sigterm_as_exception(), _one_line_warnings():
             rv = cli.main(args=argv, prog_name="synthamp", standalone_mode=False)

@@ -102,6 +102,7 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
         PrivateLinearGenerator,
     )
     from synthamp.release._io import (
+        COMPLETED,
         PUBLISHED,
         OutputTransaction,
         atomic_write_text,
@@ -162,6 +163,7 @@ _SOURCES: dict[str, str] = {
     ),
     **dict.fromkeys(
         [
+            "COMPLETED",
             "PUBLISHED",
             "OutputTransaction",
             "atomic_write_text",
@@ -228,6 +230,7 @@ __all__ = [
     "ACCOUNTING_METHODS",
     "ADJACENCIES",
     "BACKENDS",
+    "COMPLETED",
     "DEFAULT_DELTA",
     "DEFAULT_RIDGES",
     "DEMO_DIR",

@@ -28,6 +28,7 @@ from synthamp._validation import (
 )
 from synthamp.release import _tabular
 from synthamp.release._io import OutputTransaction, check_writable
+from synthamp.release._journal import LockBusy
 from synthamp.release._monitor import ReleaseMonitor, stale_messages
 from synthamp.release._options import DEMO_DIR, release_mode
 from synthamp.release._reports import write_reports
@@ -152,6 +153,22 @@ def _check_directory(out_dir, force: bool) -> tuple[Path, list[Path]]:
     return directory, paths
 
 
+def _complete_interrupted(directory: Path, monitor: ReleaseMonitor) -> None:
+    """Before the existence checks: complete a commit a killed demo left half done there."""
+    if not directory.is_dir():
+        return
+    transaction = OutputTransaction()
+    try:
+        with transaction:  # locks all four files, recovers, unlocks
+            transaction.lock([(directory / name, "out") for name in DEMO_FILES])
+    except LockBusy:
+        raise
+    except InputError:
+        return  # an unwritable folder: the checks that follow say so, in their words
+    finally:
+        stale_messages(transaction, monitor)
+
+
 def run_demo(
     out_dir: str | os.PathLike = DEMO_DIR,
     *,
@@ -181,8 +198,9 @@ def run_demo(
     if seed is not None:
         check_integer("seed", seed, 0)
     mode = release_mode(mode, seed)
-    directory, paths = _check_directory(out_dir, force)
     monitor = monitor or ReleaseMonitor()
+    _complete_interrupted(Path(out_dir), monitor)
+    directory, paths = _check_directory(out_dir, force)
     # heavy: scikit-learn (the estimator), loaded after the checks so that an error is quick
     from synthamp.release._generator import PrivateLinearGenerator
 
@@ -219,6 +237,7 @@ def _write(generator, privacy, directory, paths, n_syn, force, mode, monitor):
             if created:
                 with transaction.writing("out"):
                     directory.mkdir()
+            transaction.lock([(path, "out") for path in paths])  # one commit: all four
             synthetic_tmp, *report_tmps = (transaction.add(path, param="out") for path in paths)
             stale_messages(transaction, monitor, recovered=False)
             with transaction.writing("out"):

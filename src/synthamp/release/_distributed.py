@@ -32,7 +32,13 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from synthamp._validation import InputError, printable
-from synthamp.release._io import OutputTransaction, check_directory_output, parse_mode
+from synthamp.release._io import (
+    OutputTransaction,
+    check_directory_output,
+    check_parent,
+    lockable_destination,
+    parse_mode,
+)
 from synthamp.release._options import BACKENDS
 from synthamp.release._partitioned import (
     PartitionTask,
@@ -417,14 +423,17 @@ def write_dataset(
                 "unlimited guarantee covers: fit the generator with n_syn=None",
             )
     check_output_name(path, param="path", folder=True)
-    destination = check_directory_output(path, force=force, param="path")
-    generator._check_fitted()
-    columns = list(columns) if columns is not None else default_columns(generator.n_targets_)
-    if len(columns) != generator.n_targets_:
-        raise InputError("columns", f"needs {generator.n_targets_} names, got {len(columns)}")
-    tasks = generator_partitions(generator, n_total, partitions)
     mode = parse_mode(mode)
     with OutputTransaction(replace=force, mode=mode) as transaction:
+        if lockable_destination(path):  # a commit a killed run left: completed before the checks
+            check_parent(path, "path")
+            transaction.lock([(path, "path")])
+        destination = check_directory_output(path, force=force, param="path")
+        generator._check_fitted()
+        columns = list(columns) if columns is not None else default_columns(generator.n_targets_)
+        if len(columns) != generator.n_targets_:
+            raise InputError("columns", f"needs {generator.n_targets_} names, got {len(columns)}")
+        tasks = generator_partitions(generator, n_total, partitions)
         folder = transaction.add(destination, param="path", directory=True)
         with transaction.writing("path"):
             if backend == "dask":

@@ -40,8 +40,7 @@ import json
 import os
 import re
 import secrets
-import signal
-import threading
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +49,8 @@ from synthamp._validation import InputError, printable
 from synthamp._version import __version__
 from synthamp.release import _journal as _journal
 from synthamp.release._journal import MANIFEST_NAME, remove_tree
+from synthamp.release._owned import foreign_reason, lstat_or_none
+from synthamp.release._signals import HELD_SIGNALS, signals_held
 
 __all__ = [
     "MANIFEST_NAME",
@@ -109,13 +110,14 @@ def _remove(path: Path) -> None:
 
 
 def remove_stale_temporaries(
-    path: str | os.PathLike, restored: list[str] | None = None
+    path: str | os.PathLike, restored: list[str] | None = None, keep: set[str] | None = None
 ) -> list[Path]:
     """Remove temporary files of ``path`` left by synthamp processes that no longer run.
 
     Only names of the form ``.NAME.synthamp-tmp-PID-TOKEN`` (NAME the name of
     ``path``) whose process ``PID`` is gone are removed; those of a process still
-    running (a concurrent release) are left alone. An old version moved aside
+    running (a concurrent release), those named in ``keep`` (by a journal still
+    pending) and those of another user are left alone. An old version moved aside
     (``….old``) by a commit that died before publishing is never deleted while
     ``path`` is missing: it is the only copy, and is put back in place.
 
@@ -134,9 +136,17 @@ def remove_stale_temporaries(
         return removed
     for entry in entries:
         match = _TEMP_PATTERN.match(entry.name)
-        if match is None or match["name"] != path.name:
+        if match is None or match["name"] != path.name or entry.name in (keep or ()):
             continue
         if _process_alive(int(match["pid"])):
+            continue
+        st = lstat_or_none(entry)
+        if st is None:
+            continue
+        reason = foreign_reason(st, directory=stat.S_ISDIR(st.st_mode))
+        if reason:  # planted by someone else, or a link: never touched
+            if restored is not None:
+                restored.append(f"left {entry}: {reason}, not a temporary synthamp wrote")
             continue
         if entry.name.endswith(".old") and not os.path.lexists(path):
             with contextlib.suppress(OSError):
@@ -159,25 +169,40 @@ def remove_stale_temporaries(
     return removed
 
 
-def _probe(directory: Path, param: str) -> None:
+#: The probe file's name: ``.synthamp-probe.synthamp-tmp-PID-TOKEN``.
+PROBE_NAME = "synthamp-probe"
+
+
+def _probe(directory: Path, param: str, path: Path | None = None) -> None:
     """Create and remove a file in ``directory``: the write test that holds for root too."""
-    probe = directory / f".synthamp-probe.{TEMP_TAG}-{os.getpid()}-{secrets.token_hex(4)}"
-    with _signals_held():  # a signal in between would leave the probe behind
+    probe = directory / f".{PROBE_NAME}.{TEMP_TAG}-{os.getpid()}-{secrets.token_hex(4)}"
+    remove_stale_temporaries(directory / PROBE_NAME)  # the probes of killed runs (empty files)
+    with signals_held():  # a signal in between would leave the probe behind
         try:
             fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
         except OSError as exc:
-            raise InputError(param, _os_rule("write in", directory, exc)) from None
+            rule = _os_rule("write in", directory, exc)
+            raise InputError(param, rule if path is None else f"{rule} (writing {path})") from None
         os.close(fd)
         with contextlib.suppress(OSError):
             os.unlink(probe)
 
 
-def _check_parent(path: Path, param: str) -> None:
-    parent = _parent(path)
+def check_parent(path: str | os.PathLike, param: str) -> None:
+    """The folder of ``path`` exists and accepts a new file (probed), or ``InputError``."""
+    parent = _parent(Path(path))
     if not parent.is_dir():
         what = "is not a directory" if parent.exists() else "does not exist"
         raise InputError(param, f"directory {parent} {what}")
-    _probe(parent, param)
+    _probe(parent, param, Path(path))
+
+
+_check_parent = check_parent
+
+
+def lockable_destination(path: str | os.PathLike) -> bool:
+    """Whether ``path`` names an entry a lock can sit next to (not ``.``, ``..`` or ``/``)."""
+    return Path(path).name not in ("", ".", "..")
 
 
 def check_writable(path: str | os.PathLike, *, force: bool, param: str = "out") -> Path:
@@ -300,8 +325,8 @@ class _Output:
     param: str
     directory: bool
     replace: bool
-    lock: _journal.DestinationLock | None = None
     backup: Path | None = None
+    old_ino: int | None = None
     published: bool = False
 
 
@@ -311,6 +336,7 @@ class OutputTransaction:
     Use as a context manager::
 
         with OutputTransaction(replace=False) as tx:
+            tx.lock([(out, "out"), (report_path, "report")])  # before any existence check
             table = tx.add(out, param="out")
             report = tx.add(report_path, param="report")
             with tx.writing("out"):
@@ -319,19 +345,23 @@ class OutputTransaction:
                 report.write_text(...)
             tx.commit()
 
-    :meth:`add` locks the destination for this run (a concurrent run is
-    refused), completes a commit a killed run left half done
-    (:mod:`synthamp.release._journal`), removes stale temporaries, and creates the
-    temporary output readable by the owner only (0600; a folder 0700).
-    Leaving the block without :meth:`commit` (an exception, an interrupt)
-    removes every temporary file and releases the locks.
+    :meth:`lock` locks every destination of the run (a concurrent run is
+    refused), then completes the commits killed runs left half done
+    (:mod:`synthamp.release._journal`; only journals of this user naming only
+    these destinations) and removes stale temporaries: all of it before the
+    caller checks whether an output exists. :meth:`add` locks its destination
+    the same way if :meth:`lock` did not, and creates the temporary output
+    readable by the owner only (0600; a folder 0700). Leaving the block without
+    :meth:`commit` (an exception, an interrupt) removes every temporary file and
+    releases the locks.
 
-    The commit, with SIGINT, SIGTERM and SIGHUP held back until it is over,
-    journals every output, moves existing destinations aside, publishes each
-    temporary output (without ``replace``: exclusively, never over a file that
-    appeared meanwhile), gives it its mode and only then deletes the old
-    versions (a folder file by file, only what its manifest lists); a failure
-    part-way restores them; a kill part-way is completed by the next run.
+    The commit, with SIGINT, SIGTERM and SIGHUP held back process-wide until it
+    is over (:mod:`synthamp.release._signals`), journals every output, moves
+    existing destinations aside, publishes each temporary output (without
+    ``replace``: exclusively, never over a file that appeared meanwhile), gives
+    it its mode and only then deletes the old versions (a folder file by file,
+    only what its manifest lists); a failure part-way restores them; a kill
+    part-way is completed by the next run.
 
     Parameters
     ----------
@@ -344,21 +374,49 @@ class OutputTransaction:
     Attributes
     ----------
     stale : list of Path
-        Temporary files of earlier, killed runs that :meth:`add` removed.
+        Temporary files of earlier, killed runs that were removed.
     recovered : list of str
-        What :meth:`add` did to complete commits of killed runs.
+        What was done to complete commits of killed runs (and what was left alone).
     run_id : str
         This transaction's id (written into dataset manifests).
     """
 
     def __init__(self, *, replace: bool = True, mode: int | None = None) -> None:
         self._outputs: list[_Output] = []
+        self._locks: dict[str, _journal.DestinationLock] = {}
         self.stale: list[Path] = []
         self.recovered: list[str] = []
         self._committed = False
         self.replace = replace
         self.mode = mode
         self.run_id = secrets.token_hex(8)
+
+    def lock(self, destinations: list[tuple[str | os.PathLike, str]]) -> None:
+        """Lock every ``(path, param)`` destination, then complete what killed runs left.
+
+        Call it with all the run's destinations before checking whether they
+        exist: a commit a killed run left half done is completed first (a journal
+        naming a destination not among them is left untouched, with a warning).
+        """
+        new = []
+        for path, param in destinations:
+            final = Path(path)
+            if _key(final) in self._locks:
+                continue
+            with signals_held():  # an interrupt never loses a lock taken but not yet kept
+                lock = _journal.acquire_lock(final, param)
+                self._locks[_key(final)] = lock
+            if lock.held:  # the lock proves that a journal's writer is dead
+                new.append(final)
+        if not new:
+            return
+        finals = [Path(key) for key, lock in self._locks.items() if lock.held]
+        completed = _journal.recover(*finals)
+        self.recovered += completed
+        COMPLETED.extend(line.split(": ", 1)[0] for line in completed if ": published" in line)
+        for final in new:
+            keep = _journal.journaled_names(final)  # a journal left for another run's outputs
+            self.stale += remove_stale_temporaries(final, self.recovered, keep)
 
     def add(
         self,
@@ -379,24 +437,17 @@ class OutputTransaction:
         for output in self._outputs:
             if output.final.resolve() == final.resolve():
                 raise InputError(param, f"{final} is also the --{output.param} output")
-        lock = _journal.acquire_lock(final, param)
-        try:
-            if lock.held:  # the lock proves that the journal's writer is dead
-                self.recovered += _journal.recover(final)
-            self.stale += remove_stale_temporaries(final, self.recovered)
-            self._check_destination(final, param, directory, replace)
-            temp = temporary_name(final)
-            # a signal between creating the temporary and registering it would leave it
-            # behind: both happen with the signals held
-            with self.writing(param), _signals_held():
-                if directory:
-                    temp.mkdir(mode=0o700)
-                else:
-                    os.close(os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-                self._outputs.append(_Output(final, temp, param, directory, replace, lock))
-        except BaseException:
-            lock.release()
-            raise
+        self.lock([(final, param)])
+        self._check_destination(final, param, directory, replace)
+        temp = temporary_name(final)
+        # a signal between creating the temporary and registering it would leave it
+        # behind: both happen with the signals held
+        with self.writing(param), signals_held():
+            if directory:
+                temp.mkdir(mode=0o700)
+            else:
+                os.close(os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            self._outputs.append(_Output(final, temp, param, directory, replace))
         return temp
 
     @staticmethod
@@ -414,18 +465,21 @@ class OutputTransaction:
 
     @contextlib.contextmanager
     def writing(self, param: str) -> Iterator[None]:
-        """Turn an OSError inside the block into ``InputError(param, ...)``."""
+        """Turn an OSError inside the block into ``InputError(param, ...)`` naming the output."""
         try:
             yield
         except OSError as exc:
             raise InputError(param, _os_rule("write", self._where(exc, param), exc)) from None
 
     def _where(self, exc: OSError, param: str) -> Path | str:
-        """The destination an OSError concerns (never the temporary name)."""
+        """The destination an OSError concerns (never a temporary, journal or lock name)."""
         if exc.filename:
             path = Path(exc.filename)
             for output in self._outputs:
-                if path in (output.temp, output.backup) or output.temp in path.parents:
+                hidden = f".{output.final.name}.synthamp-"
+                if path == output.final or output.temp in path.parents:
+                    return output.final
+                if path.name.startswith(hidden) and _parent(path) == _parent(output.final):
                     return output.final
             return path
         for output in self._outputs:
@@ -448,28 +502,36 @@ class OutputTransaction:
         }
         (output.temp / MANIFEST_NAME).write_text(json.dumps(manifest, indent=1), "utf-8")
 
+    def _prepare(self, output: _Output) -> None:
+        """Before the journal: the manifest, and the name the old version will take."""
+        st = lstat_or_none(output.temp)
+        if st is None:
+            raise FileNotFoundError(2, "nothing was written", str(output.temp))
+        reason = foreign_reason(st, directory=output.directory)
+        if reason:  # swapped in a shared folder: never published
+            raise InputError(
+                output.param, f"{output.final}: its temporary copy was replaced by {reason}"
+            )
+        if output.directory:
+            self._write_manifest(output)
+        if os.path.lexists(output.final):
+            if not output.replace:
+                raise InputError(
+                    output.param, f"{output.final} appeared during the run; not overwriting it"
+                )
+            self._check_destination(output.final, output.param, output.directory, output.replace)
+            output.backup = temporary_name(output.final, ".old")
+            output.old_ino = os.lstat(output.final).st_ino
+
     def commit(self) -> None:
         """Publish every output (see the class docstring)."""
         mode = default_mode() if self.mode is None else self.mode
         journals: list[Path] = []
-        with _signals_held():
+        with signals_held():
             try:
                 for output in self._outputs:
                     with self.writing(output.param):
-                        if not output.temp.exists():
-                            raise FileNotFoundError(2, "nothing was written", str(output.temp))
-                        if output.directory:
-                            self._write_manifest(output)
-                        if os.path.lexists(output.final):
-                            if not output.replace:
-                                raise InputError(
-                                    output.param,
-                                    f"{output.final} appeared during the run; not overwriting it",
-                                )
-                            self._check_destination(
-                                output.final, output.param, output.directory, output.replace
-                            )
-                            output.backup = temporary_name(output.final, ".old")
+                        self._prepare(output)
                 with self.writing(self._outputs[0].param if self._outputs else "out"):
                     journals = _journal.write_journals(
                         [self._journal_entry(output, mode) for output in self._outputs]
@@ -496,9 +558,9 @@ class OutputTransaction:
             PUBLISHED.extend(output.final for output in self._outputs)
             for output in self._outputs:
                 if output.backup is not None:
-                    _journal._remove_backup(output.backup, output.directory)
+                    _journal._remove_backup(output.backup, output.directory, output.old_ino)
             _journal.remove_journals(journals)
-        self._release()
+            self._release()
 
     @staticmethod
     def _journal_entry(output: _Output, mode: int) -> dict:
@@ -507,7 +569,10 @@ class OutputTransaction:
             "temp": str(output.temp.absolute()),
             "backup": None if output.backup is None else str(output.backup.absolute()),
             "directory": output.directory,
+            "replace": output.replace,
             "mode": mode,
+            "temp_ino": os.lstat(output.temp).st_ino,
+            "old_ino": output.old_ino,
         }
 
     @staticmethod
@@ -542,7 +607,7 @@ class OutputTransaction:
                 with contextlib.suppress(OSError):
                     os.replace(output.final, output.temp)
                 output.published = False
-            if output.backup is not None and output.backup.exists():
+            if output.backup is not None and os.path.lexists(output.backup):
                 with contextlib.suppress(OSError):
                     os.replace(output.backup, output.final)
 
@@ -551,42 +616,43 @@ class OutputTransaction:
             _remove(output.temp)
 
     def _release(self) -> None:
-        for output in self._outputs:
-            if output.lock is not None:
-                output.lock.release()
-                output.lock = None
+        for lock in self._locks.values():
+            lock.release()
+        self._locks.clear()
 
     def __enter__(self) -> OutputTransaction:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        try:
-            if not self._committed:
-                self._discard()
-        finally:
-            self._release()
+        # A second interrupt never leaves a temporary or a lock behind: the clean-up runs
+        # with the signals held, and again if one struck as the block opened.
+        interrupted = None
+        for _ in range(3):
+            try:
+                with signals_held():
+                    if not self._committed:
+                        self._discard()
+                    self._release()
+                break
+            except BaseException as caught:
+                interrupted = interrupted or caught
+        if interrupted is not None:
+            raise interrupted
+
+
+def _key(path: Path) -> str:
+    return os.path.normpath(os.path.abspath(path))
 
 
 _nothing = contextlib.nullcontext
 
 #: Every output this process published (the command line's message after a late interrupt).
 PUBLISHED: list[Path] = []
+#: Every output of an earlier, killed run whose commit this process completed.
+COMPLETED: list[str] = []
 
-#: Signals held back while a commit renames (the command line turns them into exceptions).
-HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """Defer SIGINT, SIGTERM and SIGHUP until the block is over (main thread only)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+_signals_held = signals_held  # the name the callers know
+__all__ += ["HELD_SIGNALS"]
 
 
 @contextlib.contextmanager

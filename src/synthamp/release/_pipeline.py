@@ -52,7 +52,13 @@ from synthamp.release._distributed import (
     local_cluster,
     write_partitions_dask,
 )
-from synthamp.release._io import OutputTransaction, check_directory_output, check_writable
+from synthamp.release._io import (
+    OutputTransaction,
+    check_directory_output,
+    check_parent,
+    check_writable,
+    lockable_destination,
+)
 from synthamp.release._monitor import ReleaseMonitor, stale_messages
 from synthamp.release._options import release_mode
 from synthamp.release._partitioned import generator_partitions, write_partitions
@@ -180,16 +186,29 @@ def _check_numbers(o: dict) -> dict:
     return o
 
 
-def _check_outputs(o: dict) -> tuple[Path, str, tuple[Path, Path, Path]]:
-    """Step 2: the input first (never inside an output), then the outputs."""
+def _check_outputs(
+    o: dict, transaction: OutputTransaction
+) -> tuple[Path, str, tuple[Path, Path, Path]]:
+    """Step 2: the input first (never inside an output), then the outputs.
+
+    Every destination is locked, and a commit a killed run left half done is
+    completed, *before* it is checked whether an output exists (so that a run
+    without ``--force`` repairs what the killed one left, then refuses).
+    """
     partitioned = o["partitions"] is not None
     out = check_output_name(o["out"], param="out", folder=partitioned)
     reports = report_paths(out, o["report"])
     in_memory = hasattr(o["data"], "columns")  # a pandas DataFrame
     check_paths(None if in_memory else o["data"], out, reports, partitioned=partitioned)
     if not partitioned:
+        fmt = _tabular.table_format(o["out"], param="out")
+    destinations = [(out, "out"), *((path, "report") for path in reports)]
+    lockable = [(path, param) for path, param in destinations if lockable_destination(path)]
+    for path, param in lockable:
+        check_parent(path, param)
+    transaction.lock(lockable)
+    if not partitioned:
         out_path = _tabular.check_table_output(o["out"], force=o["force"], param="out")
-        fmt = _tabular.table_format(out_path, param="out")
     else:
         out_path = check_directory_output(o["out"], force=o["force"], param="out")
         fmt = "parquet"
@@ -344,14 +363,15 @@ def release_table(
         is written.
     """
     o = _check_numbers(dict(locals()))
-    out_path, fmt, reports = _check_outputs(o)
     if design is not None:  # the m × m work must fit: m from the table's shape, no value read
         check_design_memory(_records(data, o["targets"], o["features"]))
     recorder = _Recorder(monitor or ReleaseMonitor())
     partitioned = partitions is not None
     with OutputTransaction(replace=force, mode=o["mode"]) as transaction:
-        # Every destination locked for this run (a concurrent run is refused), then the table.
+        # Every destination locked for this run (a concurrent run is refused) and what a
+        # killed run left completed, then the existence checks, then the table.
         try:
+            out_path, fmt, reports = _check_outputs(o, transaction)
             table_tmp = transaction.add(out_path, param="out", directory=partitioned)
             report_tmps = [transaction.add(path, param="report") for path in reports]
         finally:  # what was cleaned or put back, also when a check then fails
