@@ -47,6 +47,12 @@ from synthamp.release._designs import (
     design_bounds,
     design_model,
 )
+from synthamp.release._orthogonal import (
+    ORTHOGONAL,
+    OrthogonalBounds,
+    orthogonal_bounds,
+    orthogonal_gram_rows,
+)
 from synthamp.release._partitioned import PartitionTask, partitions_root, plan_partitions
 from synthamp.release._ridge import OBJECTIVE, _draw_with_factor, _gram_factor, _perturb, clip_rows
 from synthamp.report._privacy import (
@@ -82,6 +88,12 @@ ROW_PERMUTATIONS: dict[str, str] = {
     "model does not depend on the records' order and no permutation is needed; the design's "
     "seed is public and recorded.",
 }
+#: The orthogonal design's sentence (its ``row_permutation`` is "order-free").
+ORTHOGONAL_ORDER = (
+    "On the orthogonal design the release depends on the records only through YᵀY, whatever "
+    "their order, so no permutation is needed; VᵀV was sampled from its exact law without "
+    "forming the design, whose seed is public and recorded."
+)
 
 
 def row_permutation(entropy: np.random.SeedSequence, n_records: int) -> NDArray[np.intp]:
@@ -162,7 +174,12 @@ class DesignRelease:
     def seed_policy(self) -> str:
         """Where the noise and the rows' order came from (the generator's wording, then the
         design's own sentence)."""
-        return f"{seed_policy(self.seeded)} {ROW_PERMUTATIONS[self.row_permutation]}"
+        order = (
+            ORTHOGONAL_ORDER
+            if self.design.name == ORTHOGONAL
+            else ROW_PERMUTATIONS[self.row_permutation]
+        )
+        return f"{seed_policy(self.seeded)} {order}"
 
     def sample(self, n: int) -> NDArray[np.float64]:
         """``n`` synthetic records σ_z·gR, g ~ N(0, I_k): exactly the law of ZV given V."""
@@ -400,7 +417,7 @@ class DesignAccounting:
 
 
 def account_design(
-    bounds: DesignBounds,
+    bounds: DesignBounds | OrthogonalBounds,
     width: int,
     out_dim: int,
     epsilon: float,
@@ -470,9 +487,10 @@ def design_release(
     targets : array_like
         The private columns Y (m × k, or m): rows clipped to ‖yᵢ‖ <= ``label_bound``
         (a per-record map, which keeps adjacency).
-    design : {"random-seeds", "random-features"}
+    design : {"random-seeds", "random-features", "orthogonal"}
     width : int
-        D, up to 10⁶ (memory and time linear in D, m × m dual).
+        D, up to 10⁶ (memory and time linear in D, m × m dual; ``orthogonal``: D >= m,
+        closed-form bounds and VᵀV sampled from its exact law, O(mk² + k³) whatever D).
     seed : int
         The design's public seed (record it; it is not the noise's).
     epsilon, delta : float
@@ -512,8 +530,11 @@ def design_release(
     delta = check_open_unit("delta", delta)
     adjacency = check_adjacency(adjacency, k)
     label_bound = check_positive("label_bound", label_bound)
-    public = PublicDesign(design, width, m, seed, inputs=inputs)
-    bounds = design_bounds(public, ridge, label_bound)  # certified, or refused naming ridge/width
+    public = PublicDesign(design, width, m, seed, inputs=inputs)  # orthogonal: D >= m
+    if design == ORTHOGONAL:  # G = g·I_m exactly: closed forms, no m × m work
+        bounds = orthogonal_bounds(m, ridge, label_bound)
+    else:  # certified, or refused naming ridge/width
+        bounds = design_bounds(public, ridge, label_bound)
     accounted = account_design(
         bounds, public.width, k, epsilon, delta, adjacency=adjacency, accountant=accountant
     )
@@ -522,16 +543,22 @@ def design_release(
     scale = check_positive("seed_scale", scale)
     # one root (OS entropy, or the research seed) for the noise, the draws and the rows' order
     noise_seq, sample_seq, order_seq = np.random.SeedSequence(random_state).spawn(3)
-    if public.inputs is None:  # seeds sit at positions: the records take uniform ones
+    noise = np.random.Generator(np.random.PCG64(noise_seq))
+    if design == ORTHOGONAL:  # VᵀV from its exact law; g·YᵀY does not depend on the order
+        rows = orthogonal_gram_rows(clip_rows(y, label_bound), public.width, ridge, sigma, noise)
+        factor = scale * _gram_factor(rows)
+        del rows
+        order = "order-free"
+    elif public.inputs is None:  # seeds sit at positions: the records take uniform ones
         y = y[row_permutation(order_seq, m)]
         order = "secret" if random_state is None else "seeded"
     else:  # row i is φ(uᵢ) of record i's own inputs: v does not depend on the order
         order = "order-free"
-    # v and N live only in this block (never printed, logged or written)
-    model = design_model(public, clip_rows(y, label_bound), bounds.dual, bounds.norms)
-    _perturb(model, sigma, np.random.Generator(np.random.PCG64(noise_seq)))
-    factor = scale * _gram_factor(model)
-    del model
+    if design != ORTHOGONAL:  # v and N live only in this block (never printed, logged, written)
+        model = design_model(public, clip_rows(y, label_bound), bounds.dual, bounds.norms)
+        _perturb(model, sigma, noise)
+        factor = scale * _gram_factor(model)
+        del model
     comparison = None
     if k == 1 or (k == 2 and public.width <= MAX_DIM_K2):
         orders = comparison_orders(accounted.guarantee.optimal_order)
