@@ -174,7 +174,8 @@ def test_the_release_draws_from_the_sampler_with_the_noise_stream():
     out = design_release(y, "orthogonal", 40, seed=9, epsilon=1.0, delta=1e-5, ridge=RIDGE,
                          random_state=11, time_budget=None)  # fmt: skip
     noise_seq = np.random.SeedSequence(11).spawn(3)[0]
-    rows = orthogonal_gram_rows(y, 40, RIDGE, out.sigma, np.random.Generator(np.random.PCG64(noise_seq)))
+    noise = np.random.Generator(np.random.PCG64(noise_seq))
+    rows = orthogonal_gram_rows(y, 40, RIDGE, out.sigma, noise)
     assert out._factor == pytest.approx(out.seed_scale * _gram_factor(rows), rel=1e-12)
     assert out.to_dict()["row_permutation"] == "order-free"
     assert "only through YᵀY" in out.seed_policy
@@ -225,8 +226,12 @@ def test_the_plan_gives_the_release_numbers(adjacency):
     out = design_release(y, "orthogonal", 5000, seed=4, epsilon=1.0, delta=1e-5, ridge=0.1,
                          adjacency=adjacency, time_budget=None)  # fmt: skip
     assert (row.sigma, row.sensitivity, row.norm_bound) == (
-        out.sigma, out.sensitivity, out.norm_bound
+        out.sigma,
+        out.sensitivity,
+        out.norm_bound,
     )
     assert (row.gram_sensitivity, row.sigma_norm, row.sigma_gram) == (
-        out.gram_sensitivity, out.sigma_norm, out.sigma_gram
+        out.gram_sensitivity,
+        out.sigma_norm,
+        out.sigma_gram,
     )

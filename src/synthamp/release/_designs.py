@@ -60,7 +60,6 @@ from numpy.typing import ArrayLike, NDArray
 from synthamp._budget import report_status
 from synthamp._kinds import privacy_quantity
 from synthamp._validation import InputError, check_integer, check_positive
-from synthamp.release._orthogonal import ORTHOGONAL, check_orthogonal_width, orthonormal_rows
 from synthamp.release._design_gram import (
     CERTIFIED_RELATIVE_ERROR,
     DesignSpectrum,
@@ -71,6 +70,7 @@ from synthamp.release._design_gram import (
     spectrum_from_kernel,
     spectrum_from_matrix,
 )
+from synthamp.release._orthogonal import ORTHOGONAL, check_orthogonal_width, orthonormal_rows
 
 __all__ = [
     "ADJACENCIES",
@@ -323,8 +323,11 @@ def design_spectrum(design: PublicDesign) -> DesignSpectrum:
     and the m × D matrix is never held)."""
     m, width = design.n_records, design.width
     if design.name == ORTHOGONAL:  # its bounds are closed forms: no m × m work
-        raise InputError("design", "the orthogonal design's bounds are closed forms "
-                         "(synthamp.release._orthogonal.orthogonal_bounds)")
+        raise InputError(
+            "design",
+            "the orthogonal design's bounds are closed forms "
+            "(synthamp.release._orthogonal.orthogonal_bounds)",
+        )
     if width < m or (width < 2 * m and m * width <= DENSE_ENTRIES):
         norms = design.row_norms()
         return spectrum_from_matrix(np.hstack(list(design.blocks(norms))), norms=norms)
