@@ -3,6 +3,7 @@ release's VᵀV sampled from its exact law, checked against an explicit design."
 
 from __future__ import annotations
 
+import json
 import math
 import time
 import tracemalloc
@@ -235,3 +236,33 @@ def test_the_plan_gives_the_release_numbers(adjacency):
         out.sigma_norm,
         out.sigma_gram,
     )
+
+
+def test_the_cli_refuses_a_width_below_m_in_one_line(tmp_path, monkeypatch, capsys):
+    from synthamp.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(2)
+    pd = pytest.importorskip("pandas")
+    pd.DataFrame({"y": np.tanh(rng.normal(size=30))}).to_csv("t.csv", index=False)
+    common = ["--data", "t.csv", "--targets", "y", "--label-bound", "1", "--epsilon", "1",
+              "--delta", "1e-5", "--design", "orthogonal", "--design-seed", "3"]  # fmt: skip
+    for args in (
+        ["release", *common, "--ridge", "0.01", "--width", "29", "--n-syn", "10", "--out", "s.csv"],
+        ["plan", *common, "--width", "29"],
+    ):
+        capsys.readouterr()
+        assert main([*args, "--no-progress"]) == 2
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("synthamp: error: --width: "), lines
+        assert "D >= m = 30" in lines[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]  # nothing written
+    capsys.readouterr()
+    args = ["release", *common, "--ridge", "0.01", "--width", "30", "--n-syn", "10", "--out",
+            "s.csv", "--no-progress"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "the accounting is exact" in out
+    assert "the accounting is exact" in (tmp_path / "s.privacy.md").read_text()
+    report = json.loads((tmp_path / "s.privacy.json").read_text())
+    assert report["design"] == "orthogonal" and report["row_permutation"] == "order-free"

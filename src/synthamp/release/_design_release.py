@@ -88,6 +88,12 @@ ROW_PERMUTATIONS: dict[str, str] = {
     "model does not depend on the records' order and no permutation is needed; the design's "
     "seed is public and recorded.",
 }
+#: What the Gram adjacency is on an orthogonal design (k = 1), in the summary and the report.
+ORTHOGONAL_EXACT = (
+    "On this orthogonal design the Gram adjacency's worst case is realised (one record going "
+    "from B to 0, every other record 0): the accounting is exact, not only an upper bound "
+    "(docs/theory.md §19)."
+)
 #: The orthogonal design's sentence (its ``row_permutation`` is "order-free").
 ORTHOGONAL_ORDER = (
     "On the orthogonal design the release depends on the records only through YᵀY, whatever "
@@ -276,9 +282,16 @@ class DesignRelease:
                 "(the baseline is the Gaussian mechanism on ‖v‖² with its public-design "
                 f"sensitivity s₂ = {self.gram_sensitivity:.4g}: the same statistic, same (ε, δ))"
             )
+        if self._exact_on_orthogonal:
+            lines.append(ORTHOGONAL_EXACT)
         if self.seeded:
             lines.append(f"warning: {SEEDED_WARNING}. {self.seed_policy}")
         return lines + self._comparison_lines()
+
+    @property
+    def _exact_on_orthogonal(self) -> bool:
+        """k = 1 under the Gram adjacency on an orthogonal design: the corner is realised."""
+        return self.design.name == ORTHOGONAL and self.adjacency == "gram"
 
     def _comparison_lines(self) -> list[str]:
         """The accounted RDP beside concrete pairs (and, k = 2, the searched Gram pairs)."""
@@ -318,6 +331,7 @@ class DesignRelease:
             + f" (used: {self.adjacency}); releasing the model needs "
             f"{g.sigma_post_processing:.4g}: noise saved is not utility.",
             self.comparison.sentence() if self.comparison else f"Concrete pairs: {_BEYOND}.",
+            *([ORTHOGONAL_EXACT] if self._exact_on_orthogonal else []),
         ]
         report = PrivacyReport(
             epsilon=g.epsilon, delta=self.delta, optimal_order=g.optimal_order,

@@ -189,7 +189,8 @@ def plan_table(
     _check_design_plan(
         design, design_seed, adjacency, widths, feature_cols, n_syn, releases, method
     )
-    m, d, k = read_shape(data, target_cols, feature_cols, param="data")
+    # a design reads no feature column: d >= k applies only without one
+    m, d, k = read_shape(data, target_cols, feature_cols, param="data", need_features=not design)
     if design is None:
         plan = plan_release(
             n_records=m, n_features=d, n_targets=k, label_bound=label_bound, epsilon=epsilon,
