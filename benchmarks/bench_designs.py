@@ -12,8 +12,12 @@ min(2CΔ, C²) (``synthamp.utility.gaussian_gram_sigma``) and on ‖v‖² with 
 Median |error| of a Gaussian: 0.6745·σ_G. Time and peak memory (ru_maxrss) of the design
 bounds per width.
 
-Run by hand: ``python benchmarks/bench_designs.py [--out PATH]`` (writes a Markdown table,
-default docs/benchmarks/designs.md).
+``--design orthogonal``: the same rows on the orthogonal design (seed rows orthonormal,
+G = g·I exactly; closed-form bounds, ‖v‖² = g·Σyᵢ² on every such design, no m × m work),
+at D = 10⁴, 10⁵, 10⁶ (default output docs/benchmarks/designs_orthogonal.md).
+
+Run by hand: ``python benchmarks/bench_designs.py [--design NAME] [--out PATH]`` (writes a
+Markdown table, default docs/benchmarks/designs.md).
 """
 
 from __future__ import annotations
@@ -29,11 +33,13 @@ from _common import machine_summary, write_report
 from synthamp.accountant import calibrate_sigma
 from synthamp.accountant._pld import gaussian_sigma
 from synthamp.release._designs import PublicDesign, design_bounds, design_model
+from synthamp.release._orthogonal import orthogonal_bounds
 from synthamp.utility import gaussian_gram_sigma
 
 EPSILON, DELTA, SEED = 1.0, 1e-5, 7
 MEDIAN_ABS = 0.6744897501960817  # median of |N(0, 1)|
 WIDTHS = ((2000, 1e-3), (2000, 1e-2), (10**4, 1e-2), (10**5, 1e-2), (10**6, 1e-2))
+ORTHOGONAL_WIDTHS = ((10**4, 1e-2), (10**5, 1e-2), (10**6, 1e-2))
 
 
 def records_error(lam_v: float, sigma: float, width: int, rng: np.random.Generator) -> float:
@@ -44,8 +50,11 @@ def records_error(lam_v: float, sigma: float, width: int, rng: np.random.Generat
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--out", default="docs/benchmarks/designs.md")
+    parser.add_argument("--design", default="random-seeds", choices=("random-seeds", "orthogonal"))
+    parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    orthogonal = args.design == "orthogonal"
+    out = args.out or f"docs/benchmarks/designs{'_orthogonal' if orthogonal else ''}.md"
     # heavy: scikit-learn, for the data set only
     from sklearn.datasets import load_wine
 
@@ -60,15 +69,19 @@ def main() -> None:
         "AG ‖v‖² (2CΔ) | AG ‖v‖² (s₂) | AG Σy² | Gram PLD / AG Σy² |",
         "|" + "---|" * 20,
     ]
-    for width, ridge in WIDTHS:
+    for width, ridge in ORTHOGONAL_WIDTHS if orthogonal else WIDTHS:
         start = time.perf_counter()
-        design = PublicDesign("random-seeds", width, m, SEED)
-        bounds = design_bounds(design, ridge, 1.0)  # certified (synthamp.release._design_gram)
-        model = design_model(design, y, bounds.dual, bounds.norms)
+        if orthogonal:  # closed forms; ‖v‖² = g·Σyᵢ² on every orthonormal design
+            bounds = orthogonal_bounds(m, ridge, 1.0)
+            lam_v = bounds.gram_scale * float(np.sum(y**2))
+        else:
+            design = PublicDesign("random-seeds", width, m, SEED)
+            bounds = design_bounds(design, ridge, 1.0)  # certified (release._design_gram)
+            model = design_model(design, y, bounds.dual, bounds.norms)
+            lam_v = float(np.sum(model**2))
+            del model
         elapsed = time.perf_counter() - start
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
-        lam_v = float(np.sum(model**2))
-        del model
         c, s, s2 = bounds.norm_bound, bounds.sensitivity, bounds.gram_sensitivity
         common = dict(dim=width, norm_bound=c, sensitivity=s)
         sig = {
@@ -91,16 +104,18 @@ def main() -> None:
         lines.append("| " + " | ".join(f"{x:.4g}" for x in row) + " |")
         print(lines[-1], flush=True)
     head = [
-        "# Wide public designs on wine (`python benchmarks/bench_designs.py`)",
+        f"# Wide public designs on wine (`python benchmarks/bench_designs.py --design "
+        f"{args.design}`)",
         "",
-        f"{datetime.date.today()}, {machine_summary()}. Time: design kernel, bounds and model "
-        "(wall, shared machine); peak RSS of the whole process. σ by the RDP accountant and "
+        f"{datetime.date.today()}, {machine_summary()}. Time: "
+        + ("the closed-form bounds" if orthogonal else "design kernel, bounds and model")
+        + " (wall, shared machine); peak RSS of the whole process. σ by the RDP accountant and "
         "by the exact profile (PLD, one release); errors: median relative error of the "
         "debiased second moment (norm: PLD σ); AG: Analyze Gauss, median relative error. "
         "See docs/gram-adjacency.md.",
         "",
     ]
-    write_report(args.out, head + lines + [""])
+    write_report(out, head + lines + [""])
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from synthamp.cli import main
 from synthamp.cli.plan import plan as plan_command
 from synthamp.cli.release import release as release_command
 
-DESIGNS = ("none", "random-seeds", "random-features")
+DESIGNS = ("none", "random-seeds", "random-features", "orthogonal")
 
 
 @dataclass
@@ -75,11 +75,11 @@ def every(check: Check | str) -> dict[str, Check | str]:
 
 
 def design_only(check: Check | str) -> dict[str, Check | str]:
-    return {"none": REFUSED, "random-seeds": check, "random-features": check}
+    return {"none": REFUSED, **dict.fromkeys(DESIGNS[1:], check)}
 
 
 def generator_only(check: Check | str) -> dict[str, Check | str]:
-    return {"none": check, "random-seeds": REFUSED, "random-features": REFUSED}
+    return {**dict.fromkeys(DESIGNS, REFUSED), "none": check}
 
 
 @pytest.fixture
@@ -112,6 +112,7 @@ DESIGN_ARGS = {
         "--design", "random-features", "--width", "120", "--design-seed", "9",
         "--public-inputs", "a,b",
     ],
+    "orthogonal": ["--design", "orthogonal", "--width", "120", "--design-seed", "9"],
 }  # fmt: skip
 
 
@@ -179,7 +180,10 @@ RELEASE_OPTIONS: dict[str, Option] = {
     ),
     "public_inputs": Option(
         ("--public-inputs", "a"),
-        {"none": REFUSED, "random-seeds": REFUSED, "random-features": changed("sensitivity")},
+        {
+            **dict.fromkeys(("none", "random-seeds", "orthogonal"), REFUSED),
+            "random-features": changed("sensitivity"),
+        },
     ),
     "no_progress": Option(
         (), every(lambda b, r: True in r.shows and True not in b.shows), drop=("--no-progress",)
@@ -312,16 +316,16 @@ def _row(key: str) -> Check:
 
 
 def _plan_design_only(check):
-    return {"none": REFUSED, "random-seeds": check, "random-features": REFUSED}
+    return {"none": REFUSED, "random-seeds": check, "random-features": REFUSED, "orthogonal": check}
 
 
 def _plan_generator_only(check):
-    return {"none": check, "random-seeds": REFUSED, "random-features": REFUSED}
+    return {**dict.fromkeys(DESIGNS, REFUSED), "none": check}
 
 
 def _plan_every(check):
     # random-features cannot be planned from the table's shape: refused, naming --design
-    return {"none": check, "random-seeds": check, "random-features": REFUSED}
+    return {**dict.fromkeys(DESIGNS, check), "random-features": REFUSED}
 
 
 PLAN_OPTIONS: dict[str, Option] = {
@@ -331,6 +335,7 @@ PLAN_OPTIONS: dict[str, Option] = {
             "none": ("--targets", "c,y"),
             "random-seeds": ("--targets", "c,y", "--adjacency", "norm"),  # gram: k = 1 only
             "random-features": ("--targets", "c,y"),
+            "orthogonal": ("--targets", "c,y", "--adjacency", "norm"),
         },
         _plan_every(lambda b, r: r.report["data"]["n_targets"] == 2),
     ),
@@ -349,7 +354,11 @@ PLAN_OPTIONS: dict[str, Option] = {
     "releases": Option(("--releases", "2"), _plan_generator_only(_row("sigma"))),
     "method": Option(("--accounting", "global"), _plan_generator_only(_row("sigma"))),
     "design": Option((), _plan_every(lambda b, r: True)),  # the axis of this walk
-    "design_seed": Option(("--design-seed", "4"), _plan_design_only(_row("sensitivity"))),
+    "design_seed": Option(
+        ("--design-seed", "4"),
+        # the orthogonal design's bounds do not depend on its seed (G = g·I exactly): recorded
+        {**_plan_design_only(_row("sensitivity")), "orthogonal": _row("design_seed")},
+    ),
     "adjacency": Option(
         ("--adjacency", "norm"),
         _plan_design_only(lambda b, r: r.report["rows"][0]["sigma"] > b.report["rows"][0]["sigma"]),
@@ -370,6 +379,7 @@ PLAN_DESIGN_ARGS = {
     "none": [],
     "random-seeds": ["--design", "random-seeds", "--width", "120", "--design-seed", "9"],
     "random-features": ["--design", "random-features", "--width", "120", "--design-seed", "9"],
+    "orthogonal": ["--design", "orthogonal", "--width", "120", "--design-seed", "9"],
 }
 
 

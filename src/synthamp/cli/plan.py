@@ -34,7 +34,7 @@ __all__ = ["plan"]
     click.option("--accounting", "method", type=LibraryChoice("synthamp.release", "PLAN_METHODS"),
                  default="exact", show_default=True, help="Amplification-aware accounting method."),
     click.option("--design", type=LibraryChoice("synthamp.release", "DESIGNS"), default=None,
-                 help="Plan a public design of each --width (random-seeds; not with "
+                 help="Plan a public design of each --width (random-seeds or orthogonal; not with "
                  "--features, --n-syn, --releases or --accounting other than exact)."),
     click.option("--design-seed", type=int, default=None, metavar="S",
                  help="The design's public seed."),

@@ -144,8 +144,10 @@ _JSON = ("--json as_json", "Print one JSON object describing what was written.",
      dict(type=int, metavar="TRIALS")),
     ("--design", "Regress the targets on a public design of width --width (random-seeds: a "
      "public random seed per record, records in a secret random order; random-features: random "
-     "Fourier features of the columns declared public by --public-inputs), accounted with the "
-     "certified public-design bounds. Only the target columns are protected. Not with --features, "
+     "Fourier features of the columns declared public by --public-inputs; orthogonal: the seed "
+     "rows orthonormalised, D ≥ m, exact closed-form bounds, VᵀV sampled from its exact law "
+     "without forming the design), accounted with the certified public-design bounds. Only "
+     "the target columns are protected. Not with --features, "
      "--norm-bound, --feature-scale, --sigma, --audit or an --accounting other than exact.",
      dict(type=click.Choice(DESIGNS))),
     ("--width", "Width of --design.", dict(type=int, metavar="D")),

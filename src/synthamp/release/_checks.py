@@ -202,7 +202,7 @@ def check_scale_options(partitions, n_syn: int, distributed: bool, scheduler) ->
 #: refused with one line before the table is read; docs/theory.md §19).
 NOT_WITH_DESIGN: dict[str, str] = {
     "sigma": "--design calibrates σ: give --epsilon and --delta",
-    "features": "a design release reads no feature column (random-seeds uses none; "
+    "features": "a design release reads no feature column (random-seeds and orthogonal use none; "
     "random-features reads the public columns named by --public-inputs)",
     "norm_bound": "a design release uses its design's own certified bound C (docs/theory.md §19)",
     "feature_scale": "a design release scales no feature (the design's rows have unit norm)",

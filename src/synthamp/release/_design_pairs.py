@@ -41,6 +41,7 @@ from synthamp.accountant._k2_search import _raise_by_pairs
 from synthamp.divergence._plateau import plateau_scaled
 from synthamp.divergence._wishart import MAX_DIM_K2, MAX_TRACE_K2
 from synthamp.release._designs import DesignBounds, gram_sensitivity_terms
+from synthamp.release._orthogonal import OrthogonalBounds
 
 __all__ = [
     "DesignPairComparison",
@@ -295,7 +296,7 @@ def comparison_orders(optimal_order: float | None) -> NDArray[np.float64]:
 
 def compare_design_accounting(
     release: SyntheticDataRelease,
-    bounds: DesignBounds,
+    bounds: DesignBounds | OrthogonalBounds,
     label_bound: float,
     alpha: ArrayLike,
     *,
@@ -308,8 +309,9 @@ def compare_design_accounting(
     ----------
     release : SyntheticDataRelease
         The accounted unlimited release (k = 1 or 2) on the design.
-    bounds : DesignBounds
-        The design's bounds and its public G = MᵀM.
+    bounds : DesignBounds or OrthogonalBounds
+        The design's bounds and its public G = MᵀM (an orthogonal design's: g·I₁, every
+        record alike, :class:`synthamp.release._orthogonal.OrthogonalBounds`).
     label_bound : float
         B.
     alpha : float or sequence of float

@@ -7,7 +7,9 @@ exactly, without reading a value, and calibrates σ as :func:`design_release` wo
 norm model and (k = 1) the Gram adjacency (:func:`account_design`). ``random-features``
 depends on the inputs' values and is not planned from the shape.
 
-Cost: the m × m kernel K = XXᵀ, O(m²·D) per width (streamed by blocks, memory O(m²)).
+Cost: the m × m kernel K = XXᵀ, O(m²·D) per width (streamed by blocks, memory O(m²));
+``orthogonal``: none (closed forms, :func:`synthamp.release._orthogonal.orthogonal_bounds`,
+the same numbers as its release).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from synthamp.release._designs import (
     design_bounds,
     design_spectrum,
 )
+from synthamp.release._orthogonal import ORTHOGONAL, check_orthogonal_width, orthogonal_bounds
 from synthamp.release._planning import DEFAULT_RIDGES, Plan, PlanRow
 from synthamp.release._ridge import check_release_scale
 from synthamp.utility import gram_error_bound
@@ -90,10 +93,10 @@ def plan_design(
         m ≥ 2.
     n_targets : int, default 1
         k (the Gram adjacency needs k = 1).
-    design : {"random-seeds"}
+    design : {"random-seeds", "orthogonal"}
         The public design (``random-features`` needs the inputs' values).
     widths : sequence of int
-        Widths D (1 … 10⁶).
+        Widths D (1 … 10⁶; ``orthogonal``: m … 10⁶, refused below m naming ``width``).
     design_seed : int
         The design's public seed (the release must use the same one).
     label_bound, epsilon, delta : float
@@ -109,10 +112,10 @@ def plan_design(
     """
     m = check_integer("n_records", n_records, 2)
     k = check_integer("n_targets", n_targets, 1)
-    if design != "random-seeds":
+    if design not in ("random-seeds", ORTHOGONAL):
         raise InputError(
-            "design", "only random-seeds is planned from the table's shape (random-features "
-            "depends on the inputs' values)",
+            "design", "only random-seeds and orthogonal are planned from the table's shape "
+            "(random-features depends on the inputs' values)",
         )  # fmt: skip
     adjacency = check_adjacency(adjacency, k)
     label_bound = check_positive("label_bound", label_bound)
@@ -124,14 +127,23 @@ def plan_design(
         raise InputError("ridge" if not ridges else "width", "give at least one value")
     for ridge in ridges:
         check_release_scale(label_bound, ridge, {"label bound B": log(label_bound)})
-    check_design_memory(m)  # before the m × m work allocates anything
+    if design == ORTHOGONAL:  # closed forms: no m × m work
+        widths = [check_orthogonal_width(w, m) for w in widths]
+    else:
+        check_design_memory(m)  # before the m × m work allocates anything
     rows = []
     best_error, kept = float("inf"), None
     for width in widths:
-        report_status(f"{design} design of width {width:,}: the m × m kernel (public)")
-        spectrum = design_spectrum(PublicDesign(design, width, m, design_seed))
+        spectrum = None
+        if design != ORTHOGONAL:  # orthogonal: closed forms, no m × m work
+            report_status(f"{design} design of width {width:,}: the m × m kernel (public)")
+            spectrum = design_spectrum(PublicDesign(design, width, m, design_seed))
         for ridge in ridges:
-            bounds = design_bounds(spectrum, ridge, label_bound)
+            bounds = (
+                orthogonal_bounds(m, ridge, label_bound)
+                if spectrum is None
+                else design_bounds(spectrum, ridge, label_bound)
+            )
             check_release_scale(label_bound, ridge, design_scale_logs(bounds))
             accounted = account_design(bounds, width, k, epsilon, delta, adjacency=adjacency)
             g, utility = accounted.guarantee, accounted.utility

@@ -48,6 +48,12 @@ from synthamp.release._designs import (
     design_bounds,
     design_model,
 )
+from synthamp.release._orthogonal import (
+    ORTHOGONAL,
+    OrthogonalBounds,
+    orthogonal_bounds,
+    orthogonal_gram_rows,
+)
 from synthamp.release._partitioned import PartitionTask, partitions_root, plan_partitions
 from synthamp.release._ridge import (
     OBJECTIVE,
@@ -90,6 +96,18 @@ ROW_PERMUTATIONS: dict[str, str] = {
     "model does not depend on the records' order and no permutation is needed; the design's "
     "seed is public and recorded.",
 }
+#: What the Gram adjacency is on an orthogonal design (k = 1), in the summary and the report.
+ORTHOGONAL_EXACT = (
+    "On this orthogonal design the Gram adjacency's worst case is realised (one record going "
+    "from B to 0, every other record 0): the accounting is exact, not only an upper bound "
+    "(docs/theory.md §19)."
+)
+#: The orthogonal design's sentence (its ``row_permutation`` is "order-free").
+ORTHOGONAL_ORDER = (
+    "On the orthogonal design the release depends on the records only through YᵀY, whatever "
+    "their order, so no permutation is needed; VᵀV was sampled from its exact law without "
+    "forming the design, whose seed is public and recorded."
+)
 
 
 def row_permutation(entropy: np.random.SeedSequence, n_records: int) -> NDArray[np.intp]:
@@ -170,7 +188,12 @@ class DesignRelease:
     def seed_policy(self) -> str:
         """Where the noise and the rows' order came from (the generator's wording, then the
         design's own sentence)."""
-        return f"{seed_policy(self.seeded)} {ROW_PERMUTATIONS[self.row_permutation]}"
+        order = (
+            ORTHOGONAL_ORDER
+            if self.design.name == ORTHOGONAL
+            else ROW_PERMUTATIONS[self.row_permutation]
+        )
+        return f"{seed_policy(self.seeded)} {order}"
 
     def sample(self, n: int) -> NDArray[np.float64]:
         """``n`` synthetic records σ_z·gR, g ~ N(0, I_k): exactly the law of ZV given V."""
@@ -267,9 +290,16 @@ class DesignRelease:
                 "(the baseline is the Gaussian mechanism on ‖v‖² with its public-design "
                 f"sensitivity s₂ = {self.gram_sensitivity:.4g}: the same statistic, same (ε, δ))"
             )
+        if self._exact_on_orthogonal:
+            lines.append(ORTHOGONAL_EXACT)
         if self.seeded:
             lines.append(f"warning: {SEEDED_WARNING}. {self.seed_policy}")
         return lines + self._comparison_lines()
+
+    @property
+    def _exact_on_orthogonal(self) -> bool:
+        """k = 1 under the Gram adjacency on an orthogonal design: the corner is realised."""
+        return self.design.name == ORTHOGONAL and self.adjacency == "gram"
 
     def _comparison_lines(self) -> list[str]:
         """The accounted RDP beside concrete pairs (and, k = 2, the searched Gram pairs)."""
@@ -309,6 +339,7 @@ class DesignRelease:
             + f" (used: {self.adjacency}); releasing the model needs "
             f"{g.sigma_post_processing:.4g}: noise saved is not utility.",
             self.comparison.sentence() if self.comparison else f"Concrete pairs: {_BEYOND}.",
+            *([ORTHOGONAL_EXACT] if self._exact_on_orthogonal else []),
         ]
         report = PrivacyReport(
             epsilon=g.epsilon, delta=self.delta, optimal_order=g.optimal_order,
@@ -420,7 +451,7 @@ def design_scale_logs(bounds: DesignBounds) -> dict[str, float]:
 
 
 def account_design(
-    bounds: DesignBounds,
+    bounds: DesignBounds | OrthogonalBounds,
     width: int,
     out_dim: int,
     epsilon: float,
@@ -490,9 +521,10 @@ def design_release(
     targets : array_like
         The private columns Y (m × k, or m): rows clipped to ‖yᵢ‖ <= ``label_bound``
         (a per-record map, which keeps adjacency).
-    design : {"random-seeds", "random-features"}
+    design : {"random-seeds", "random-features", "orthogonal"}
     width : int
-        D, up to 10⁶ (memory and time linear in D, m × m dual).
+        D, up to 10⁶ (memory and time linear in D, m × m dual; ``orthogonal``: D >= m,
+        closed-form bounds and VᵀV sampled from its exact law, O(mk² + k³) whatever D).
     seed : int
         The design's public seed (record it; it is not the noise's).
     epsilon, delta : float
@@ -534,9 +566,12 @@ def design_release(
     label_bound = check_positive("label_bound", label_bound)
     ridge = check_positive("ridge", ridge)
     check_release_scale(label_bound, ridge, {"label bound B": math.log(label_bound)})
-    check_design_memory(m)  # before the m × m work allocates anything
-    public = PublicDesign(design, width, m, seed, inputs=inputs)
-    bounds = design_bounds(public, ridge, label_bound)  # certified, or refused naming ridge/width
+    public = PublicDesign(design, width, m, seed, inputs=inputs)  # orthogonal: D >= m
+    if design == ORTHOGONAL:  # G = g·I_m exactly: closed forms, no m × m work
+        bounds = orthogonal_bounds(m, ridge, label_bound)
+    else:  # certified, or refused naming ridge/width
+        check_design_memory(m)  # before the m × m work allocates anything
+        bounds = design_bounds(public, ridge, label_bound)
     check_release_scale(label_bound, ridge, design_scale_logs(bounds))
     accounted = account_design(
         bounds, public.width, k, epsilon, delta, adjacency=adjacency, accountant=accountant
@@ -546,16 +581,22 @@ def design_release(
     scale = check_positive("seed_scale", scale)
     # one root (OS entropy, or the research seed) for the noise, the draws and the rows' order
     noise_seq, sample_seq, order_seq = np.random.SeedSequence(random_state).spawn(3)
-    if public.inputs is None:  # seeds sit at positions: the records take uniform ones
+    noise = np.random.Generator(np.random.PCG64(noise_seq))
+    if design == ORTHOGONAL:  # VᵀV from its exact law; g·YᵀY does not depend on the order
+        rows = orthogonal_gram_rows(clip_rows(y, label_bound), public.width, ridge, sigma, noise)
+        factor = scale * _gram_factor(rows)
+        del rows
+        order = "order-free"
+    elif public.inputs is None:  # seeds sit at positions: the records take uniform ones
         y = y[row_permutation(order_seq, m)]
         order = "secret" if random_state is None else "seeded"
     else:  # row i is φ(uᵢ) of record i's own inputs: v does not depend on the order
         order = "order-free"
-    # v and N live only in this block (never printed, logged or written)
-    model = design_model(public, clip_rows(y, label_bound), bounds.dual, bounds.norms)
-    _perturb(model, sigma, np.random.Generator(np.random.PCG64(noise_seq)))
-    factor = scale * _gram_factor(model)
-    del model
+    if design != ORTHOGONAL:  # v and N live only in this block (never printed, logged, written)
+        model = design_model(public, clip_rows(y, label_bound), bounds.dual, bounds.norms)
+        _perturb(model, sigma, noise)
+        factor = scale * _gram_factor(model)
+        del model
     comparison = None
     if k == 1 or (k == 2 and public.width <= MAX_DIM_K2):
         orders = comparison_orders(accounted.guarantee.optimal_order)

@@ -39,6 +39,9 @@ The designs (``DESIGNS``), each a deterministic function of a recorded
   φ(u) = cos(uW + b), W ~ N(0, 1/γ²) (p × D), b ~ U[0, 2π), rows normalised to
   ‖xᵢ‖ = 1. Only a public design if the inputs u are public: random features of
   private inputs make M depend on the data, and then docs/theory.md §13 applies.
+* ``orthogonal``: the Gaussian rows of ``random-seeds`` orthonormalised (D >= m), so
+  G = g·I_m exactly: its bounds are closed forms and its release samples VᵀV from its
+  exact law without forming the design (:mod:`synthamp.release._orthogonal`).
 
 Memory and time are flat in D beyond ``DENSE_ENTRIES``: K is accumulated block by
 block (m × BLOCK_COLUMNS at a time, never a dense m × D matrix), v = Xᵀα with
@@ -67,6 +70,7 @@ from synthamp.release._design_gram import (
     spectrum_from_kernel,
     spectrum_from_matrix,
 )
+from synthamp.release._orthogonal import ORTHOGONAL, check_orthogonal_width, orthonormal_rows
 
 __all__ = [
     "ADJACENCIES",
@@ -83,7 +87,7 @@ __all__ = [
 ]
 
 #: The public designs.
-DESIGNS: tuple[str, ...] = ("random-seeds", "random-features")
+DESIGNS: tuple[str, ...] = ("random-seeds", "random-features", ORTHOGONAL)
 
 #: Adjacencies of a design release: the reachable Gram pairs (k = 1), or the norm model.
 ADJACENCIES: tuple[str, ...] = ("gram", "norm")
@@ -113,9 +117,9 @@ class PublicDesign:
 
     Parameters
     ----------
-    name : {"random-seeds", "random-features"}
+    name : {"random-seeds", "random-features", "orthogonal"}
     width : int
-        D, 1 <= D <= 10⁶.
+        D, 1 <= D <= 10⁶ (``orthogonal``: D >= m).
     n_records : int
         m.
     seed : int
@@ -157,7 +161,9 @@ class PublicDesign:
             gamma = math.sqrt(inputs.shape[1]) if self.bandwidth is None else self.bandwidth
             object.__setattr__(self, "bandwidth", check_positive("bandwidth", gamma))
         elif self.inputs is not None:
-            raise InputError("inputs", "random-seeds takes no inputs")
+            raise InputError("inputs", f"{self.name} takes no inputs")
+        if self.name == ORTHOGONAL:
+            check_orthogonal_width(width, self.n_records)
 
     def _raw_blocks(self) -> Iterator[NDArray[np.float64]]:
         """The unnormalised design, block by block (m × ≤ BLOCK_COLUMNS)."""
@@ -165,7 +171,7 @@ class PublicDesign:
         for j, start in enumerate(range(0, self.width, BLOCK_COLUMNS)):
             b = min(BLOCK_COLUMNS, self.width - start)
             rng = np.random.default_rng([self.seed, j])  # public randomness, recorded seed
-            if self.name == "random-seeds":
+            if self.name != "random-features":  # random-seeds, orthogonal (before Gram–Schmidt)
                 yield rng.standard_normal((m, b))
             else:
                 p = self.inputs.shape[1]
@@ -181,7 +187,12 @@ class PublicDesign:
         return np.sqrt(sq)
 
     def blocks(self, norms: NDArray[np.float64] | None = None) -> Iterator[NDArray[np.float64]]:
-        """The design X with unit rows (‖xᵢ‖ = 1), block by block."""
+        """The design X with unit rows (‖xᵢ‖ = 1), block by block (``orthogonal``: the
+        column blocks of :meth:`dense`, small widths only)."""
+        if self.name == ORTHOGONAL:
+            x = self.dense()
+            yield from (x[:, j : j + BLOCK_COLUMNS] for j in range(0, self.width, BLOCK_COLUMNS))
+            return
         norms = self.row_norms() if norms is None else norms
         if np.any(norms == 0):
             raise InputError("design", "a design row is zero; choose another seed")
@@ -246,7 +257,10 @@ class PublicDesign:
         return gamma(h + 6) / ((1.0 - gamma(h)) * (1.0 - u) ** 2)
 
     def dense(self) -> NDArray[np.float64]:
-        """The whole design X (m × D): for tests and small widths only."""
+        """The whole design X (m × D): for tests and small widths only (``orthogonal``:
+        the Gaussian rows of ``random-seeds`` orthonormalised)."""
+        if self.name == ORTHOGONAL:
+            return orthonormal_rows(np.hstack(list(self._raw_blocks())))
         return np.hstack(list(self.blocks()))
 
 
@@ -308,6 +322,12 @@ def design_spectrum(design: PublicDesign) -> DesignSpectrum:
     :meth:`PublicDesign.kernel` with its per-entry error bound (well conditioned for D >= 2m,
     and the m × D matrix is never held)."""
     m, width = design.n_records, design.width
+    if design.name == ORTHOGONAL:  # its bounds are closed forms: no m × m work
+        raise InputError(
+            "design",
+            "the orthogonal design's bounds are closed forms "
+            "(synthamp.release._orthogonal.orthogonal_bounds)",
+        )
     if width < m or (width < 2 * m and m * width <= DENSE_ENTRIES):
         norms = design.row_norms()
         return spectrum_from_matrix(np.hstack(list(design.blocks(norms))), norms=norms)

@@ -182,7 +182,7 @@ def plan_table(
         Generator widths (whole numbers; default the table's feature count; required
         with ``design``).
     design, design_seed, adjacency : optional
-        A public design (``random-seeds``) of each width, its public seed and the
+        A public design (``random-seeds`` or ``orthogonal``) of each width, its public seed and the
         adjacency σ is calibrated for (default "gram"): the plan of ``release --design``
         (:func:`~synthamp.release.plan_design`: certified Δ, C, s₂; one unlimited release).
         Every option applies to the design (or to none) or is refused before the table
@@ -203,7 +203,8 @@ def plan_table(
     _check_design_plan(
         design, design_seed, adjacency, widths, feature_cols, n_syn, releases, method
     )
-    m, d, k = read_shape(data, target_cols, feature_cols, param="data")
+    # a design reads no feature column: d >= k applies only without one
+    m, d, k = read_shape(data, target_cols, feature_cols, param="data", need_features=not design)
     if design is None:
         plan = plan_release(
             n_records=m, n_features=d, n_targets=k, label_bound=label_bound, epsilon=epsilon,
@@ -227,16 +228,16 @@ def _check_design_plan(design, design_seed, adjacency, widths, features, n_syn, 
             if value is not None:
                 raise InputError(name, "applies only with --design")
         return
-    if design != "random-seeds":
+    if design not in ("random-seeds", "orthogonal"):
         raise InputError(
-            "design", "only random-seeds is planned from the table's shape (random-features "
-            "needs the public inputs' values: release it, or plan random-seeds)",
+            "design", "only random-seeds and orthogonal are planned from the table's shape "
+            "(random-features needs the public inputs' values: release it, or plan random-seeds)",
         )  # fmt: skip
     if widths is None or design_seed is None:
         raise InputError("design", "needs --width D (one or more) and --design-seed S")
     one = "plans one unlimited release with exact accounting"
     if features is not None:
-        raise InputError("features", "a random-seeds design uses no feature column")
+        raise InputError("features", f"a {design} design uses no feature column")
     for name, value, default in (("n_syn", n_syn, None), ("releases", releases, 1)):
         if value != default:
             raise InputError(name, f"--design {one}")

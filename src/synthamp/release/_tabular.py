@@ -373,13 +373,15 @@ def read_shape(
     features: Sequence[str] | None = None,
     *,
     param: str = "data",
+    need_features: bool = True,
 ) -> tuple[int, int, int]:
     """The shape (m records, d features, k targets) of a table, without reading its values.
 
     Parquet: the file's metadata (row count and schema). CSV: the header line,
     and a count of its records by the parser of :func:`read_table` (quoted line
     breaks stay inside a record); no value is kept. Features default to every column that is
-    not a target.
+    not a target. ``need_features=False`` (a public design, which reads no feature column)
+    drops the rule d >= k.
 
     Returns
     -------
@@ -425,7 +427,7 @@ def read_shape(
             raise InputError("features", f"column {printable(name)!r} is also a target")
     if records < 2:
         raise InputError(param, f"needs at least 2 records, got {records}")
-    if len(targets) > len(features):
+    if need_features and len(targets) > len(features):
         raise InputError(
             "targets", f"k = {len(targets)} targets exceed d = {len(features)} features; need d ≥ k"
         )
