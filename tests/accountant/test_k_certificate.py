@@ -1,0 +1,98 @@
+"""The certified guarantee of a k ≥ 2 release on a public design (docs/theory.md §20)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from synthamp import InputError
+from synthamp.accountant._angle_reduction import orthogonal_node_rdp
+from synthamp.accountant._gaussian import gaussian_epsilon
+from synthamp.accountant._k_certificate import (
+    PublicDesignRelease,
+    account_certified,
+    calibrate_certified,
+)
+
+M, RIDGE = 178, 1e-2
+G = (1 + M * RIDGE) ** -2  # an orthogonal design: G = g·I (docs/theory.md §20)
+
+
+def _release(dim: int = 400, sigma: float = 0.2, releases: int = 1) -> PublicDesignRelease:
+    return PublicDesignRelease.from_gram(G * np.eye(M), 1.0, dim, 2, sigma, releases)
+
+
+def test_from_gram_on_an_orthogonal_design():
+    release = _release()
+    assert release.canonical_norm == pytest.approx(math.sqrt(G), rel=1e-12)
+    assert release.realised_norm == pytest.approx(math.sqrt(G), rel=1e-12)
+    assert release.sensitivity == pytest.approx(2 * math.sqrt(G), rel=1e-12)
+
+
+def test_the_guarantee_is_certified_and_brackets_the_truth():
+    result = account_certified(_release(), 1e-5)
+    assert result.kind == "certified"
+    assert result.bound == "angle certificate"
+    assert result.epsilon == result.epsilon_certificate < result.epsilon_post_processing
+    assert result.epsilon_post_processing == pytest.approx(
+        gaussian_epsilon(1e-5, 2 * math.sqrt(G), 0.2), rel=1e-9
+    )
+    # lower ≤ the π/2 node's own ε ≤ the certificate
+    assert 0 < result.epsilon_lower_realised < result.epsilon_orthogonal_node < result.epsilon
+    assert result.certified_over_lower == pytest.approx(
+        result.epsilon / result.epsilon_lower_realised
+    )
+    assert 1.0 < result.certified_over_lower < 1.3
+    # the certificate's curve is above the π/2 node at width d − k, by the grid's overhead
+    node, err = orthogonal_node_rdp(result.rdp.orders, 400 - 2, math.sqrt(G), 0.2)
+    assert np.all(result.rdp.rdp >= node + err)
+    assert np.all(result.rdp.rdp <= 1.05 * (node + err))
+    assert np.all(result.rdp.rdp_lower <= result.rdp.rdp)
+    assert set(result.to_dict()) >= {"epsilon_lower_realised", "certified_over_lower", "kind"}
+
+
+def test_releases_compose():
+    one = account_certified(_release(), 1e-5)
+    three = account_certified(_release(releases=3), 1e-5)
+    assert three.epsilon > one.epsilon
+    assert three.epsilon_lower_realised > one.epsilon_lower_realised
+    # the curve of one run, tripled, converts to at least the composed ε on its orders
+    tripled = 3 * one.rdp
+    assert np.all(tripled.rdp >= 0)
+    assert three.epsilon_post_processing == pytest.approx(
+        gaussian_epsilon(1e-5, 2 * math.sqrt(3 * G), 0.2), rel=1e-9
+    )
+
+
+def test_post_processing_is_the_guarantee_where_it_is_smaller():
+    """Large σ/c*: a narrow design (d = 4, c*/σ small) against Δ/σ; whichever is smaller."""
+    release = PublicDesignRelease(4, 2, canonical_norm=5.0, sensitivity=0.1, sigma=1.0)
+    assert account_certified(release, 1e-5).certificate is None  # the grid cannot win
+    result = account_certified(release, 1e-5)
+    assert result.bound == "post-processing"
+    assert result.epsilon == result.epsilon_post_processing < result.epsilon_certificate
+    assert result.epsilon_lower_realised is None and result.certified_over_lower is None
+
+
+def test_calibration_meets_the_target_near_its_smallest_sigma():
+    release = _release()
+    result = calibrate_certified(release, 1.0, 1e-5)
+    assert result.epsilon <= 1.0
+    assert result.epsilon > 0.98
+    below = account_certified(release.with_sigma(result.sigma * 0.99), 1e-5)
+    assert below.epsilon > 1.0
+
+
+def test_inputs_are_refused_with_their_parameter():
+    with pytest.raises(InputError, match="out_dim"):
+        PublicDesignRelease(10, 1, 1.0, 1.0, 1.0)
+    with pytest.raises(InputError, match="dim"):
+        PublicDesignRelease(3, 2, 1.0, 1.0, 1.0)
+    with pytest.raises(InputError, match="realised_norm"):
+        PublicDesignRelease(10, 2, 1.0, 1.0, 1.0, realised_norm=2.0)
+    with pytest.raises(InputError, match="delta"):
+        account_certified(_release(), 1.5)
+    with pytest.raises(InputError, match="release"):
+        account_certified("release", 1e-5)
