@@ -31,10 +31,11 @@ def test_from_gram_on_an_orthogonal_design():
     assert release.sensitivity == pytest.approx(2 * math.sqrt(G), rel=1e-12)
 
 
-def test_the_guarantee_is_certified_and_brackets_the_truth():
-    result = account_certified(_release(), 1e-5)
+def test_the_grid_route_is_certified_and_brackets_the_truth():
+    result = account_certified(_release(), 1e-5, route="grid")
     assert result.kind == "certified"
     assert result.bound == "angle certificate"
+    assert result.pld is None
     assert result.epsilon == result.epsilon_certificate < result.epsilon_post_processing
     assert result.epsilon_post_processing == pytest.approx(
         gaussian_epsilon(1e-5, 2 * math.sqrt(G), 0.2), rel=1e-9
@@ -53,9 +54,23 @@ def test_the_guarantee_is_certified_and_brackets_the_truth():
     assert set(result.to_dict()) >= {"epsilon_lower_realised", "certified_over_lower", "kind"}
 
 
+def test_the_node_route_is_the_orthogonal_node_s_pld_between_the_lower_bound_and_the_grid():
+    result = account_certified(_release(), 1e-5, check_grid=True)
+    assert (result.route, result.bound, result.kind) == ("node", "orthogonal node", "certified")
+    assert result.epsilon == result.epsilon_node
+    # the PLD of the node beats its RDP conversion, and the grid (which assumes no theorem)
+    assert result.epsilon_node < result.epsilon_orthogonal_node < result.epsilon_certificate
+    # the realised pair at width d (c = B√g, here = c*) is below the node at width d − 2
+    assert 0.9 < result.epsilon_lower_realised / result.epsilon < 1.0
+    assert result.certified_over_lower < 1.1
+    data = result.to_dict()
+    assert data["epsilon_lower_realised"] == result.epsilon_lower_realised
+    assert data["certified_over_lower"] == result.certified_over_lower
+
+
 def test_releases_compose():
-    one = account_certified(_release(), 1e-5)
-    three = account_certified(_release(releases=3), 1e-5)
+    one = account_certified(_release(), 1e-5, route="grid")
+    three = account_certified(_release(releases=3), 1e-5, route="grid")
     assert three.epsilon > one.epsilon
     assert three.epsilon_lower_realised > one.epsilon_lower_realised
     # the curve of one run, tripled, converts to at least the composed ε on its orders
@@ -69,20 +84,23 @@ def test_releases_compose():
 def test_post_processing_is_the_guarantee_where_it_is_smaller():
     """Large σ/c*: a narrow design (d = 4, c*/σ small) against Δ/σ; whichever is smaller."""
     release = PublicDesignRelease(4, 2, canonical_norm=5.0, sensitivity=0.1, sigma=1.0)
-    assert account_certified(release, 1e-5).certificate is None  # the grid cannot win
-    result = account_certified(release, 1e-5)
+    result = account_certified(release, 1e-5, route="grid")
+    assert result.certificate is None  # the grid cannot win: not computed
     assert result.bound == "post-processing"
     assert result.epsilon == result.epsilon_post_processing < result.epsilon_certificate
     assert result.epsilon_lower_realised is None and result.certified_over_lower is None
 
 
-def test_calibration_meets_the_target_near_its_smallest_sigma():
+@pytest.mark.parametrize("route", ["node", "grid"])
+def test_calibration_meets_the_target_near_its_smallest_sigma(route):
     release = _release()
-    result = calibrate_certified(release, 1.0, 1e-5)
+    result = calibrate_certified(release, 1.0, 1e-5, route=route)
+    assert result.route == route
     assert result.epsilon <= 1.0
     assert result.epsilon > 0.98
-    below = account_certified(release.with_sigma(result.sigma * 0.99), 1e-5)
+    below = account_certified(release.with_sigma(result.sigma * 0.99), 1e-5, route=route)
     assert below.epsilon > 1.0
+    assert result.epsilon_lower_realised is not None
 
 
 def test_inputs_are_refused_with_their_parameter():
@@ -96,3 +114,5 @@ def test_inputs_are_refused_with_their_parameter():
         account_certified(_release(), 1.5)
     with pytest.raises(InputError, match="release"):
         account_certified("release", 1e-5)
+    with pytest.raises(InputError, match="route"):
+        account_certified(_release(), 1e-5, route="pld")
