@@ -116,3 +116,15 @@ def test_inputs_are_refused_with_their_parameter():
         account_certified("release", 1e-5)
     with pytest.raises(InputError, match="route"):
         account_certified(_release(), 1e-5, route="pld")
+
+
+def test_the_dp_accounting_export_is_the_node_s_pld():
+    pytest.importorskip("dp_accounting")  # the optional 'export' extra
+    from synthamp.accountant._export import to_dp_accounting_pld, to_prv
+
+    release = _release(releases=2)
+    exported = to_dp_accounting_pld(release, discretization=1e-3)
+    ours = account_certified(release, 1e-5)
+    assert exported.get_epsilon_for_delta(1e-5) == pytest.approx(ours.epsilon_node, rel=1e-6)
+    with pytest.raises(InputError, match="release"):
+        to_prv(release)

@@ -68,6 +68,7 @@ from synthamp.accountant._angle_grid import (
 from synthamp.accountant._angle_reduction import (
     _orthogonal_node_pld,
     _orthogonal_node_rdp,
+    canonical_norm,
 )
 from synthamp.accountant._gaussian import _gaussian_epsilon
 from synthamp.accountant._pld import PairPld, gaussian_sigma
@@ -157,8 +158,6 @@ class PublicDesignRelease:
 
         ``gram_error`` bounds |G̃ᵢⱼ − Gᵢⱼ| entrywise (:func:`canonical_norm`).
         """
-        from synthamp.accountant._angle_reduction import canonical_norm
-
         norms = canonical_norm(gram, label_bound, gram_error)
         g = np.asarray(gram, dtype=float)
         top = float(np.max(np.diag(g))) + float(gram_error)
