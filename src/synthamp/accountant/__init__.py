@@ -51,7 +51,7 @@ Statistic-level adjacency (``_gram_adjacency``)
    in_gram_adjacency    -- whether pairs (‖v‖², ‖w‖²) lie in the reachable set
 
 Several target columns on a public design (``_angle_reduction``, ``_angle_grid``, ...)
--------------------------------------------------------------------------------------
+--------------------------------------------------------------------------------------
 
 .. autosummary::
    :toctree: generated/
