@@ -107,3 +107,44 @@ def test_the_certificate_refuses_orders_beyond_the_engine_and_narrow_widths():
         certified_angle_rdp([128.0], 10, 1.0)
     with pytest.raises(InputError, match="dim"):
         certified_angle_rdp([2.0], 1, 1.0)
+
+
+# --------------------------------------------------------------------------- the angle theorem
+
+
+def test_the_family_increases_with_the_angle():
+    """The angle theorem (docs/theory.md §20): D_α(c, φ) nondecreasing in φ, each step
+    beyond the engine's error bounds, up to the orthogonal node."""
+    dim, amp = 6, 1.2
+    phis = [0.4, 0.9, 1.3, 1.5, math.pi / 2]
+    lows = [_canonical_lower(dim, amp, phi) for phi in phis]
+    highs = [_canonical(dim, amp, phi) for phi in phis]
+    for upper, lower in zip(highs[:-1], lows[1:], strict=True):
+        assert np.all(upper < lower)
+
+
+def _circular_correlation(f: np.ndarray, g: np.ndarray, shifts: np.ndarray) -> np.ndarray:
+    """s ↦ ∫f(τ)g(τ − s)dτ at the grid shifts s = shift·2π/n (direct sums: no FFT
+    rounding across the values' dynamic range)."""
+    return np.array([np.sum(f * np.roll(g, k)) for k in shifts]) * (2 * np.pi / f.size)
+
+
+def test_the_proof_s_circle_step_on_random_eigenvalues():
+    """Step 3 of the proof: given the eigenvalues, ∫h^α(τ)h^{1−α}(τ − s)dτ is nondecreasing
+    in s ∈ [0, π] for h(τ) = ₀F₁(d/2; c²(A + B cos τ)/4); and the lemma fails without its
+    hypothesis (a density with two bumps), so the check can fail."""
+    from scipy.special import hyp0f1
+
+    rng = np.random.default_rng(7)
+    tau = np.linspace(0, 2 * np.pi, 2048, endpoint=False)
+    shifts = np.arange(0, 1025, 16)  # s from 0 to π
+    for _ in range(40):
+        dim, c2, alpha = int(rng.integers(2, 40)), rng.uniform(0.1, 20), rng.uniform(1.05, 30)
+        l1, l2 = np.sort(rng.gamma(dim / 2, 2, 2))[::-1]
+        log_h = np.log(hyp0f1(dim / 2, c2 * ((l1 + l2) / 2 + (l1 - l2) / 2 * np.cos(tau)) / 4))
+        log_h -= log_h.max()
+        corr = _circular_correlation(np.exp(alpha * log_h), np.exp((1 - alpha) * log_h), shifts)
+        assert np.all(np.diff(corr) >= -1e-12 * corr[:-1])
+    two_bumps = np.exp(3 * np.cos(2 * tau)) + 0.1
+    corr = _circular_correlation(two_bumps**2, two_bumps**-1.0, shifts)
+    assert np.any(np.diff(corr) < 0)

@@ -72,9 +72,11 @@ from synthamp.accountant._angle_reduction import (
 )
 from synthamp.accountant._gaussian import _gaussian_epsilon
 from synthamp.accountant._pld import PairPld, gaussian_sigma
+from synthamp.accountant._profile import DEFAULT_TAIL, beyond_exact_profile
 from synthamp.accountant._releases import (
     DEFAULT_ORDERS,
     RdpCurve,
+    SyntheticDataRelease,
     _curve,
     _epsilon,
     _epsilon_terms,
@@ -263,12 +265,32 @@ def _best_orders(rdp: NDArray[np.float64], delta: float, count: int = 3) -> NDAr
     return np.arange(lo, lo + count)
 
 
+def _node_pld(
+    width: int, amp: float, count: int, rdp: NDArray[np.float64], orders: NDArray[np.float64]
+) -> PairPld | None:
+    """The node's PLD (T runs) on a loss grid of at most ~2·10⁵ points per direction, or None
+    past the exact profile's range (:func:`synthamp.accountant._profile.beyond_exact_profile`,
+    the k = 1 rule: the pair (a, 0) has norm and step a). The grid's step is
+    max(1e-3, top/10⁵), top the node's RDP bound on ε at δ = 10⁻¹⁸ (where the PLD's grid
+    ends): a coarser grid only loosens the pessimistic PLD and its companion."""
+    if beyond_exact_profile(SyntheticDataRelease(width, 1, amp, amp, 1.0, None)):
+        return None
+    top = _epsilon(orders, rdp, DEFAULT_TAIL, warn=False)[0]
+    h = max(_PLD_DISCRETIZATION, top / 1e5)
+    try:
+        return _orthogonal_node_pld(width, amp, count, h)
+    except (InputError, OverflowError):  # the k = 1 profile's tails out of range (tiny d, a
+        return None  # in the hundreds): the node is not computed, post-processing stands
+
+
 def _realised_lower(release: PublicDesignRelease, orders: NDArray[np.float64], delta: float):
-    """(ε lower bound at δ, RDP lower bound per order) of the realised orthogonal pair, T runs."""
+    """(ε lower bound at δ, RDP lower bound per order) of the realised orthogonal pair, T runs
+    (ε lower bound 0 past the exact profile's range: no lower bound)."""
     amp, count = release.realised_norm / release.sigma, release.releases
-    pld = _orthogonal_node_pld(release.dim, amp, count, _PLD_DISCRETIZATION)
     value, error = _orthogonal_node_rdp(orders, release.dim, amp)
-    return float(pld.epsilon_lower(delta)), np.maximum(count * (value - error), 0.0)
+    pld = _node_pld(release.dim, amp, count, count * (value + error), orders)
+    lower = 0.0 if pld is None else float(pld.epsilon_lower(delta))
+    return lower, np.maximum(count * (value - error), 0.0)
 
 
 def _check_route(route: str) -> str:
@@ -343,11 +365,9 @@ def _account_certified(
     eps_node = eps_cert = math.inf
     order = math.nan
     if route == "node":
-        try:
-            pld = _orthogonal_node_pld(width, amp, count, _PLD_DISCRETIZATION)
+        pld = _node_pld(width, amp, count, node_rdp, orders)
+        if pld is not None:
             eps_node = float(pld.epsilon(delta))
-        except InputError:  # a loss grid past its size (ε in the hundreds): post-processing
-            pld = None
     # the certificate is at least the π/2 node (its last interval is that node at c·f ≥ c,
     # and D_α grows with c there), so where the node's ε is already post-processing's,
     # the grid cannot win and is not computed
@@ -458,8 +478,9 @@ def calibrate_certified(
 
         def pld_excess(log_sigma: float) -> float:
             amp = release.canonical_norm / math.exp(log_sigma)
-            pld = _orthogonal_node_pld(width, amp, count, _PLD_DISCRETIZATION)
-            return float(pld.epsilon(delta)) - target
+            value, error = _orthogonal_node_rdp(DEFAULT_ORDERS, width, amp)
+            pld = _node_pld(width, amp, count, count * (value + error), DEFAULT_ORDERS)
+            return math.inf if pld is None else float(pld.epsilon(delta)) - target
 
         sigma = _log_root(pld_excess, math.log(hi) - 0.25, math.log(hi), rtol)
         return _account_certified(release.with_sigma(min(sigma, sigma_post)), delta, nodes)
