@@ -128,3 +128,18 @@ def test_the_dp_accounting_export_is_the_node_s_pld():
     assert exported.get_epsilon_for_delta(1e-5) == pytest.approx(ours.epsilon_node, rel=1e-6)
     with pytest.raises(InputError, match="release"):
         to_prv(release)
+
+
+def test_the_node_s_pld_composes_with_other_mechanisms():
+    """The guarantee's PLD for another mechanism on the same data: orthogonal_node_pld at
+    width d − k and c* on the other PLD's grid, composed direction by direction."""
+    from synthamp.accountant import GaussianRelease, orthogonal_node_pld, privacy_loss_distribution
+
+    release = _release()
+    h = 1e-3
+    node = orthogonal_node_pld(400 - 2, release.canonical_norm, 0.2, discretization=h)
+    gauss = privacy_loss_distribution(GaussianRelease(1.0, 4.0), discretization=h)
+    both = node.compose(gauss)
+    alone = account_certified(release, 1e-5)
+    assert both.epsilon(1e-5) > max(alone.epsilon_node, gauss.epsilon(1e-5))
+    assert node.epsilon(1e-5) == pytest.approx(alone.epsilon_node, rel=1e-9)

@@ -210,7 +210,9 @@ class CertifiedGuarantee:
         bound and post-processing's αμ²/2, with ``rdp_lower`` the realised pair's
         RDP − error.
     pld : PairPld or None
-        Route node: the node's PLD, T runs (None: not computed).
+        Route node: the node's PLD, T runs (None: not computed), on a loss grid of step
+        max(1e-3, top/10⁵); to compose with PLDs of another step, build it on theirs:
+        ``orthogonal_node_pld(d − k, c*, σ, T, discretization=h)``.
     certificate : AngleCertificate or None
         One run's angle grid (None: not computed).
     seconds : float
