@@ -39,6 +39,7 @@ import mpmath as mp
 import numpy as np
 
 import mpref
+import mpref_angle
 import mpref_convolution
 import mpref_matrix
 
@@ -58,6 +59,7 @@ FUNCTIONS = {
     "log_likelihood_ratio": mpref.log_likelihood_ratio,
     "renyi_finite_convolution": mpref_convolution.renyi_finite_convolution,
     "bures_wasserstein_2x2": mpref_matrix.bures_wasserstein_2x2,
+    "canonical_pair_renyi": mpref_angle.canonical_pair_renyi,
 }
 
 
@@ -246,3 +248,8 @@ def renyi_finite_convolution(alpha, dim: int, a: float, b: float, n: int) -> mpr
 def bures_wasserstein_2x2(a: list, b: list) -> mp.mpf:
     """Stored :func:`mpref_matrix.bures_wasserstein_2x2` of A = [[a₀, a₁], [a₁, a₂]], B."""
     return lookup("bures_wasserstein_2x2", list(a), list(b))
+
+
+def canonical_pair_renyi(alpha, dim: int, amp: float, phi: float) -> mpref.Reference:
+    """Stored :func:`mpref_angle.canonical_pair_renyi` (the canonical pair (c, φ), §20)."""
+    return lookup("canonical_pair_renyi", list(alpha), dim, amp, phi)

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+import references
 from synthamp import InputError
 from synthamp.accountant._angle_grid import angle_nodes, certified_angle_rdp
 from synthamp.accountant._angle_reduction import _canonical_pair, canonical_norm
@@ -148,3 +149,17 @@ def test_the_proof_s_circle_step_on_random_eigenvalues():
     two_bumps = np.exp(3 * np.cos(2 * tau)) + 0.1
     corr = _circular_correlation(two_bumps**2, two_bumps**-1.0, shifts)
     assert np.any(np.diff(corr) < 0)
+
+
+#: (d, c/σ, φ) of the stored references of the canonical family (tests/mpref_angle.py: the
+#: Kibble bivariate gamma law of (S₁₁, u_φᵀSu_φ), not the engine's Bartlett coordinates).
+FAMILY_REFERENCES = [(4, 1.0, 0.8), (6, 1.0, 0.4), (10, 1.0, 1.2)]
+
+
+@pytest.mark.parametrize(("dim", "amp", "phi"), FAMILY_REFERENCES)
+def test_the_canonical_family_against_the_stored_mpmath_references(dim, amp, phi):
+    orders = [2.0, 4.0]
+    ref = references.canonical_pair_renyi(orders, dim, amp, phi)
+    value, error, *_ = plateau_gram_refined(np.array(orders), dim, *_canonical_pair(amp, phi))
+    assert np.all(np.abs(value - ref.floats()) <= error + ref.errors())
+    np.testing.assert_allclose(value, ref.floats(), rtol=1e-8)
