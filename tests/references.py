@@ -39,6 +39,7 @@ import mpmath as mp
 import numpy as np
 
 import mpref
+import mpref_angle
 import mpref_convolution
 import mpref_design
 import mpref_matrix
@@ -60,6 +61,7 @@ FUNCTIONS = {
     "renyi_finite_convolution": mpref_convolution.renyi_finite_convolution,
     "bures_wasserstein_2x2": mpref_matrix.bures_wasserstein_2x2,
     "design_bounds": mpref_design.design_bounds,
+    "canonical_pair_renyi": mpref_angle.canonical_pair_renyi,
 }
 
 
@@ -253,3 +255,8 @@ def bures_wasserstein_2x2(a: list, b: list) -> mp.mpf:
 def design_bounds(m: int, width: int, seed: int, ridge: float) -> tuple:
     """Stored :func:`mpref_design.design_bounds`: (Δ/2B, C/B, s₂/B², theory/B²)."""
     return lookup("design_bounds", m, width, seed, ridge)
+
+
+def canonical_pair_renyi(alpha, dim: int, amp: float, phi: float) -> mpref.Reference:
+    """Stored :func:`mpref_angle.canonical_pair_renyi` (the canonical pair (c, φ), §20)."""
+    return lookup("canonical_pair_renyi", list(alpha), dim, amp, phi)

@@ -50,6 +50,25 @@ Statistic-level adjacency (``_gram_adjacency``)
    gram_norm_bound      -- the norm model with the Gram adjacency's worst case (proved)
    in_gram_adjacency    -- whether pairs (‖v‖², ‖w‖²) lie in the reachable set
 
+Several target columns on a public design (``_angle_reduction``, ``_angle_grid``, ...)
+--------------------------------------------------------------------------------------
+
+.. autosummary::
+   :toctree: generated/
+
+   canonical_norm        -- c* = B·maxᵢ(Gᵢᵢ + rᵢ)/√Gᵢᵢ and the realised pair's norm, from G
+   canonical_pair        -- the canonical pair (c, φ): two 2 × 2 Gram matrices
+   orthogonal_node_rdp   -- D_α of the π/2 node: the k = 1 pair plus its reverse (exact)
+   orthogonal_node_pld   -- its PLD: the k = 1 remove ⊛ add (exact)
+   certified_angle_rdp   -- the certified sup over φ by the angle grid (no monotonicity used)
+   angle_nodes           -- the grid's nodes, dense near π/2
+   AngleCertificate      -- the grid's result
+   ANGLE_ORDERS          -- the certificate's Rényi orders
+   PublicDesignRelease   -- k ≥ 2 targets on a public design (c*, Δ, σ, T)
+   account_certified     -- its certified guarantee, with the realised pair's lower bound
+   calibrate_certified   -- the smallest σ whose certified guarantee meets (ε, δ)
+   CertifiedGuarantee    -- the result of both
+
 Two target columns (``_gram_adjacency_k2``): the reachable set of 2 × 2 Gram pairs
 ----------------------------------------------------------------------------------
 
@@ -148,6 +167,18 @@ from __future__ import annotations
 
 from synthamp._budget import DEFAULT_TIME_BUDGET
 from synthamp.accountant._accountants import calibrate_sigma, compute_epsilon
+from synthamp.accountant._angle_grid import (
+    ANGLE_ORDERS,
+    AngleCertificate,
+    angle_nodes,
+    certified_angle_rdp,
+)
+from synthamp.accountant._angle_reduction import (
+    canonical_norm,
+    canonical_pair,
+    orthogonal_node_pld,
+    orthogonal_node_rdp,
+)
 from synthamp.accountant._calibration import CALIBRATION_WINDOW, Calibration
 from synthamp.accountant._choice import ACCOUNTANTS
 from synthamp.accountant._curves import EpsilonResult, rdp_curve
@@ -168,6 +199,12 @@ from synthamp.accountant._gram_adjacency_k2 import (
 )
 from synthamp.accountant._guarantee import Guarantee, account, calibrate
 from synthamp.accountant._k2_search import PairSearch, search_lower_bound
+from synthamp.accountant._k_certificate import (
+    CertifiedGuarantee,
+    PublicDesignRelease,
+    account_certified,
+    calibrate_certified,
+)
 from synthamp.accountant._laplace import LaplaceCalibration, laplace_calibration, laplace_delta
 from synthamp.accountant._pld import (
     DEFAULT_DISCRETIZATION,
@@ -215,6 +252,7 @@ from synthamp.accountant._worst_case import (
 
 __all__ = [
     "ACCOUNTANTS",
+    "ANGLE_ORDERS",
     "CALIBRATION_WINDOW",
     "DEFAULT_DISCRETIZATION",
     "DEFAULT_ORDERS",
@@ -226,8 +264,10 @@ __all__ = [
     "SCAN_POINTS",
     "SEARCH_SCAN",
     "AccountSummary",
+    "AngleCertificate",
     "Calibration",
     "CalibrationSummary",
+    "CertifiedGuarantee",
     "EpsilonDeltaCurve",
     "EpsilonResult",
     "GaussianRelease",
@@ -243,6 +283,7 @@ __all__ = [
     "PrivacyLossDistribution",
     "PrivacyProfile",
     "ProfileEpsilon",
+    "PublicDesignRelease",
     "RdpCurve",
     "Release",
     "ReleaseCurves",
@@ -250,12 +291,18 @@ __all__ = [
     "SyntheticDataRelease",
     "WorstCase",
     "account",
+    "account_certified",
     "account_summary",
+    "angle_nodes",
     "bures_wasserstein_2x2",
     "calibrate",
+    "calibrate_certified",
     "calibrate_sigma",
     "calibrate_sigma_pld",
     "calibrate_summary",
+    "canonical_norm",
+    "canonical_pair",
+    "certified_angle_rdp",
     "compute_epsilon",
     "compute_epsilon_pld",
     "gaussian_delta",
@@ -265,6 +312,8 @@ __all__ = [
     "in_gram_adjacency_k2",
     "laplace_calibration",
     "laplace_delta",
+    "orthogonal_node_pld",
+    "orthogonal_node_rdp",
     "pair_privacy_profile",
     "privacy_loss_distribution",
     "privacy_profile",

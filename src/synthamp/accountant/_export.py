@@ -11,6 +11,8 @@ the same dominating pair as synthamp's PLD accountant (docs/theory.md §14;
   (pessimistic; ``pmf_remove`` and ``pmf_add`` kept apart), composed over the
   release's T; it composes with ``from_gaussian_mechanism(...)`` of the same
   ``value_discretization_interval``.
+* a k ≥ 2 release on a public design (:class:`PublicDesignRelease`) exports the
+  orthogonal node's PLD at width d − k and c* (docs/theory.md §20) to dp_accounting;
 * :func:`to_prv` returns a ``prv_accountant.PrivacyRandomVariable`` whose cdf is
   the privacy loss of one direction (remove or add) of the worst pair (module
   docstring of :class:`SyntheticReleasePRV`).
@@ -25,6 +27,8 @@ import importlib
 import numpy as np
 
 from synthamp._validation import InputError, check_positive
+from synthamp.accountant._angle_reduction import _orthogonal_node_pld
+from synthamp.accountant._k_certificate import PublicDesignRelease
 from synthamp.accountant._pld import DEFAULT_DISCRETIZATION
 from synthamp.accountant._pld_grid import SubsampledGaussianRelease, directed_grid
 from synthamp.accountant._profile import DEFAULT_TAIL, _WorstCase
@@ -47,7 +51,10 @@ def _require(module: str, package: str):
 
 
 def to_dp_accounting_pld(
-    release: SyntheticDataRelease | GaussianRelease | SubsampledGaussianRelease,
+    release: SyntheticDataRelease
+    | GaussianRelease
+    | SubsampledGaussianRelease
+    | PublicDesignRelease,
     *,
     discretization: float = DEFAULT_DISCRETIZATION,
     tail: float = DEFAULT_TAIL,
@@ -71,8 +78,10 @@ def to_dp_accounting_pld(
 
     Parameters
     ----------
-    release : SyntheticDataRelease, GaussianRelease or SubsampledGaussianRelease
-        Composed over its ``releases`` (dp_accounting's ``self_compose``).
+    release : SyntheticDataRelease, GaussianRelease, SubsampledGaussianRelease, PublicDesignRelease
+        Composed over its ``releases`` (dp_accounting's ``self_compose``). A k ≥ 2
+        release on a public design exports its orthogonal node's PLD (docs/theory.md
+        §20; the post-processing bound is the Gaussian release with Δ).
     discretization : float, default 1e-4
         dp_accounting's ``value_discretization_interval``; compose only with
         PLDs of the same value.
@@ -86,6 +95,8 @@ def to_dp_accounting_pld(
     pld_module = _require("dp_accounting.pld.privacy_loss_distribution", "dp-accounting")
     pld_pmf = _require("dp_accounting.pld.pld_pmf", "dp-accounting")
     h = check_positive("discretization", discretization)
+    if isinstance(release, PublicDesignRelease):
+        return _design_release_pld(release, h, tail, pld_module, pld_pmf)
     # the thresholds of the native accountant's (companion=True): the same curves, the same ε
     grid = directed_grid(release, h, tail, companion=True)
     lo = grid.lower
@@ -99,6 +110,17 @@ def to_dp_accounting_pld(
     if swapped:
         remove, add = add, remove
     pld = pld_module.PrivacyLossDistribution(remove, add)
+    return pld.self_compose(release.releases) if release.releases > 1 else pld
+
+
+def _design_release_pld(release: PublicDesignRelease, h: float, tail: float, pld_module, pld_pmf):
+    """A k ≥ 2 release on a public design: the orthogonal node's PLD (the angle theorem of
+    docs/theory.md §20; symmetric, so ``swapped`` changes nothing), as dp_accounting's
+    pessimistic dense PMF of synthamp's pessimistic masses, composed over T."""
+    amp = release.canonical_norm / release.sigma
+    node = _orthogonal_node_pld(release.dim - release.out_dim, amp, 1, h, tail).remove
+    pmf = pld_pmf.DensePLDPmf(h, node.lower, node.probs, node.infinity_mass, True)
+    pld = pld_module.PrivacyLossDistribution(pmf, pmf)
     return pld.self_compose(release.releases) if release.releases > 1 else pld
 
 
@@ -131,6 +153,10 @@ def to_prv(
         )
     if isinstance(release, GaussianRelease):
         return prv.GaussianMechanism(release.sigma / release.sensitivity)
+    if isinstance(release, PublicDesignRelease):
+        raise InputError(
+            "release", "a k >= 2 release on a public design exports to dp_accounting's PLD only"
+        )
     if not isinstance(release, SyntheticDataRelease):
         raise InputError("release", f"must be a release or Gaussian mechanism, got {release!r}")
     if release.out_dim > 1:
