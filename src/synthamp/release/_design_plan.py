@@ -145,7 +145,9 @@ def plan_design(
                 else design_bounds(spectrum, ridge, label_bound)
             )
             check_release_scale(label_bound, ridge, design_scale_logs(bounds))
-            accounted = account_design(bounds, width, k, epsilon, delta, adjacency=adjacency)
+            accounted = account_design(
+                bounds, width, k, epsilon, delta, adjacency=adjacency, label_bound=label_bound
+            )
             g, utility = accounted.guarantee, accounted.utility
             sigma, c = accounted.sigma, bounds.norm_bound
             row = DesignPlanRow(
@@ -171,7 +173,7 @@ def plan_design(
             if row.relative_gram_error < best_error:  # the best so far, first of equals
                 best_error, kept = row.relative_gram_error, (bounds, accounted)
     best = min(range(len(rows)), key=lambda i: rows[i].relative_gram_error)
-    if k == 1 or (k == 2 and rows[best].width <= MAX_DIM_K2):
+    if kept[1].certified is None and (k == 1 or (k == 2 and rows[best].width <= MAX_DIM_K2)):
         report_status("the best row beside concrete adjacent datasets on the design")
         bounds, accounted = kept
         orders = comparison_orders(accounted.guarantee.optimal_order)
