@@ -521,13 +521,17 @@ def certified_design_release(
     """The k ≥ 2 release on a public design as the certified accountant describes it (σ = 1).
 
     An orthogonal design has G = g·I exactly (c* = B√g, no cross term: a 1 × 1 block
-    carries it); another design passes its certified Ĝ with the entrywise error ε_S of
+    carries it; c* from g rounded up, the realised pair's norm, which gives the lower bound,
+    rounded down); another design passes its certified Ĝ with the entrywise error ε_S of
     :class:`DesignBounds` (``gram_error``).
     """
-    if isinstance(bounds, OrthogonalBounds):
-        gram, error = np.full((1, 1), bounds.gram_scale), 0.0
-    else:
-        gram, error = bounds.gram, bounds.gram_error
+    if isinstance(bounds, OrthogonalBounds):  # g is rounded up (two ulps at most): the
+        public = PublicDesignRelease.from_gram(  # realised norm B√g is moved down past it
+            np.full((1, 1), bounds.gram_scale), label_bound, width, out_dim, 1.0
+        )
+        low = public.realised_norm * (1.0 - 8.0 * np.finfo(float).eps)
+        return dataclasses.replace(public, realised_norm=low)
+    gram, error = bounds.gram, bounds.gram_error
     if not math.isfinite(error):
         raise InputError("adjacency", "the design's Gram matrix has no certified error bound")
     return PublicDesignRelease.from_gram(gram, label_bound, width, out_dim, 1.0, gram_error=error)
