@@ -115,3 +115,5 @@ def test_every_output_states_the_lower_bound_and_the_plan_agrees():
     )  # fmt: skip
     assert math.isclose(plan.rows[0].sigma, out.sigma, rel_tol=1e-12)
     assert plan.rows[0].kind == "certified"
+    assert math.isclose(plan.rows[0].epsilon_lower_realised, out.epsilon_lower_realised)
+    assert math.isclose(plan.rows[0].certified_over_lower, out.certified_over_lower)
