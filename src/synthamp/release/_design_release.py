@@ -213,6 +213,8 @@ class DesignRelease:
         """The lower bound beside the certified guarantee, and what it is (one sentence)."""
         if self.certified is None or self.epsilon_lower_realised is None:
             return None
+        if not self.epsilon_lower_realised > 0:  # past the exact profile's range
+            return f"true ε >= 0: the realised pair's ε is not computed here. {REALISED_LOWER}."
         return (
             f"true ε >= {self.epsilon_lower_realised:.6g} (lower bound; the guarantee is "
             f"{self.certified_over_lower:.4g}× it). {REALISED_LOWER}."
