@@ -51,8 +51,11 @@ def test_design_release_norm_and_features(targets):
         adjacency="norm", accountant="rdp",
     )  # fmt: skip
     assert out.sigma_gram is None and out.sample(5).shape == (5, 2)
+    # k = 2 under the Gram adjacency: the certified reduction (docs/theory.md §20), not refused
+    certified = design_release(two, "random-seeds", 50, seed=1, epsilon=1.0, delta=1e-5)
+    assert certified.guarantee.kind == "certified" and certified.certified is not None
     with pytest.raises(InputError, match="adjacency"):
-        design_release(two, "random-seeds", 50, seed=1, epsilon=1.0, delta=1e-5)
+        design_release(two, "random-seeds", 50, seed=1, epsilon=1.0, delta=1e-5, adjacency="x")
 
 
 def test_design_release_privacy_report_is_a_full_report_of_the_gram_guarantee(targets):

@@ -165,6 +165,11 @@ RELEASE_KINDS = {
     "design-random-seeds": ["--out", "d.csv", "--design", "random-seeds", *DESIGN],
     "design-random-features": ["--out", "f.csv", "--design", "random-features", *DESIGN,
                                "--public-inputs", "x0,x1"],
+    # k = 2: the certified accountant, with its realised lower bound (epsilon_lower_realised)
+    "design-k2-random-seeds": ["--out", "d.csv", "--design", "random-seeds", *DESIGN,
+                               "--targets", "y,x0"],
+    "design-k2-orthogonal": ["--out", "d.csv", "--design", "orthogonal", "--design-seed", "3",
+                             "--width", "1000", "--ridge", "0.1", "--targets", "y,x0"],
 }  # fmt: skip
 
 
@@ -180,6 +185,9 @@ def test_every_release_kind_writes_json_that_validates(kind, tmp_path, table, ca
     written = json.loads(Path(printed["written"]["report_json"]).read_text())
     validator.validate(written)
     assert written["schema_version"] == SCHEMA_VERSION
+    if kind.startswith("design-k2"):
+        assert written["kind"] == "certified" and written["adjacency"] == "gram"
+        assert 0 < written["epsilon_lower_realised"] <= written["epsilon"]
     if kind.startswith("design"):
         assert written == printed["design"] and written["document"] == "design-report"
     else:

@@ -213,8 +213,9 @@ def test_two_targets_keep_the_norm_model_with_the_closed_forms():
     accounted = account_design(bounds, 50, 2, 1.0, 1e-5, adjacency="norm")
     assert out.sigma == accounted.sigma and out.sensitivity == bounds.sensitivity
     assert out.norm_bound == bounds.norm_bound and out.sample(4).shape == (4, 2)
-    with pytest.raises(InputError, match="adjacency"):
-        design_release(y, "orthogonal", 50, seed=1, epsilon=1.0, delta=1e-5)
+    # the Gram adjacency with k = 2 is the certified reduction (docs/theory.md §20) now
+    gram = design_release(y, "orthogonal", 50, seed=1, epsilon=1.0, delta=1e-5, ridge=RIDGE)
+    assert gram.guarantee.kind == "certified" and gram.sigma < out.sigma
 
 
 @pytest.mark.parametrize("adjacency", ["gram", "norm"])
@@ -263,6 +264,6 @@ def test_the_cli_refuses_a_width_below_m_in_one_line(tmp_path, monkeypatch, caps
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "the accounting is exact" in out
-    assert "the accounting is exact" in (tmp_path / "s.privacy.md").read_text()
-    report = json.loads((tmp_path / "s.privacy.json").read_text())
+    assert "the accounting is exact" in (tmp_path / "s.csv.privacy.md").read_text()
+    report = json.loads((tmp_path / "s.csv.privacy.json").read_text())
     assert report["design"] == "orthogonal" and report["row_permutation"] == "order-free"

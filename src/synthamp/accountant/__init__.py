@@ -67,6 +67,8 @@ Several target columns on a public design (``_angle_reduction``, ``_angle_grid``
    PublicDesignRelease   -- k ≥ 2 targets on a public design (c*, Δ, σ, T)
    account_certified     -- its certified guarantee, with the realised pair's lower bound
    calibrate_certified   -- the smallest σ whose certified guarantee meets (ε, δ)
+   CERTIFIED_REASON      -- why a k ≥ 2 design release has its guarantee (the rule's sentence)
+   REALISED_LOWER        -- what the realised pair's lower bound beside it is
    CertifiedGuarantee    -- the result of both
 
 Two target columns (``_gram_adjacency_k2``): the reachable set of 2 × 2 Gram pairs
@@ -200,6 +202,8 @@ from synthamp.accountant._gram_adjacency_k2 import (
 from synthamp.accountant._guarantee import Guarantee, account, calibrate
 from synthamp.accountant._k2_search import PairSearch, search_lower_bound
 from synthamp.accountant._k_certificate import (
+    CERTIFIED_REASON,
+    REALISED_LOWER,
     CertifiedGuarantee,
     PublicDesignRelease,
     account_certified,
@@ -254,6 +258,7 @@ __all__ = [
     "ACCOUNTANTS",
     "ANGLE_ORDERS",
     "CALIBRATION_WINDOW",
+    "CERTIFIED_REASON",
     "DEFAULT_DISCRETIZATION",
     "DEFAULT_ORDERS",
     "DEFAULT_TIME_BUDGET",
@@ -261,6 +266,7 @@ __all__ = [
     "FALLBACK_SCAN_POINTS",
     "METHODS",
     "PROFILE_ACCOUNTANTS",
+    "REALISED_LOWER",
     "SCAN_POINTS",
     "SEARCH_SCAN",
     "AccountSummary",

@@ -71,6 +71,7 @@ from synthamp.accountant._angle_reduction import (
     canonical_norm,
 )
 from synthamp.accountant._gaussian import _gaussian_epsilon
+from synthamp.accountant._guarantee import Guarantee
 from synthamp.accountant._pld import PairPld, gaussian_sigma
 from synthamp.accountant._profile import DEFAULT_TAIL, beyond_exact_profile
 from synthamp.accountant._releases import (
@@ -83,6 +84,8 @@ from synthamp.accountant._releases import (
 )
 
 __all__ = [
+    "CERTIFIED_REASON",
+    "REALISED_LOWER",
     "ROUTES",
     "CertifiedGuarantee",
     "PublicDesignRelease",
@@ -237,6 +240,32 @@ class CertifiedGuarantee:
     certificate: AngleCertificate | None
     seconds: float
 
+    def as_guarantee(
+        self, release: PublicDesignRelease, target_epsilon: float | None = None
+    ) -> Guarantee:
+        """This guarantee of ``release`` as the rule's :class:`~synthamp.accountant.Guarantee`
+        (kind certified), so that every output renders it through the same sentences;
+        ``epsilon_pld_lower`` is the realised pair's lower bound, ``reason`` is
+        :data:`CERTIFIED_REASON` and ``sigma_post_processing`` the σ releasing v needs (the
+        Gaussian mechanism with Δ√T)."""
+        node = self.route == "node" and self.bound == "orthogonal node"
+        post = self.bound == "post-processing"
+        sensitivity = release.sensitivity * math.sqrt(release.releases)
+        sigma_post = gaussian_sigma(self.epsilon, self.delta, sensitivity)
+        return Guarantee(
+            sigma=self.sigma, epsilon=self.epsilon, delta=self.delta, kind=self.kind,
+            accountant="pld" if node or post else "rdp", reason=CERTIFIED_REASON,
+            method="post-processing" if post else "certified",
+            optimal_order=None if math.isnan(self.optimal_order) else self.optimal_order,
+            sigma_post_processing=sigma_post,
+            epsilon_post_processing=self.epsilon_post_processing,
+            epsilon_rdp=self.epsilon_orthogonal_node if math.isfinite(
+                self.epsilon_orthogonal_node) else None,
+            epsilon_pld=self.epsilon_node if math.isfinite(self.epsilon_node) else None,
+            epsilon_pld_lower=self.epsilon_lower_realised, target_epsilon=target_epsilon,
+            rdp=self.rdp,
+        )  # fmt: skip
+
     def to_dict(self) -> dict:
         """The JSON fields (numbers and labels)."""
         out = {
@@ -254,6 +283,20 @@ class CertifiedGuarantee:
         # JSON has no infinity: a bound not computed is null
         return {k: None if isinstance(v, float) and math.isinf(v) else v for k, v in out.items()}
 
+
+#: Why a k ≥ 2 release on a public design has this guarantee (the rule's sentence, rendered by
+#: every output as :attr:`Guarantee.reason`).
+CERTIFIED_REASON = (
+    "k ≥ 2 target columns on a public design: certified by the reduction of docs/theory.md §20 "
+    "(every adjacent pair of the design is dominated by the orthogonal node at width d − k and "
+    "norm c*), the smaller of it and post-processing"
+)
+#: What the lower bound beside a certified guarantee is (every output renders this sentence).
+REALISED_LOWER = (
+    "The lower bound is the ε, at the guarantee's δ, of a realised adjacent pair on an "
+    "orthogonal design (one record yᵢ = Be₁ → Be₂, every other row 0): a lower bound on the "
+    "mechanism's true ε, so the truth lies between it and the guarantee"
+)
 
 #: The routes of the reduction's bound (module docstring).
 ROUTES = ("node", "grid")

@@ -152,8 +152,9 @@ _JSON = ("--json as_json", "Print one JSON object describing what was written.",
      dict(type=click.Choice(DESIGNS))),
     ("--width", "Width of --design.", dict(type=int, metavar="D")),
     ("--design-seed", "Public design seed.", dict(type=int, metavar="S")),
-    ("--adjacency", "With --design: the reachable Gram pairs (k = 1; the default) or the norm "
-     "model.", dict(type=click.Choice(ADJACENCIES))),
+    ("--adjacency", "With --design: gram (the default): the reachable Gram pairs for one "
+     "target, the certified reduction for several; norm: Theorem 5.4's norm model.",
+     dict(type=click.Choice(ADJACENCIES))),
     ("--public-inputs", "With --design random-features (required there): the input columns, "
      "declared public; only the targets are then protected. If the inputs are private, release "
      "without --design (the generator accounts for private features).", dict(metavar="COLS")),

@@ -436,7 +436,8 @@ def gram_terms(diag: NDArray[np.float64], off: NDArray[np.float64]) -> NDArray[n
 class CertifiedBounds:
     """Δ, C, s₂ and the §19 bound of s₂, each >= its exact value (module docstring), with
     Ĝ, R̂ and the largest relative excess of Δ, C, s₂ over their values from Ĝ alone
-    (``rounding_bound``: +inf when nothing can be certified)."""
+    (``rounding_bound``: +inf when nothing can be certified), and ``gram_error`` = ε_S, a
+    bound on every entry's error |Ĝᵢⱼ − Gᵢⱼ| (an entry is at most the spectral norm)."""
 
     sensitivity: float
     norm_bound: float
@@ -445,6 +446,7 @@ class CertifiedBounds:
     rounding_bound: float
     gram: NDArray[np.float64]
     dual: NDArray[np.float64]
+    gram_error: float = math.inf
 
 
 def certified_bounds(spectrum: DesignSpectrum, ridge: float, label_bound: float) -> CertifiedBounds:
@@ -481,7 +483,7 @@ def certified_bounds(spectrum: DesignSpectrum, ridge: float, label_bound: float)
     rounding = max(r / p - 1.0 if p > 0 else math.inf for r, p in zip(unit, point, strict=False))
     return CertifiedBounds(
         2.0 * b * unit[0], b * unit[1], b * b * unit[2], b * b * unit[3], rounding,
-        gram, certified.dual,
+        gram, certified.dual, eps,
     )  # fmt: skip
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from math import log
+from math import isfinite, log
 
 from synthamp._budget import report_status
 from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
@@ -61,6 +61,9 @@ class DesignPlanRow(PlanRow):
         The best row only: its accounted curve beside concrete adjacent datasets on the
         design (``DesignPairComparison.to_dict``; None elsewhere, or where the exact
         engines do not reach).
+    epsilon_lower_realised, certified_over_lower : float or None
+        k ≥ 2 under the Gram adjacency (certified): the realised pair's lower bound on the
+        true ε at δ and the guarantee's ε over it (None otherwise).
     """
 
     design: str = "random-seeds"
@@ -70,6 +73,8 @@ class DesignPlanRow(PlanRow):
     sigma_norm: float = 0.0
     sigma_gram: float | None = None
     comparison: dict | None = None
+    epsilon_lower_realised: float | None = None
+    certified_over_lower: float | None = None
 
 
 def plan_design(
@@ -145,7 +150,9 @@ def plan_design(
                 else design_bounds(spectrum, ridge, label_bound)
             )
             check_release_scale(label_bound, ridge, design_scale_logs(bounds))
-            accounted = account_design(bounds, width, k, epsilon, delta, adjacency=adjacency)
+            accounted = account_design(
+                bounds, width, k, epsilon, delta, adjacency=adjacency, label_bound=label_bound
+            )
             g, utility = accounted.guarantee, accounted.utility
             sigma, c = accounted.sigma, bounds.norm_bound
             row = DesignPlanRow(
@@ -166,12 +173,13 @@ def plan_design(
                     design=design, design_seed=design_seed, adjacency=adjacency,
                     gram_sensitivity=accounted.gram_sensitivity,
                     sigma_norm=accounted.sigma_norm, sigma_gram=accounted.sigma_gram,
+                    **_lower_bound(accounted.certified),
             )  # fmt: skip
             rows.append(row)
             if row.relative_gram_error < best_error:  # the best so far, first of equals
                 best_error, kept = row.relative_gram_error, (bounds, accounted)
     best = min(range(len(rows)), key=lambda i: rows[i].relative_gram_error)
-    if k == 1 or (k == 2 and rows[best].width <= MAX_DIM_K2):
+    if kept[1].certified is None and (k == 1 or (k == 2 and rows[best].width <= MAX_DIM_K2)):
         report_status("the best row beside concrete adjacent datasets on the design")
         bounds, accounted = kept
         orders = comparison_orders(accounted.guarantee.optimal_order)
@@ -183,3 +191,14 @@ def plan_design(
         rows=tuple(rows), best=best,
         criterion="smallest Gram error relative to C² (certified public-design bounds)",
     )  # fmt: skip
+
+
+def _lower_bound(certified) -> dict[str, float | None]:
+    """The realised pair's lower bound and the ratio (k ≥ 2, Gram adjacency), JSON-ready."""
+    if certified is None or certified.epsilon_lower_realised is None:
+        return {}
+    ratio = certified.certified_over_lower
+    return {
+        "epsilon_lower_realised": certified.epsilon_lower_realised,
+        "certified_over_lower": ratio if isfinite(ratio) else None,
+    }

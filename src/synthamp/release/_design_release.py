@@ -31,7 +31,16 @@ from synthamp._validation import (
     check_real_table,
 )
 from synthamp._version import __version__
-from synthamp.accountant import Guarantee, SyntheticDataRelease, calibrate, release_curves
+from synthamp.accountant import (
+    REALISED_LOWER,
+    CertifiedGuarantee,
+    Guarantee,
+    PublicDesignRelease,
+    SyntheticDataRelease,
+    calibrate,
+    calibrate_certified,
+    release_curves,
+)
 from synthamp.amplification import amplification_outlook
 from synthamp.divergence._wishart import MAX_DIM_K2
 from synthamp.release._design_memory import check_design_memory
@@ -110,6 +119,11 @@ ORTHOGONAL_ORDER = (
 )
 
 
+def _finite_or_none(value: float | None) -> float | None:
+    """JSON has no infinity: an unbounded ratio (lower bound 0) is null."""
+    return None if value is None or not math.isfinite(value) else value
+
+
 def row_permutation(entropy: np.random.SeedSequence, n_records: int) -> NDArray[np.intp]:
     """The uniform assignment of records to design rows: row i holds record π[i].
 
@@ -152,7 +166,11 @@ class DesignRelease:
     comparison : DesignPairComparison or None
         The accounted curve beside concrete adjacent datasets on the design (a lower
         bound) and, for k = 2, the searched reachable Gram pairs (heuristic); None where
-        the exact engines do not reach (k > 2, or k = 2 with D > 10⁴).
+        the exact engines do not reach (k > 2, or k = 2 with D > 10⁴) and for the
+        certified k ≥ 2 guarantee (its realised pair's lower bound stands beside it).
+    certified : CertifiedGuarantee or None
+        k ≥ 2 under the Gram adjacency: the certified reduction's guarantee
+        (docs/theory.md §20), with the realised pair's lower bound; None otherwise.
     """
 
     design: PublicDesign
@@ -178,6 +196,29 @@ class DesignRelease:
     seeded: bool = False
     comparison: DesignPairComparison | None = None
     row_permutation: str = "secret"
+    certified: CertifiedGuarantee | None = None
+
+    @property
+    def epsilon_lower_realised(self) -> float | None:
+        """The realised pair's lower bound on the true ε at the guarantee's δ (k ≥ 2, Gram
+        adjacency; None otherwise)."""
+        return None if self.certified is None else self.certified.epsilon_lower_realised
+
+    @property
+    def certified_over_lower(self) -> float | None:
+        """The certified guarantee's ε over :attr:`epsilon_lower_realised`."""
+        return None if self.certified is None else self.certified.certified_over_lower
+
+    def _lower_line(self) -> str | None:
+        """The lower bound beside the certified guarantee, and what it is (one sentence)."""
+        if self.certified is None or self.epsilon_lower_realised is None:
+            return None
+        if not self.epsilon_lower_realised > 0:  # past the exact profile's range
+            return f"true ε >= 0: the realised pair's ε is not computed here. {REALISED_LOWER}."
+        return (
+            f"true ε >= {self.epsilon_lower_realised:.6g} (lower bound; the guarantee is "
+            f"{self.certified_over_lower:.4g}× it). {REALISED_LOWER}."
+        )
 
     @property
     def protected(self) -> str:
@@ -255,6 +296,9 @@ class DesignRelease:
             "sigma_gram": self.sigma_gram,
             "sigma_post_processing": self.guarantee.sigma_post_processing,
             "noise_saved": self.guarantee.noise_saved,
+            "epsilon_lower_realised": self.epsilon_lower_realised,
+            "certified_over_lower": _finite_or_none(self.certified_over_lower),
+            "lower_bound": None if self.certified is None else REALISED_LOWER,
             "utility": self.utility_at(n_syn),
             "accounting_beside_concrete_pairs": (
                 None if self.comparison is None else self.comparison.to_dict()
@@ -273,10 +317,12 @@ class DesignRelease:
             f"guarantee: ({self.guarantee.epsilon:.6g}, {self.delta:g})-DP for any number of "
             f"records ({self.guarantee.accountant}, {self.guarantee.kind}; {self.adjacency} "
             "adjacency)",
+            *([] if self.certified is None else [f"  {self.guarantee.reason}."]),
+            *([] if self._lower_line() is None else [self._lower_line()]),
             f"bounds: Δ = {self.sensitivity:.4g}, C = {self.norm_bound:.4g}"
             + ("" if self.gram_sensitivity is None else f", s₂ = {self.gram_sensitivity:.4g}"),
-            f"noise: σ = {self.sigma_norm:.4g} (norm model)"
-            + ("" if self.sigma_gram is None else f", {self.sigma_gram:.4g} (Gram adjacency)")
+            f"noise: σ = {self.sigma_norm:.4g} (norm model, Theorem 5.4)"
+            + ("" if self.sigma_gram is None else f", {self.sigma_gram:.4g} ({self._gram_name})")
             + f"; releasing the model needs {self.guarantee.sigma_post_processing:.4g} "
             f"({100 * self.guarantee.noise_saved:.1f}% less noise: not utility)",
         ]
@@ -297,13 +343,21 @@ class DesignRelease:
         return lines + self._comparison_lines()
 
     @property
+    def _gram_name(self) -> str:
+        """The Gram adjacency's accounting, by k."""
+        return "Gram adjacency" if self.certified is None else "Gram adjacency, certified k ≥ 2"
+
+    @property
     def _exact_on_orthogonal(self) -> bool:
         """k = 1 under the Gram adjacency on an orthogonal design: the corner is realised."""
-        return self.design.name == ORTHOGONAL and self.adjacency == "gram"
+        orthogonal = self.design.name == ORTHOGONAL
+        return orthogonal and self.adjacency == "gram" and self.certified is None
 
     def _comparison_lines(self) -> list[str]:
         """The accounted RDP beside concrete pairs (and, k = 2, the searched Gram pairs)."""
         if self.comparison is None:
+            if self.certified is not None:  # the realised pair's lower bound stands beside it
+                return []
             return [f"Rényi divergence (nats) beside concrete pairs: {_BEYOND}"]
         return [
             "Rényi divergence (nats) of the accounted curve beside concrete adjacent datasets "
@@ -322,7 +376,9 @@ class DesignRelease:
         """
         d, g = self.design, self.guarantee
         adjacency = DESIGN_ADJACENCY
-        if self.adjacency == "gram":
+        if self.certified is not None:
+            adjacency += f"; {g.reason}"
+        elif self.adjacency == "gram":
             adjacency += (
                 "; accounted on the reachable pairs of the Gram statistic ‖v‖², whose change "
                 f"under a replaced record is at most s₂ = {self.gram_sensitivity:.4g} on this "
@@ -330,17 +386,21 @@ class DesignRelease:
             )
         notes = [
             f"Protected: {self.protected}.",
-            f"σ = {self.sigma_norm:.4g} under the norm model"
+            f"σ = {self.sigma_norm:.4g} under the norm model (Theorem 5.4)"
             + (
                 ""
                 if self.sigma_gram is None
-                else f", {self.sigma_gram:.4g} under the Gram adjacency"
+                else f", {self.sigma_gram:.4g} under the {self._gram_name}"
             )
             + f" (used: {self.adjacency}); releasing the model needs "
             f"{g.sigma_post_processing:.4g}: noise saved is not utility.",
-            self.comparison.sentence() if self.comparison else f"Concrete pairs: {_BEYOND}.",
+            *([] if self._lower_line() is None else [self._lower_line()]),
+            self.comparison.sentence()
+            if self.comparison
+            else ("" if self.certified else f"Concrete pairs: {_BEYOND}."),
             *([ORTHOGONAL_EXACT] if self._exact_on_orthogonal else []),
         ]
+        notes = [note for note in notes if note]
         report = PrivacyReport(
             epsilon=g.epsilon, delta=self.delta, optimal_order=g.optimal_order,
             sigma=self.sigma, sensitivity=self.sensitivity, norm_bound=self.norm_bound,
@@ -381,7 +441,8 @@ class DesignRelease:
                 if k != "gram_error_baseline_s2"
             },
         )  # fmt: skip
-        curves = functools.partial(release_curves, self.release, self.delta)
+        curve = None if self.certified is None else self.certified.rdp
+        curves = functools.partial(release_curves, self.release, self.delta, curve=curve)
         return dataclasses.replace(report, curves=curves)
 
     def _order_not_released(self) -> tuple[str, ...]:
@@ -422,10 +483,15 @@ class DesignAccounting:
     sigma_gram, gram_sensitivity : float or None
         σ under the Gram adjacency and s₂ (k = 1; None for k > 1).
     release : SyntheticDataRelease
-        The accounted mechanism (unlimited release).
+        The accounted mechanism (unlimited release; for k ≥ 2 under the Gram adjacency its
+        norm-model description at σ, for the utility: the guarantee is ``certified``'s).
     utility : dict
         :func:`synthamp.utility.release_utility` of the release with, for k = 1, the
         baseline on ‖v‖² at sensitivity s₂ (``gram_error_baseline_s2``).
+    certified : CertifiedGuarantee or None
+        k ≥ 2 under the Gram adjacency: the certified reduction's guarantee
+        (:func:`synthamp.accountant.calibrate_certified`), with the realised pair's lower
+        bound; None otherwise.
     """
 
     guarantee: Guarantee
@@ -436,6 +502,7 @@ class DesignAccounting:
     gram_sensitivity: float | None
     release: SyntheticDataRelease
     utility: dict
+    certified: CertifiedGuarantee | None = None
 
 
 def design_scale_logs(bounds: DesignBounds) -> dict[str, float]:
@@ -450,6 +517,28 @@ def design_scale_logs(bounds: DesignBounds) -> dict[str, float]:
     }
 
 
+def certified_design_release(
+    bounds: DesignBounds | OrthogonalBounds, label_bound: float, width: int, out_dim: int
+) -> PublicDesignRelease:
+    """The k ≥ 2 release on a public design as the certified accountant describes it (σ = 1).
+
+    An orthogonal design has G = g·I exactly (c* = B√g, no cross term: a 1 × 1 block
+    carries it; c* from g rounded up, the realised pair's norm, which gives the lower bound,
+    rounded down); another design passes its certified Ĝ with the entrywise error ε_S of
+    :class:`DesignBounds` (``gram_error``).
+    """
+    if isinstance(bounds, OrthogonalBounds):  # g is rounded up (two ulps at most): the
+        public = PublicDesignRelease.from_gram(  # realised norm B√g is moved down past it
+            np.full((1, 1), bounds.gram_scale), label_bound, width, out_dim, 1.0
+        )
+        low = public.realised_norm * (1.0 - 8.0 * np.finfo(float).eps)
+        return dataclasses.replace(public, realised_norm=low)
+    gram, error = bounds.gram, bounds.gram_error
+    if not math.isfinite(error):
+        raise InputError("adjacency", "the design's Gram matrix has no certified error bound")
+    return PublicDesignRelease.from_gram(gram, label_bound, width, out_dim, 1.0, gram_error=error)
+
+
 def account_design(
     bounds: DesignBounds | OrthogonalBounds,
     width: int,
@@ -459,12 +548,16 @@ def account_design(
     *,
     adjacency: str = "gram",
     accountant: str | None = None,
+    label_bound: float | None = None,
 ) -> DesignAccounting:
     """σ of an unlimited release on a public design under both adjacencies, and its utility.
 
     Public quantities only (the design's bounds, docs/theory.md §19): the same numbers
     for :func:`design_release` and for the plan (:func:`synthamp.release.plan_release`
-    with a design). The Gram adjacency (k = 1) is docs/gram-adjacency.md's theorem.
+    with a design). The Gram adjacency is docs/gram-adjacency.md's theorem for k = 1 and,
+    for k ≥ 2, the certified reduction of docs/theory.md §20
+    (:func:`synthamp.accountant.calibrate_certified`, which needs ``label_bound`` B);
+    the norm adjacency is Theorem 5.4's norm model.
     """
     k = out_dim
     common = dict(dim=width, out_dim=k, norm_bound=bounds.norm_bound)
@@ -473,9 +566,15 @@ def account_design(
     # the guarantee rule (accountant._guarantee) under each adjacency
     guarantee_norm = calibrate(epsilon, delta, **common)
     s2 = bounds.gram_sensitivity if k == 1 else None
-    guarantee_gram = (
-        None if s2 is None else calibrate(epsilon, delta, **common, gram_sensitivity=s2)
-    )
+    guarantee_gram = certified = None
+    if s2 is not None:
+        guarantee_gram = calibrate(epsilon, delta, **common, gram_sensitivity=s2)
+    elif adjacency == "gram":  # k ≥ 2: the certified reduction (docs/theory.md §20)
+        if label_bound is None:
+            raise InputError("label_bound", "is needed for the k ≥ 2 certificate")
+        public = certified_design_release(bounds, label_bound, width, k)
+        certified = calibrate_certified(public, epsilon, delta)
+        guarantee_gram = certified.as_guarantee(public, target_epsilon=epsilon)
     sigma_gram = None if guarantee_gram is None else guarantee_gram.sigma
     guarantee = guarantee_gram if adjacency == "gram" else guarantee_norm
     sigma = sigma_gram if adjacency == "gram" else guarantee_norm.sigma
@@ -493,7 +592,7 @@ def account_design(
     return DesignAccounting(
         guarantee=guarantee, guarantee_norm=guarantee_norm, sigma=sigma,
         sigma_norm=guarantee_norm.sigma, sigma_gram=sigma_gram, gram_sensitivity=s2,
-        release=release, utility=utility,
+        release=release, utility=utility, certified=certified,
     )  # fmt: skip
 
 
@@ -574,8 +673,9 @@ def design_release(
         bounds = design_bounds(public, ridge, label_bound)
     check_release_scale(label_bound, ridge, design_scale_logs(bounds))
     accounted = account_design(
-        bounds, public.width, k, epsilon, delta, adjacency=adjacency, accountant=accountant
-    )
+        bounds, public.width, k, epsilon, delta, adjacency=adjacency, accountant=accountant,
+        label_bound=label_bound,
+    )  # fmt: skip
     sigma, s2 = accounted.sigma, accounted.gram_sensitivity
     scale = 1.0 / math.sqrt(public.width) if seed_scale is None else seed_scale
     scale = check_positive("seed_scale", scale)
@@ -598,7 +698,7 @@ def design_release(
         factor = scale * _gram_factor(model)
         del model
     comparison = None
-    if k == 1 or (k == 2 and public.width <= MAX_DIM_K2):
+    if accounted.certified is None and (k == 1 or (k == 2 and public.width <= MAX_DIM_K2)):
         orders = comparison_orders(accounted.guarantee.optimal_order)
         comparison = compare_design_accounting(
             accounted.release, bounds, label_bound, orders, seconds=time_budget
@@ -627,4 +727,5 @@ def design_release(
         seeded=random_state is not None,
         comparison=comparison,
         row_permutation=order,
+        certified=accounted.certified,
     )

@@ -102,12 +102,12 @@ DENSE_ENTRIES = 2**22
 
 
 def check_adjacency(adjacency: str, out_dim: int) -> str:
-    """The adjacency of a design release: one of :data:`ADJACENCIES`; "gram" needs k = 1
-    (the statistic-level theorem of docs/gram-adjacency.md is for one target column)."""
+    """The adjacency of a design release: one of :data:`ADJACENCIES`. "gram": for k = 1 the
+    statistic-level theorem of docs/gram-adjacency.md, for k ≥ 2 the certified reduction of
+    docs/theory.md §20 (:func:`synthamp.accountant.calibrate_certified`); "norm": Theorem 5.4's
+    norm model (any k)."""
     if adjacency not in ADJACENCIES:
         raise InputError("adjacency", f"must be one of {', '.join(ADJACENCIES)}")
-    if adjacency == "gram" and out_dim != 1:
-        raise InputError("adjacency", "the Gram adjacency is proven for one target column (k = 1)")
     return adjacency
 
 
@@ -293,6 +293,9 @@ class DesignBounds:
         How G was computed: the thin SVD of X (D < m) or the eigendecomposition of K.
     norms : ndarray or None
         The row norms that normalised the design (for :func:`design_model`), when known.
+    gram_error : float
+        ε_S >= |Ĝᵢⱼ − Gᵢⱼ| for every entry (the certified spectral error of Ĝ), for the
+        k ≥ 2 certificate's c* (:func:`synthamp.accountant.canonical_norm`).
     """
 
     sensitivity: float
@@ -304,6 +307,7 @@ class DesignBounds:
     rounding_bound: float = 0.0
     route: str = "kernel"
     norms: NDArray[np.float64] | None = None
+    gram_error: float = math.inf
 
 
 def gram_sensitivity_terms(gram: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -385,6 +389,7 @@ def design_bounds(
         rounding_bound=evaluated.rounding_bound,
         route=spectrum.route,
         norms=spectrum.norms,
+        gram_error=evaluated.gram_error,
     )
 
 

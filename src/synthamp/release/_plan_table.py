@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from synthamp._validation import InputError, printable
+from synthamp.accountant import REALISED_LOWER
 from synthamp.release._design_plan import DesignPlanRow, plan_design
 from synthamp.release._planning import DEFAULT_RIDGES, Plan, plan_release
 from synthamp.release._tabular import parse_columns, read_shape
@@ -128,6 +129,12 @@ class TablePlan:
         else:
             best = plan.rows[plan.best]
             out.append(f"* best: λ = {best.ridge:g}, width {best.width}: {plan.criterion}")
+            lower = getattr(best, "epsilon_lower_realised", None)
+            if lower is not None:
+                out.append(
+                    f"  certified ε = {best.epsilon:.6g}; true ε >= {lower:.6g} (lower bound). "
+                    f"{REALISED_LOWER}."
+                )
         if not design:
             out.append(_BIAS_NOTE)
         for width in dict.fromkeys(row.width for row in plan.rows if not design):

@@ -373,8 +373,14 @@ class PrivacyReport:
         used = {"finite_rdp": "rdp", "unlimited_pld": "pld, unlimited release"}.get(
             self.guarantee or "", self.accountant
         )
+        pld = (  # k ≥ 2 has a PLD only by the certified reduction (a design release)
+            f"exact privacy profile{records}, docs/theory.md §14"
+            if self.out_dim == 1
+            else "PLD of the orthogonal node at width d − k and norm c* (certified), "
+            "docs/theory.md §20"
+        )
         rows = (
-            ("pld", self.epsilon_pld, f"exact privacy profile{records}, docs/theory.md §14"),
+            ("pld", self.epsilon_pld, pld),
             (
                 "pld, unlimited release",
                 self.epsilon_unlimited_pld,
