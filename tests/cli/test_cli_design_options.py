@@ -168,8 +168,10 @@ RELEASE_OPTIONS: dict[str, Option] = {
             "none": REFUSED,
             **dict.fromkeys(
                 DESIGNS[1:],
-                lambda b, r: list(r.records.columns) == ["y", "_constant"]
-                and r.report["records_kind"] == "raw",
+                lambda b, r: (
+                    list(r.records.columns) == ["y", "_constant"]
+                    and r.report["records_kind"] == "raw"
+                ),
             ),
         },
     ),

@@ -93,12 +93,6 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
     from synthamp.release._design_plan import DesignPlanRow, plan_design
     from synthamp.release._design_release import DesignRelease, design_release
     from synthamp.release._designs import ADJACENCIES, DESIGNS, PublicDesign, design_bounds
-    from synthamp.release._table_records import (
-        RECORD_KINDS,
-        TargetMap,
-        table_moments,
-        target_map,
-    )
     from synthamp.release._distributed import (
         DISTRIBUTED_NOTE,
         local_cluster,
@@ -139,6 +133,12 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
         ridge_sensitivity,
         row_norms,
         scale_clip_rows,
+    )
+    from synthamp.release._table_records import (
+        RECORD_KINDS,
+        TargetMap,
+        table_moments,
+        target_map,
     )
     from synthamp.release._tabular import (
         TABLE_FORMATS,

@@ -286,10 +286,6 @@ def check_table_options(o: dict) -> None:
     o["target_bounds"] = None
     if design is not None and bounds is not None:
         o["target_bounds"], o["bounds"] = read_bounds(bounds, param="bounds"), None
-    if o["label_bound"] is None:
-        if o["target_bounds"] is None:
-            raise InputError("label_bound", "is required: the target rows' norm bound B")
-        o["label_bound"] = 1.0  # the rows are mapped into the unit ball by their ranges
     if o["records"] is None:
         o["records"] = "raw" if o["target_bounds"] is None else "table"
     elif o["records"] == "table":
@@ -302,6 +298,8 @@ def check_table_options(o: dict) -> None:
                 "records", "table needs --bounds FILE: the target columns' public ranges"
             )
     if o["records"] == "table" and o["partitions"] is not None:
-        raise InputError(
-            "records", "table writes one file: give --records raw with --partitions"
-        )
+        raise InputError("records", "table writes one file: give --records raw with --partitions")
+    if o["label_bound"] is None:
+        if o["target_bounds"] is None:
+            raise InputError("label_bound", "is required: the target rows' norm bound B")
+        o["label_bound"] = 1.0  # the rows are mapped into the unit ball by their ranges

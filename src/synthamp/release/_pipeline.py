@@ -469,11 +469,7 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
             "columns": columns,
             "records_kind": o["records"],
             "records_note": " ".join(table_notes) or None,
-            "target_bounds": None
-            if tmap is None
-            else {
-                name: [float(lo), float(hi)] for name, lo, hi in zip(tmap.names, tmap.lo, tmap.hi)
-            },
+            "target_bounds": None if tmap is None else tmap.ranges(),
         }
         lines = released.summary(rows) + list(table_notes)
         privacy = released.privacy_report(released.design.n_records, rows)

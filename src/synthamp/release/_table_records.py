@@ -123,6 +123,11 @@ class TargetMap:
         """B/√k': the factor on (u, 1)."""
         return self.label_bound / math.sqrt(self.mapped_dim)
 
+    def ranges(self) -> dict[str, list[float]]:
+        """The declared ranges, ``{column: [lo, hi]}`` (public: the report records them)."""
+        pairs = zip(self.names, self.lo.tolist(), self.hi.tolist(), strict=True)
+        return {name: [lo, hi] for name, lo, hi in pairs}
+
     def outside(self, y: ArrayLike) -> NDArray[np.bool_]:
         """Which cells of ``y`` (m × k) leave their declared range (they are clipped)."""
         y = np.asarray(y, dtype=np.float64)
@@ -266,7 +271,7 @@ class TableRecords:
 
 def released_gram(release) -> NDArray[np.float64]:
     """VᵀV − Dσ²I from the release's k' × k' factor R (RᵀR = σ_z²VᵀV): unbiased for vᵀv."""
-    factor = release._factor  # noqa: SLF001 - the k × k factor the guarantee covers
+    factor = release._factor
     gram = factor.T @ factor / release.seed_scale**2
     return gram - release.design.width * release.sigma**2 * np.eye(gram.shape[0])
 
@@ -287,4 +292,4 @@ def table_records(release, tmap: TargetMap) -> TableRecords:
         research run's stream), never the noise's.
     """
     mean, cov = table_moments(released_gram(release), tmap)
-    return TableRecords(tmap.names, mean, cov, release._rng)  # noqa: SLF001
+    return TableRecords(tmap.names, mean, cov, release._rng)
