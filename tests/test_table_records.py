@@ -62,9 +62,12 @@ def test_the_constant_column_carries_the_means_on_an_exact_gram():
     tmap = target_map(bounds, ["age", "glucose", "share"], 2.0)
     rows = tmap.forward(y)
     for factor in (1.0, (1 + len(y) * 0.01) ** -2, 1e-3):
-        mean, cov = table_moments(factor * rows.T @ rows, tmap)
-        np.testing.assert_allclose(mean, y.mean(axis=0), rtol=1e-10)
-        np.testing.assert_allclose(cov, np.cov(y.T, bias=True), rtol=1e-8, atol=1e-10)
+        gram = factor * rows.T @ rows
+        # the constant's entry: estimated, or its public value B²/k'·factor·m
+        for constant in (None, tmap.row_scale**2 * factor * len(y)):
+            mean, cov = table_moments(gram, tmap, constant)
+            np.testing.assert_allclose(mean, y.mean(axis=0), rtol=1e-10)
+            np.testing.assert_allclose(cov, np.cov(y.T, bias=True), rtol=1e-8, atol=1e-10)
 
 
 def test_the_psd_projection_is_the_nearest_psd_matrix():
@@ -99,7 +102,7 @@ def test_the_records_are_in_the_table_units_in_the_noise_free_limit():
     factor = scale * np.linalg.cholesky(g * rows.T @ rows).T
     release = SimpleNamespace(
         _factor=factor, seed_scale=scale, sigma=0.0, design=SimpleNamespace(width=500),
-        _rng=np.random.default_rng(4),
+        _rng=np.random.default_rng(4), ones_gram=g * len(y),
     )  # fmt: skip
     records = np.vstack(list(table_records(release, tmap).iter_samples(200_000, 65_536)))
     assert records.shape == (200_000, 3)

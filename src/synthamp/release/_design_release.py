@@ -178,6 +178,9 @@ class DesignRelease:
     seeded: bool = False
     comparison: DesignPairComparison | None = None
     row_permutation: str = "secret"
+    #: 1ᵀG1, G = MᵀM (public: a function of the design and λ; g·m on an orthogonal design):
+    #: a constant target column c gives (vᵀv) entry c²·1ᵀG1 exactly (the table's records)
+    ones_gram: float | None = None
 
     @property
     def protected(self) -> str:
@@ -627,4 +630,5 @@ def design_release(
         seeded=random_state is not None,
         comparison=comparison,
         row_permutation=order,
+        ones_gram=(bounds.gram_scale * m if design == ORTHOGONAL else float(np.sum(bounds.gram))),
     )

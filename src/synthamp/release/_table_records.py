@@ -14,11 +14,11 @@ columns, accounted as such.
 The released Gram matrix then carries the means: with W the mapped rows, WᵀW = (B²/k')·
 [[Σuᵢuᵢᵀ, Σuᵢ], [Σuᵢᵀ, m]]. :func:`table_moments` reads the table's mean and covariance off an
 estimate of WᵀW (up to a positive factor): it projects onto the positive semi-definite
-matrices, divides by the constant column's own entry (whose true value is known: this
-undoes the design's scale, g = (1 + mλ)⁻² exactly on an orthogonal design, and B²m/k',
-without using them), reads the means of u from the constant column's cross terms and the
-covariance as the Schur complement (positive semi-definite by construction), and undoes the
-columns' affine maps. :func:`table_records` does this on the release's own Gram estimate
+matrices, divides by the constant column's entry, whose true value is public (B²/k'·1ᵀG1 on a
+design, G = MᵀM: B²/k'·g·m with g = (1 + mλ)⁻² on an orthogonal design), reads the means of u
+from the constant column's cross terms (its second moment is 1), the covariance as the rest
+less the means' product (projected again), and undoes the columns' affine maps.
+:func:`table_records` does this on the release's own Gram estimate
 VᵀV − Dσ²I, computed from the k' × k' factor R the release keeps (RᵀR = σ_z²VᵀV; never V, v,
 N or Z), and draws the records N(mean, cov) in the table's columns and units with fresh
 randomness (the release's sampling stream: OS entropy, or a seeded research run's stream):
@@ -26,7 +26,7 @@ a post-processing of VᵀV, covered by the release's unlimited guarantee
 (:data:`TABLE_RECORDS_NOTE`, worded here only).
 
 On an orthogonal design E[VᵀV] = g·WᵀW + Dσ²I exactly, so the estimate is unbiased before the
-projection and the division; on a random design vᵀv = WᵀGW only approximates a multiple of WᵀW
+projection; on a random design vᵀv = WᵀGW only approximates a multiple of WᵀW
 (G's off-diagonal terms), and the records' moments are then approximate (the report says so).
 """
 
@@ -215,30 +215,37 @@ def psd_project(matrix: ArrayLike) -> NDArray[np.float64]:
 
 
 def table_moments(
-    gram: ArrayLike, tmap: TargetMap
+    gram: ArrayLike, tmap: TargetMap, constant: float | None = None
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The table's mean and covariance (in its units) from an estimate of WᵀW (k' × k').
 
-    ``gram`` may carry any positive factor (the design's g, B²/k', m): it is divided by its
-    constant entry after the projection onto the PSD matrices.
+    Parameters
+    ----------
+    gram : array_like of shape (k', k')
+        An estimate of WᵀW up to a positive factor (the design's g, m), the constant last.
+    tmap : TargetMap
+    constant : float, optional
+        The true value of the constant column's entry in ``gram``'s units (public: B²/k'·1ᵀG1
+        for a release on a design); it undoes the factor. Default: the entry of ``gram``
+        itself after the projection (exact for an exact Gram).
 
     Raises
     ------
     InputError
-        ``epsilon``: the constant column's entry is not positive after the projection (the
-        noise overwhelms the m records: nothing to read).
+        ``epsilon``: without ``constant``, the constant entry is not positive after the
+        projection (nothing to read).
     """
     a = psd_project(gram)
-    constant = a[-1, -1]
-    if not constant > 0:
-        raise InputError(
-            "epsilon", "the noise overwhelms the table's Gram matrix (its constant entry is "
-            "not positive after the projection): give a larger ε or more records, or "
-            "--records raw",
-        )  # fmt: skip
+    if constant is None:
+        constant = a[-1, -1]
+        if not constant > 0:
+            raise InputError(
+                "epsilon", "the noise overwhelms the table's Gram matrix (its constant entry "
+                "is not positive after the projection): give a larger ε or more records",
+            )  # fmt: skip
     a = a / constant
-    mean_u = a[:-1, -1]
-    cov_u = a[:-1, :-1] - np.outer(mean_u, mean_u)  # Schur complement: PSD, up to rounding
+    mean_u = a[:-1, -1]  # the constant's second moment is 1: its cross terms are the means
+    cov_u = a[:-1, :-1] - np.outer(mean_u, mean_u)
     return tmap.moments_in_units(mean_u, psd_project(cov_u))
 
 
@@ -291,5 +298,6 @@ def table_records(release, tmap: TargetMap) -> TableRecords:
         Sampling with the release's own sampling stream (fresh: OS entropy, or a seeded
         research run's stream), never the noise's.
     """
-    mean, cov = table_moments(released_gram(release), tmap)
+    constant = None if release.ones_gram is None else tmap.row_scale**2 * release.ones_gram
+    mean, cov = table_moments(released_gram(release), tmap, constant)
     return TableRecords(tmap.names, mean, cov, release._rng)
