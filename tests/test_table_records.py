@@ -120,3 +120,15 @@ def test_rows_outside_their_ranges_are_counted_and_refused_above_the_threshold()
         check_target_ranges(y, tmap, 0.1)
     assert error.value.param == "max_clipped"
     assert check_target_ranges(y[[0]], tmap, 0.0) == []
+
+
+def test_noisy_moments_are_kept_where_values_in_their_ranges_can_have_them():
+    """Mean in [lo, hi], variance at most (hi − mean)(mean − lo): public constraints."""
+    tmap = target_map({"a": (0.0, 10.0), "b": (-1.0, 1.0)}, ["a", "b"], 1.0)
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        noise = rng.normal(scale=50.0, size=(3, 3))
+        mean, cov = table_moments(noise @ noise.T, tmap, constant=1.0)
+        assert np.all((tmap.lo <= mean) & (mean <= tmap.hi))
+        assert np.all(np.diag(cov) <= (tmap.hi - mean) * (mean - tmap.lo) * (1 + 1e-12))
+        assert np.linalg.eigvalsh(cov).min() >= -1e-9 * np.abs(cov).max()

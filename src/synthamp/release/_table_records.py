@@ -15,9 +15,13 @@ The released Gram matrix then carries the means: with W the mapped rows, WᵀW =
 [[Σuᵢuᵢᵀ, Σuᵢ], [Σuᵢᵀ, m]]. :func:`table_moments` reads the table's mean and covariance off an
 estimate of WᵀW (up to a positive factor): it projects onto the positive semi-definite
 matrices, divides by the constant column's entry, whose true value is public (B²/k'·1ᵀG1 on a
-design, G = MᵀM: B²/k'·g·m with g = (1 + mλ)⁻² on an orthogonal design), reads the means of u
+design, G = MᵀM: B²/k'·g·m with g = (1 + mλ)⁻² on an orthogonal design; the projected entry
+where that is larger, as when the noise dominates), reads the means of u
 from the constant column's cross terms (its second moment is 1), the covariance as the rest
-less the means' product (projected again), and undoes the columns' affine maps.
+less the means' product (projected again), keeps them where values in [−1, 1] can have them
+(each mean in [−1, 1], each variance at most 1 − mean², by scaling its row and column: the
+declared ranges are public, so this is a post-processing that cannot move a feasible truth),
+and undoes the columns' affine maps.
 :func:`table_records` does this on the release's own Gram estimate
 VᵀV − Dσ²I, computed from the k' × k' factor R the release keeps (RᵀR = σ_z²VᵀV; never V, v,
 N or Z), and draws the records N(mean, cov) in the table's columns and units with fresh
@@ -226,8 +230,9 @@ def table_moments(
     tmap : TargetMap
     constant : float, optional
         The true value of the constant column's entry in ``gram``'s units (public: B²/k'·1ᵀG1
-        for a release on a design); it undoes the factor. Default: the entry of ``gram``
-        itself after the projection (exact for an exact Gram).
+        for a release on a design); it undoes the factor, unless the projected entry is
+        larger (then that entry: the noise dominates). Default: the projected entry (exact
+        for an exact Gram).
 
     Raises
     ------
@@ -236,7 +241,10 @@ def table_moments(
         projection (nothing to read).
     """
     a = psd_project(gram)
-    if constant is None:
+    if constant is None or a[-1, -1] > constant:
+        # the projected entry, or the public value where that is larger: noise that
+        # dominates inflates the projected entry, and dividing by it keeps the moments
+        # those of a matrix whose constant entry is 1 (bounded), not noise over the signal
         constant = a[-1, -1]
         if not constant > 0:
             raise InputError(
@@ -244,9 +252,16 @@ def table_moments(
                 "is not positive after the projection): give a larger ε or more records",
             )  # fmt: skip
     a = a / constant
-    mean_u = a[:-1, -1]  # the constant's second moment is 1: its cross terms are the means
-    cov_u = a[:-1, :-1] - np.outer(mean_u, mean_u)
-    return tmap.moments_in_units(mean_u, psd_project(cov_u))
+    # the constant's second moment is 1: its cross terms are the means; u ∈ [−1, 1] (the
+    # declared ranges, public) puts each mean in [−1, 1] and each variance ≤ 1 − mean²
+    mean_u = np.clip(a[:-1, -1], -1.0, 1.0)
+    cov_u = psd_project(a[:-1, :-1] - np.outer(mean_u, mean_u))
+    variance = np.diag(cov_u)
+    room = 1.0 - mean_u**2
+    shrink = np.ones_like(variance)
+    over = variance > room
+    shrink[over] = np.sqrt(room[over] / variance[over])
+    return tmap.moments_in_units(mean_u, cov_u * np.outer(shrink, shrink))
 
 
 def _covariance_factor(cov: NDArray[np.float64]) -> NDArray[np.float64]:
