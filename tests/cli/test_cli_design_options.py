@@ -91,7 +91,10 @@ def folder(tmp_path, monkeypatch):
         frame = pd.DataFrame(0.2 * rng.normal(size=(rows, 3)), columns=["a", "b", "c"])
         frame["y"] = np.tanh(3 * frame.sum(axis=1))
         frame.to_csv(name, index=False)
-    pd.DataFrame({"column": ["a", "b", "c"], "lo": -2.0, "hi": 2.0}).to_csv("b.csv", index=False)
+    # the features' ranges for the generator; with a design, the target y's range is used
+    pd.DataFrame({"column": ["a", "b", "c", "y"], "lo": -2.0, "hi": 2.0}).to_csv(
+        "b.csv", index=False
+    )
     return tmp_path
 
 
@@ -146,7 +149,32 @@ RELEASE_OPTIONS: dict[str, Option] = {
     ),
     "norm_bound": Option(("--norm-bound", "0.5"), generator_only(equals("norm_bound", 0.5))),
     "feature_scale": Option(("--feature-scale", "0.5"), generator_only(changed("feature_scaling"))),
-    "bounds": Option(("--bounds", "b.csv"), generator_only(changed("feature_scaling"))),
+    # without a design: the features' ranges; with one: the targets' (the records in y's units)
+    "bounds": Option(
+        ("--bounds", "b.csv"),
+        {
+            "none": changed("feature_scaling"),
+            **dict.fromkeys(DESIGNS[1:], equals("records_kind", "table")),
+        },
+    ),
+    # the generator writes its own records (table refused); a design with --bounds: raw ZV
+    # in the mapped coordinates, the constant column last
+    "records": Option(
+        {
+            "none": ("--records", "table"),
+            **dict.fromkeys(DESIGNS[1:], ("--records", "raw", "--bounds", "b.csv")),
+        },
+        {
+            "none": REFUSED,
+            **dict.fromkeys(
+                DESIGNS[1:],
+                lambda b, r: (
+                    list(r.records.columns) == ["y", "_constant"]
+                    and r.report["records_kind"] == "raw"
+                ),
+            ),
+        },
+    ),
     # the targets of every release are guarded (|y| up to 1 against a label bound of 0.3)
     "max_clipped": Option(("--max-clipped", "0", "--label-bound", "0.3"), every(REFUSED_ON_DATA)),
     "accounting": Option(

@@ -25,6 +25,7 @@ from synthamp.release import (
     BACKENDS,
     DEMO_DIR,
     DESIGNS,
+    RECORD_KINDS,
     ReleaseMonitor,
     run_demo,
 )
@@ -95,11 +96,11 @@ _JSON = ("--json as_json", "Print one JSON object describing what was written.",
 @click.command("release")
 @_options(
     ("--data", "Private table (.csv or .parquet).", dict(required=True, metavar="FILE")),
-    ("--targets", "Target columns (comma-separated): the k record dimensions.",
-     dict(required=True, metavar="COLS")),
+    ("--targets", "Target columns (comma-separated): the k record dimensions. With --design, "
+     "'all': every numeric column (less --public-inputs).", dict(required=True, metavar="COLS")),
     ("--features", "Feature columns (default: all other columns).", dict(metavar="COLS")),
-    ("--label-bound", "Target rows are clipped to norm ≤ B.",
-     dict(required=True, type=float, metavar="B")),
+    ("--label-bound", "Target rows are clipped to norm ≤ B (required; default 1 with --design "
+     "and --bounds, where the rows are mapped into the ball).", dict(type=float, metavar="B")),
     ("--ridge", "λ of (1/m)Σ‖Wᵀx−y‖² + λ‖W‖²_F.", dict(required=True, type=float, metavar="λ")),
     ("--epsilon", "Target ε (σ is calibrated).", dict(type=float, metavar="E")),
     ("--delta", "δ (required with --epsilon; default 1e-5 with --sigma).",
@@ -122,7 +123,15 @@ _JSON = ("--json as_json", "Print one JSON object describing what was written.",
     ("--bounds", "Public range of each feature column, for columns in different units: a CSV "
      "(column,lo,hi) or JSON ({\"column\": [lo, hi]}) file; each column is mapped affinely "
      "from [lo, hi] onto [-1, 1] (then divided by √d) before the row-norm clipping. Replaces "
-     "--feature-scale; every used feature column needs a range.", dict(metavar="FILE")),
+     "--feature-scale; every used feature column needs a range. With --design: the ranges of "
+     "the TARGET columns (every one needs a range): each row is mapped into the ball of "
+     "radius B with a constant coordinate added (k + 1 columns released), so the released "
+     "Gram matrix carries the means.", dict(metavar="FILE")),
+    ("--records", "With --design and --bounds: 'table' (the default there) writes the records "
+     "in the table's columns and units (drawn from the mean and covariance read off the "
+     "released VᵀV: a post-processing, covered by the guarantee); 'raw' writes the "
+     "mechanism's records ZV (the default otherwise).",
+     dict(type=click.Choice(RECORD_KINDS))),
     ("--max-clipped", "Refuse the release (exit 2) when more than this share of the feature "
      "rows or of the target rows is clipped.",
      dict(type=float, default=0.1, show_default=True, metavar="FRACTION")),

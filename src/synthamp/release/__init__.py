@@ -60,6 +60,10 @@ Public designs (docs/theory.md §19, docs/gram-adjacency.md)
    PublicDesign      -- a public design, generated block by block from a recorded seed
    design_bounds     -- certified Δ, C and s₂ of a public design
    DESIGNS           -- the public designs
+   RECORD_KINDS      -- the records a design release writes: the table's units, or raw ZV
+   TargetMap         -- a table's target columns into the ball by their public ranges
+   target_map        -- its map from the columns' declared ranges
+   table_moments     -- the table's mean and covariance read off a Gram estimate
 
 Tables and output
 -----------------
@@ -130,6 +134,12 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
         row_norms,
         scale_clip_rows,
     )
+    from synthamp.release._table_records import (
+        RECORD_KINDS,
+        TargetMap,
+        table_moments,
+        target_map,
+    )
     from synthamp.release._tabular import (
         TABLE_FORMATS,
         check_csv_names,
@@ -193,6 +203,10 @@ _SOURCES: dict[str, str] = {
         ["ADJACENCIES", "DESIGNS", "PublicDesign", "design_bounds"], "synthamp.release._designs"
     ),
     **dict.fromkeys(
+        ["RECORD_KINDS", "TargetMap", "table_moments", "target_map"],
+        "synthamp.release._table_records",
+    ),
+    **dict.fromkeys(
         [
             "OBJECTIVE",
             "clip_rows",
@@ -239,6 +253,7 @@ __all__ = [
     "OBJECTIVE",
     "PLAN_METHODS",
     "PUBLISHED",
+    "RECORD_KINDS",
     "SAMPLERS",
     "TABLE_FORMATS",
     "DemoRelease",
@@ -253,6 +268,7 @@ __all__ = [
     "ReleaseMonitor",
     "TablePlan",
     "TableRelease",
+    "TargetMap",
     "account_release",
     "atomic_write_text",
     "atomic_write_with",
@@ -289,6 +305,8 @@ __all__ = [
     "scale_clip_rows",
     "select_numeric",
     "table_format",
+    "table_moments",
+    "target_map",
     "write_dataset",
     "write_partitions",
     "write_partitions_dask",

@@ -27,6 +27,7 @@ from synthamp._validation import (
     check_sigma,
     printable,
 )
+from synthamp.release._column_bounds import read_bounds
 from synthamp.release._distributed import check_scheduler, require_dask
 from synthamp.release._io import check_not_inside
 from synthamp.release._options import ADJACENCIES, BACKENDS, DESIGNS
@@ -34,6 +35,7 @@ from synthamp.release._paths import check_name_length, check_output_name
 from synthamp.release._ridge import (
     check_ridge_scale,
 )
+from synthamp.release._table_records import ALL_COLUMNS, RECORD_KINDS
 from synthamp.release._tabular import check_csv_names, check_input_file
 
 __all__ = [
@@ -47,6 +49,7 @@ __all__ = [
     "check_release_n_syn",
     "check_ridge_numbers",
     "check_scale_options",
+    "check_table_options",
     "check_target_names",
     "report_paths",
 ]
@@ -84,6 +87,7 @@ def check_choices(o: dict) -> None:
     _one_of("backend", o["backend"], BACKENDS)
     _one_of("design", o["design"], DESIGNS, optional=True)
     _one_of("adjacency", o["adjacency"], ADJACENCIES, optional=True)
+    _one_of("records", o["records"], RECORD_KINDS, optional=True)
     for name in ("force", "unlimited"):
         if not isinstance(o[name], bool | np.bool_):
             raise InputError(name, f"must be True or False, got {o[name]!r}")
@@ -261,3 +265,41 @@ def check_design_options(design: str | None, options: Mapping[str, Any]) -> None
         raise InputError(
             "public_inputs", f"column {overlap[0]!r} is also a target: the targets are private"
         )
+
+
+def check_table_options(o: dict) -> None:
+    """The whole table as the release (``targets="all"``, target ``bounds``, ``records``).
+
+    ``o`` holds :func:`~synthamp.release.release_table`'s arguments, ``targets`` parsed.
+    With a design, ``bounds`` are the target columns' public ranges (read here, matched to
+    the columns once they are known), B defaults to 1 and the records default to the
+    table's units; without one, ``bounds`` stay the features' and the records are the
+    generator's (``records`` "raw" only). Sets ``target_bounds``, ``records`` and, with
+    a design and bounds, a missing ``label_bound``.
+    """
+    design, bounds = o["design"], o["bounds"]
+    if o["targets"] == [ALL_COLUMNS] and design is None:
+        raise InputError(
+            "targets", "all applies with --design (without one, the features are the "
+            "table's other columns: name the targets)",
+        )  # fmt: skip
+    o["target_bounds"] = None
+    if design is not None and bounds is not None:
+        o["target_bounds"], o["bounds"] = read_bounds(bounds, param="bounds"), None
+    if o["records"] is None:
+        o["records"] = "raw" if o["target_bounds"] is None else "table"
+    elif o["records"] == "table":
+        if design is None:
+            raise InputError(
+                "records", "table applies with --design (the generator writes its records ZV)"
+            )
+        if o["target_bounds"] is None:
+            raise InputError(
+                "records", "table needs --bounds FILE: the target columns' public ranges"
+            )
+    if o["records"] == "table" and o["partitions"] is not None:
+        raise InputError("records", "table writes one file: give --records raw with --partitions")
+    if o["label_bound"] is None:
+        if o["target_bounds"] is None:
+            raise InputError("label_bound", "is required: the target rows' norm bound B")
+        o["label_bound"] = 1.0  # the rows are mapped into the unit ball by their ranges

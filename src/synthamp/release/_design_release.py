@@ -196,6 +196,9 @@ class DesignRelease:
     seeded: bool = False
     comparison: DesignPairComparison | None = None
     row_permutation: str = "secret"
+    #: 1ᵀG1, G = MᵀM (public: a function of the design and λ; g·m on an orthogonal design):
+    #: a constant target column c gives (vᵀv) entry c²·1ᵀG1 exactly (the table's records)
+    ones_gram: float | None = None
     certified: CertifiedGuarantee | None = None
 
     @property
@@ -728,4 +731,5 @@ def design_release(
         comparison=comparison,
         row_permutation=order,
         certified=accounted.certified,
+        ones_gram=(bounds.gram_scale * m if design == ORTHOGONAL else float(np.sum(bounds.gram))),
     )

@@ -35,6 +35,7 @@ from synthamp.release._checks import (
     check_release_n_syn,
     check_ridge_numbers,
     check_scale_options,
+    check_table_options,
     check_target_names,
     report_paths,
 )
@@ -66,6 +67,16 @@ from synthamp.release._partitioned import generator_partitions, write_partitions
 from synthamp.release._paths import check_output_name
 from synthamp.release._planning import error_with_bias
 from synthamp.release._reports import write_design_reports, write_reports
+from synthamp.release._table_records import (
+    ALL_COLUMNS,
+    CONSTANT_COLUMN,
+    TABLE_RECORDS_APPROXIMATE,
+    TABLE_RECORDS_NOTE,
+    check_target_ranges,
+    numeric_columns,
+    table_records,
+    target_map,
+)
 from synthamp.report import SCHEMA_VERSION, PrivacyReport
 from synthamp.utility import gram_error_bound
 
@@ -158,6 +169,7 @@ def _check_numbers(o: dict) -> dict:
     o["public_inputs"] = _tabular.parse_columns(o["public_inputs"], param="public_inputs")
     # every option applies to the design (or to none), or is refused here, with one line
     check_design_options(o["design"], {**o, "audit": o["audit_trials"]})
+    check_table_options(o)  # --targets all, the targets' --bounds with a design, --records
     o["label_bound"] = check_positive("label_bound", o["label_bound"])
     o["ridge"] = check_positive("ridge", o["ridge"])
     distributed = o["backend"] == "dask"
@@ -166,6 +178,7 @@ def _check_numbers(o: dict) -> dict:
     feature_scale_given = o["feature_scale"] is not None
     scale = 1.0 if o["feature_scale"] is None else o["feature_scale"]
     o["feature_scale"] = check_positive("feature_scale", scale)
+    # "gram": the Gram adjacency for k = 1, the certified angle certificate for k >= 2
     o["adjacency"] = "gram" if o["adjacency"] is None else o["adjacency"]
     o["max_clipped"] = check_max_clipped(o["max_clipped"])
     if o["bounds"] is not None:
@@ -223,7 +236,8 @@ def _records(data, target_cols: list[str], feature_cols: list[str] | None) -> in
     """m, the table's records: its length in memory, or its shape on disk (no value kept)."""
     if hasattr(data, "columns"):  # a pandas DataFrame
         return len(data)
-    return _tabular.read_shape(data, target_cols, feature_cols, param="data")[0]
+    named = [] if target_cols == [ALL_COLUMNS] else target_cols  # "all": known once read
+    return _tabular.read_shape(data, named, feature_cols, param="data")[0]
 
 
 def _read(data, target_cols: list[str], feature_cols: list[str] | None, design, inputs):
@@ -238,6 +252,10 @@ def _read(data, target_cols: list[str], feature_cols: list[str] | None, design, 
     if len(frame) < 2:
         raise InputError("data", f"needs at least 2 records, got {len(frame)}")
     if design is not None:
+        if target_cols == [ALL_COLUMNS]:  # every numeric column, less the public inputs
+            target_cols[:] = numeric_columns(frame, exclude=inputs or ())
+            if not target_cols:
+                raise InputError("targets", "all: the table has no numeric column to release")
         y = _tabular.select_numeric(frame, target_cols, param="targets")
         if inputs is None:
             return y, None, None
@@ -265,7 +283,7 @@ def release_table(
     targets,
     features=None,
     *,
-    label_bound: float,
+    label_bound: float | None = None,
     ridge: float,
     n_syn: int,
     out: str | os.PathLike,
@@ -292,6 +310,7 @@ def release_table(
     design_seed: int | None = None,
     adjacency: str | None = None,
     public_inputs=None,
+    records: str | None = None,
     time_budget: float | None = DEFAULT_TIME_BUDGET,
     monitor: ReleaseMonitor | None = None,
 ) -> TableRelease:
@@ -302,10 +321,12 @@ def release_table(
     data : path-like or pandas.DataFrame
         The private table (.csv or .parquet), or the table in memory.
     targets, features : str or sequence of str
-        Target columns (the k record dimensions; comma-separated text or a list) and
-        feature columns (default: every other column).
+        Target columns (the k record dimensions; comma-separated text or a list; with a
+        design, ``"all"``: every numeric column, less ``public_inputs``) and feature columns
+        (default: every other column).
     label_bound, ridge : float
-        B (target rows clipped to norm ≤ B) and λ of (1/m)Σ‖Wᵀx−y‖² + λ‖W‖²_F (§13).
+        B (target rows clipped to norm ≤ B; required, except with a design and ``bounds``,
+        where it defaults to 1) and λ of (1/m)Σ‖Wᵀx−y‖² + λ‖W‖²_F (§13).
     n_syn : int
         Records to write; the guarantee covers them (any number when ``unlimited``).
     out : path-like
@@ -331,7 +352,11 @@ def release_table(
         (``column,lo,hi``) or JSON file of them, for columns in different units: each
         used feature column is mapped affinely from [lo, hi] onto [−1, 1] (then by 1/√d)
         before the row-norm clipping; refused if a used column has no range. Replaces
-        ``feature_scale``.
+        ``feature_scale``. With a design: the public ranges of the *target* columns
+        (refused if one is missing): each row is mapped into the ball of radius B (every
+        column from [lo, hi] onto [−1, 1], a constant coordinate 1 appended, the row times
+        B/√(k + 1)), so the release has k + 1 columns, the constant included in what the
+        guarantee covers (:mod:`synthamp.release._table_records`).
     max_clipped : float, default 0.1
         Refuse the release (``InputError``, nothing written) when more than this share
         of the feature rows or of the target rows is clipped by the declared bounds.
@@ -350,6 +375,12 @@ def release_table(
         ``random-features`` only, and required there: the input columns, declared public
         (none of them a target); only the targets are then protected. Private inputs:
         release without a design (§13).
+    records : {"table", "raw"}, optional
+        With a design and ``bounds`` (the default there, and only there): "table", the
+        records in the table's columns and units, drawn with fresh randomness from the
+        mean and covariance read off the released VᵀV (a post-processing, covered by the
+        guarantee); "raw": the mechanism's records ZV (the default otherwise; with
+        ``bounds``, in the mapped coordinates, the constant column ``_constant`` last).
     monitor : ReleaseMonitor, optional
         Told the messages, the long steps and the records written (default: silent).
 
@@ -393,34 +424,64 @@ def release_table(
 
 def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
     """Step 4': fit on the public design, write the records and the reports."""
-    for note in check_clipping(  # the targets (a design's features are its own)
-        np.empty((len(y), 0)), [], y, o["targets"], label_bound=o["label_bound"],
-        max_clipped=o["max_clipped"],
-    ):  # fmt: skip
+    check_target_names(o["targets"], fmt)  # "all" is resolved once the table is read
+    tmap = None
+    if o["target_bounds"] is not None:  # the whole table: rows into the ball by their ranges
+        tmap = target_map(o["target_bounds"], o["targets"], o["label_bound"])
+        notes = check_target_ranges(y, tmap, o["max_clipped"])
+        y = tmap.forward(y)  # the constant column last: k' = k + 1
+    else:
+        notes = check_clipping(  # the targets (a design's features are its own)
+            np.empty((len(y), 0)), [], y, o["targets"], label_bound=o["label_bound"],
+            max_clipped=o["max_clipped"],
+        )  # fmt: skip
+    for note in notes:
         monitor.message("note", note)
+    adjacency = o["adjacency"]
     with monitor.stage("fitting on the public design"):
         released = design_release(
             y, o["design"], o["width"], o["design_seed"], epsilon=o["epsilon"],
             delta=o["delta"], ridge=o["ridge"], label_bound=o["label_bound"], inputs=x,
-            adjacency=o["adjacency"], accountant=o["accountant"], random_state=o["seed"],
+            adjacency=adjacency, accountant=o["accountant"], random_state=o["seed"],
             time_budget=o["time_budget"],
         )  # fmt: skip
         del y, x
+        columns = list(o["targets"]) + ([] if tmap is None else [CONSTANT_COLUMN])
+        table_notes: tuple[str, ...] = ()
+        if o["records"] == "table":  # a post-processing of VᵀV, in the table's units
+            source, columns = table_records(released, tmap), list(o["targets"])
+            table_notes = (TABLE_RECORDS_NOTE,) + (
+                () if o["design"] == ORTHOGONAL else (TABLE_RECORDS_APPROXIMATE,)
+            )
+        else:
+            source = released
         if o["partitions"] is None:
-            chunks = _progressing(released.iter_samples(o["n_syn"]), monitor, o["n_syn"])
-            rows = _tabular.write_rows(table_tmp, chunks, o["targets"], fmt=fmt)
+            chunks = _progressing(source.iter_samples(o["n_syn"]), monitor, o["n_syn"])
+            rows = _tabular.write_rows(table_tmp, chunks, columns, fmt=fmt)
         else:
             tasks = released.partition_tasks(o["n_syn"], o["partitions"])
-            rows = _write_tasks(tasks, table_tmp, o, monitor)
+            rows = _write_tasks(tasks, table_tmp, {**o, "targets": columns}, monitor)
         numbers = {
             "document": "design-report",
             "schema_version": SCHEMA_VERSION,
             **released.to_dict(rows),
             "records": rows,
-            "columns": list(o["targets"]),
+            "columns": columns,
+            "records_kind": o["records"],
+            "records_note": " ".join(table_notes) or None,
+            "target_bounds": None if tmap is None else tmap.ranges(),
         }
-        lines = released.summary(rows)
+        lines = released.summary(rows) + list(table_notes)
         privacy = released.privacy_report(released.design.n_records, rows)
+        if table_notes:
+            privacy = dataclasses.replace(
+                privacy, notes=(*privacy.notes, *table_notes),
+                released=(
+                    f"{rows:,} synthetic records of the table's {len(columns)} columns, in its "
+                    "units (a post-processing of VᵀV; any number is covered)",
+                    *privacy.released[1:],
+                ),
+            )  # fmt: skip
         if o["backend"] == "dask":
             privacy = dataclasses.replace(privacy, notes=(*privacy.notes, DISTRIBUTED_NOTE))
         write_design_reports(numbers, privacy, report_tmps, n_released=rows)
