@@ -80,7 +80,7 @@ from synthamp.report._privacy import (
     seed_policy,
     utility_text,
 )
-from synthamp.utility import release_utility
+from synthamp.utility import design_statistic_sensitivity, release_utility
 
 __all__ = [
     "DesignAccounting",
@@ -168,6 +168,9 @@ class DesignRelease:
         bound) and, for k = 2, the searched reachable Gram pairs (heuristic); None where
         the exact engines do not reach (k > 2, or k = 2 with D > 10⁴) and for the
         certified k ≥ 2 guarantee (its realised pair's lower bound stands beside it).
+    statistic_sensitivity : float
+        The replace-one sensitivity of vᵀv on the design that the anchors use
+        (:func:`synthamp.utility.design_statistic_sensitivity`).
     certified : CertifiedGuarantee or None
         k ≥ 2 under the Gram adjacency: the certified reduction's guarantee
         (docs/theory.md §20), with the realised pair's lower bound; None otherwise.
@@ -200,6 +203,8 @@ class DesignRelease:
     #: a constant target column c gives (vᵀv) entry c²·1ᵀG1 exactly (the table's records)
     ones_gram: float | None = None
     certified: CertifiedGuarantee | None = None
+    #: the replace-one sensitivity of vᵀv on the design, for the anchors (account_design)
+    statistic_sensitivity: float | None = None
 
     @property
     def epsilon_lower_realised(self) -> float | None:
@@ -262,7 +267,7 @@ class DesignRelease:
             epsilon=self.epsilon, delta=self.delta, sigma=self.sigma, dim=self.design.width,
             out_dim=self.release.out_dim, norm_bound=self.norm_bound,
             sensitivity=self.sensitivity, n_syn=n_syn,
-            statistic_sensitivity=self.gram_sensitivity,
+            statistic_sensitivity=self.statistic_sensitivity,
         )  # fmt: skip
         if self.gram_sensitivity is not None:
             out["gram_error_baseline_s2"] = out["gram_error_baseline"]
@@ -491,6 +496,9 @@ class DesignAccounting:
     utility : dict
         :func:`synthamp.utility.release_utility` of the release with, for k = 1, the
         baseline on ‖v‖² at sensitivity s₂ (``gram_error_baseline_s2``).
+    statistic_sensitivity : float
+        The replace-one sensitivity of vᵀv on the design that the anchors use
+        (:func:`synthamp.utility.design_statistic_sensitivity`).
     certified : CertifiedGuarantee or None
         k ≥ 2 under the Gram adjacency: the certified reduction's guarantee
         (:func:`synthamp.accountant.calibrate_certified`), with the realised pair's lower
@@ -503,6 +511,7 @@ class DesignAccounting:
     sigma_norm: float
     sigma_gram: float | None
     gram_sensitivity: float | None
+    statistic_sensitivity: float
     release: SyntheticDataRelease
     utility: dict
     certified: CertifiedGuarantee | None = None
@@ -585,17 +594,19 @@ def account_design(
         width, k, bounds.norm_bound, bounds.sensitivity, sigma,
         gram_sensitivity=s2 if adjacency == "gram" else None,
     )  # fmt: skip
+    # the anchors on vᵀv itself, with the same public design (k = 1: s₂; k ≥ 2: certified)
+    statistic = design_statistic_sensitivity(k, s2, bounds.gram_sensitivity_theory)
     utility = release_utility(
         epsilon=epsilon, delta=delta, sigma=sigma, dim=width, out_dim=k,
         norm_bound=bounds.norm_bound, sensitivity=bounds.sensitivity, n_syn=None,
-        statistic_sensitivity=s2,  # the baseline on ‖v‖² itself, with the same public design
+        statistic_sensitivity=statistic,
     )  # fmt: skip
     if s2 is not None:
         utility["gram_error_baseline_s2"] = utility["gram_error_baseline"]
     return DesignAccounting(
         guarantee=guarantee, guarantee_norm=guarantee_norm, sigma=sigma,
         sigma_norm=guarantee_norm.sigma, sigma_gram=sigma_gram, gram_sensitivity=s2,
-        release=release, utility=utility, certified=certified,
+        statistic_sensitivity=statistic, release=release, utility=utility, certified=certified,
     )  # fmt: skip
 
 
@@ -731,5 +742,6 @@ def design_release(
         comparison=comparison,
         row_permutation=order,
         certified=accounted.certified,
+        statistic_sensitivity=accounted.statistic_sensitivity,
         ones_gram=(bounds.gram_scale * m if design == ORTHOGONAL else float(np.sum(bounds.gram))),
     )

@@ -16,6 +16,7 @@ Rooms: ``_errors`` (each mechanism's error), ``_adassp`` (the regression baselin
 
 from synthamp.utility._adassp import AdaSSPResult, adassp, adassp_noise
 from synthamp.utility._errors import (
+    design_statistic_sensitivity,
     gaussian_gram_error,
     gaussian_gram_sigma,
     gaussian_synthesizer_error,
@@ -37,6 +38,7 @@ __all__ = [
     "AdaSSPResult",
     "adassp",
     "adassp_noise",
+    "design_statistic_sensitivity",
     "gaussian_gram_error",
     "gaussian_gram_sigma",
     "gaussian_synthesizer_error",

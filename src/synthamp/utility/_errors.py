@@ -195,6 +195,28 @@ def gaussian_gram_error(
     return sigma * math.sqrt(k * (k + 1) / 2.0)
 
 
+def design_statistic_sensitivity(
+    out_dim: int, gram_sensitivity: float | None, gram_sensitivity_theory: float
+) -> float:
+    """Replace-one sensitivity of the Gram statistic vᵀv = YᵀGY on a public design. Certified.
+
+    k = 1: ``gram_sensitivity``, s₂, the exact supremum of |‖v‖² − ‖w‖²| (docs/theory.md
+    §19). k ≥ 2: √2·``gram_sensitivity_theory`` = √2·B²·maxᵢ(Gᵢᵢ + 4rᵢ), a bound on
+    N(ΔG) = √(‖ΔG‖_F² + (tr ΔG)²) ≥ ‖ΔG‖_F, so on the sensitivity of both Analyze Gauss and
+    the trace-shaped Gaussian. Proof: a change of record i gives
+    ΔG = Gᵢᵢ(y′y′ᵀ − yyᵀ) + (y′ − y)uᵀ + u(y′ − y)ᵀ with u = Σ_{j≠i}Gᵢⱼyⱼ, ‖u‖ ≤ B rᵢ;
+    N is a norm; N of the first term is at most √2·GᵢᵢB² (‖y‖, ‖y′‖ ≤ B, docs/theory.md
+    §18), and the second has ‖·‖_F ≤ 4B²rᵢ and |tr| ≤ 4B²rᵢ, so N ≤ √2·4B²rᵢ. Exact on an
+    orthogonal design (rᵢ = 0; y ⊥ y′ with ‖y‖ = ‖y′‖ = B attains √2·gB²); on a random
+    design an upper bound, so the anchors calibrated with it are valid but may be beaten
+    by ones calibrated at the (unknown) exact supremum.
+    """
+    k = check_integer("out_dim", out_dim, 1)
+    if k == 1:
+        return check_positive("gram_sensitivity", gram_sensitivity)
+    return math.sqrt(2.0) * check_positive("gram_sensitivity_theory", gram_sensitivity_theory)
+
+
 def laplace_statistic_error(
     epsilon: float, delta: float, *, statistic_sensitivity: float, releases: int = 1
 ) -> float:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from synthamp._validation import InputError, check_integer
+from synthamp._validation import check_integer, check_positive
 from synthamp.accountant._pld import gaussian_sigma
 from synthamp.utility._errors import (
     gaussian_gram_error,
@@ -257,10 +257,12 @@ def release_utility(
     ``n_syn``: the number of records the numbers are for — the records written, where
     that is known (an unlimited or design release once written) — or None for n → ∞.
 
-    ``statistic_sensitivity`` (k = 1, a public design): s₂, the replace-one
-    sensitivity of ‖v‖² itself (docs/theory.md §19); the Gaussian and Laplace baselines on
-    ‖v‖² then use it, the fair comparison when the accounting uses the same
-    statistic-level adjacency.
+    ``statistic_sensitivity`` (a public design): the replace-one sensitivity of the Gram
+    statistic vᵀv on the design itself, which the anchors then use (the fair comparison:
+    the same data, the same public design). k = 1: s₂, the exact sensitivity of ‖v‖²
+    (docs/theory.md §19). k ≥ 2: a bound s on both ‖ΔG‖_F and √(‖ΔG‖_F² + (tr ΔG)²)
+    (Analyze Gauss and the trace-shaped Gaussian),
+    :func:`~synthamp.utility.design_statistic_sensitivity`.
 
     ``label_bound`` and ``n_records`` (B and m, optional): add the targets' second moment
     YᵀY/m (the Gaussian synthesizer of the targets and the anchor on YᵀY) to the table.
@@ -293,22 +295,22 @@ def release_utility(
     if not (0.0 < epsilon < math.inf):
         return out
     if statistic_sensitivity is not None:
-        if k != 1:
-            raise InputError("statistic_sensitivity", "is the sensitivity of ‖v‖² (k = 1)")
-        baseline = gaussian_sigma(epsilon, delta, statistic_sensitivity * math.sqrt(releases))
-        scalar = statistic_sensitivity
+        s = check_positive("statistic_sensitivity", statistic_sensitivity)
+        baseline = gaussian_sigma(epsilon, delta, s * math.sqrt(releases))
+        baseline *= math.sqrt(k * (k + 1) / 2.0)  # Analyze Gauss's RMSE, as gaussian_gram_error
+        scalar = shaped = s
     else:
         baseline = gaussian_gram_error(
             epsilon, delta, norm_bound=norm_bound, sensitivity=sensitivity, out_dim=k,
             releases=releases,
         )  # fmt: skip
         scalar = gram_sensitivity(norm_bound, sensitivity, 1)
+        shaped = trace_shaped_sensitivity(norm_bound, sensitivity)
     if k == 1:
         anchor = laplace_statistic_error(
             epsilon, delta, statistic_sensitivity=scalar, releases=releases
         )
     else:
-        shaped = trace_shaped_sensitivity(norm_bound, sensitivity)
         anchor = trace_shaped_gram_error(
             epsilon, delta, out_dim=k, trace_sensitivity=shaped, releases=releases
         )
