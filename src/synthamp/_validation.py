@@ -27,6 +27,8 @@ __all__ = [
     "check_positive",
     "check_real_table",
     "check_sigma",
+    "flag_text",
+    "plain_text",
     "printable",
 ]
 
@@ -52,6 +54,16 @@ MIN_SCALE = 1e-150
 _MARKED = re.compile(r"`([a-z][a-z0-9_]*)`")
 
 
+def plain_text(text: str) -> str:
+    """A message with its marked parameters (```epsilon```) as the library names them."""
+    return _MARKED.sub(r"\1", text)
+
+
+def flag_text(text: str) -> str:
+    """A message with its marked parameters as command-line flags (``--epsilon``)."""
+    return _MARKED.sub(lambda match: "--" + match.group(1).replace("_", "-"), text)
+
+
 class InputError(ValueError):
     """Invalid input. ``param`` names the offending parameter.
 
@@ -64,13 +76,13 @@ class InputError(ValueError):
     def __init__(self, param: str, rule: str):
         self.param = param
         self.marked_rule = rule
-        self.rule = _MARKED.sub(r"\1", rule)
+        self.rule = plain_text(rule)
         super().__init__(f"{param}: {self.rule}")
 
     @property
     def flag_rule(self) -> str:
         """The rule with each marked parameter written as its command-line flag."""
-        return _MARKED.sub(lambda match: "--" + match.group(1).replace("_", "-"), self.marked_rule)
+        return flag_text(self.marked_rule)
 
 
 def _is_number(value) -> bool:

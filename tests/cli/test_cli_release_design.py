@@ -120,7 +120,9 @@ def test_random_features_need_declared_public_inputs_that_are_not_targets(table,
 
     assert main(FEATURES) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"synthamp: error: --public-inputs: {PRIVATE_INPUTS}"]
+    from synthamp._validation import flag_text
+
+    assert err == [f"synthamp: error: --public-inputs: {flag_text(PRIVATE_INPUTS)}"]
     assert "without --design" in err[0] and "§13" in err[0]
     assert main([*FEATURES, "--public-inputs", "a,y"]) == 2
     assert "'y' is also a target" in capsys.readouterr().err

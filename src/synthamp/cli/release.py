@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 import click
 
-from synthamp._validation import printable
+from synthamp._validation import flag_text, printable
 from synthamp.cli._common import deprecated_alias
 from synthamp.cli._outputs import show_demo, show_release
 from synthamp.cli._status import live_status, time_budget_option
@@ -42,8 +42,11 @@ class _Terminal(ReleaseMonitor):
     def __init__(self, show: bool) -> None:
         self.show = show
 
+    #: the messages' marked parameters are written as flags (synthamp.release._pipeline)
+    flags = True
+
     def message(self, level: str, text: str) -> None:
-        click.echo(f"synthamp: {level}: {printable(text)}", err=True)
+        click.echo(f"synthamp: {level}: {printable(flag_text(text))}", err=True)
 
     def stage(self, text: str):
         return live_status(text, show=self.show)

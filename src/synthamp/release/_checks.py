@@ -109,7 +109,7 @@ def report_paths(out: Path, report: str | os.PathLike | None) -> tuple[Path, Pat
     if report is None:
         paths = tuple(Path(f"{out}.privacy{ext}") for ext in (".json", ".md", ".html"))
         for path in paths:  # named after --out: a long --out can make them too long
-            check_name_length(path, "out", f"the report {printable(path)} (default from --out)")
+            check_name_length(path, "out", f"the report {printable(path)} (default from `out`)")
         return paths
     path = check_output_name(report, param="report")
     if path.suffix.lower() not in (".json", ".html"):
@@ -205,9 +205,9 @@ def check_scale_options(partitions, n_syn: int, distributed: bool, scheduler) ->
 #: The options of a release that a release on a public design refuses, and why (each is
 #: refused with one line before the table is read; docs/theory.md §19).
 NOT_WITH_DESIGN: dict[str, str] = {
-    "sigma": "--design calibrates σ: give --epsilon and --delta",
+    "sigma": "`design` calibrates σ: give `epsilon` and `delta`",
     "features": "a design release reads no feature column (random-seeds and orthogonal use none; "
-    "random-features reads the public columns named by --public-inputs)",
+    "random-features reads the public columns named by `public_inputs`)",
     "norm_bound": "a design release uses its design's own certified bound C (docs/theory.md §19)",
     "feature_scale": "a design release scales no feature (the design's rows have unit norm)",
     "audit": "the audit attacks a generator's norm-model worst case; a design release is "
@@ -220,8 +220,8 @@ ONLY_WITH_DESIGN: tuple[str, ...] = ("width", "design_seed", "adjacency", "publi
 
 #: Why a random-features design needs its inputs declared (docs/theory.md §13, §19).
 PRIVATE_INPUTS = (
-    "random-features needs its public input columns named (--public-inputs COLS); if they "
-    "are private, a public design does not apply: release without --design (the generator "
+    "random-features needs its public input columns named (`public_inputs` COLS); if they "
+    "are private, a public design does not apply: release without `design` (the generator "
     "accounts for private features, docs/theory.md §13)"
 )
 
@@ -238,7 +238,7 @@ def check_design_options(design: str | None, options: Mapping[str, Any]) -> None
     if design is None:
         for name in ONLY_WITH_DESIGN:
             if options.get(name) is not None:
-                raise InputError(name, "applies only with --design")
+                raise InputError(name, "applies only with `design`")
         return
     for name, why in NOT_WITH_DESIGN.items():
         if options.get(name) is not None:
@@ -249,13 +249,13 @@ def check_design_options(design: str | None, options: Mapping[str, Any]) -> None
             "no other method applies",
         )  # fmt: skip
     if options.get("width") is None or options.get("design_seed") is None:
-        raise InputError("design", "needs --width D and --design-seed S (a public seed)")
+        raise InputError("design", "needs `width` D and `design_seed` S (a public seed)")
     check_integer("width", options["width"], 1, 10**6)
     check_integer("design_seed", options["design_seed"], 0)
     inputs = options.get("public_inputs")
     if design != "random-features":
         if inputs is not None:
-            raise InputError("public_inputs", "applies only with --design random-features")
+            raise InputError("public_inputs", "applies only with `design` random-features")
         return
     if inputs is None:
         raise InputError("public_inputs", PRIVATE_INPUTS)
@@ -280,7 +280,7 @@ def check_table_options(o: dict) -> None:
     design, bounds = o["design"], o["bounds"]
     if o["targets"] == [ALL_COLUMNS] and design is None:
         raise InputError(
-            "targets", "all applies with --design (without one, the features are the "
+            "targets", "all applies with `design` (without one, the features are the "
             "table's other columns: name the targets)",
         )  # fmt: skip
     o["target_bounds"] = None
@@ -291,14 +291,14 @@ def check_table_options(o: dict) -> None:
     elif o["records"] == "table":
         if design is None:
             raise InputError(
-                "records", "table applies with --design (the generator writes its records ZV)"
+                "records", "table applies with `design` (the generator writes its records ZV)"
             )
         if o["target_bounds"] is None:
             raise InputError(
-                "records", "table needs --bounds FILE: the target columns' public ranges"
+                "records", "table needs `bounds` FILE: the target columns' public ranges"
             )
     if o["records"] == "table" and o["partitions"] is not None:
-        raise InputError("records", "table writes one file: give --records raw with --partitions")
+        raise InputError("records", "table writes one file: give `records` raw with `partitions`")
     if o["label_bound"] is None:
         if o["target_bounds"] is None:
             raise InputError("label_bound", "is required: the target rows' norm bound B")

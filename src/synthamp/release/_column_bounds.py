@@ -170,7 +170,7 @@ def check_clipping(
         lo, hi = bounds[:, 0], bounds[:, 1]
         outside = (features < lo) | (features > hi)
         feature_rows = outside.any(axis=1) if features.size else np.zeros(len(features), bool)
-        feature_bound = "their declared --bounds"  # outside [lo, hi] on either side
+        feature_bound = "their declared `bounds`"  # outside [lo, hi] on either side
         columns = np.flatnonzero(outside.any(axis=0))
         order = columns[np.argsort(-outside[:, columns].sum(axis=0), kind="stable")]
         named = [
@@ -195,7 +195,7 @@ def check_clipping(
         named = [f"{printable(feature_names[j])} up to {observed[j]:.4g}" for j in order[:_NAMED]]
         more = len(order) - _NAMED
         shown = "per column" if np.ndim(feature_scale) else f"{float(feature_scale):g}"
-        feature_bound = f"norm 1 after --feature-scale {shown}"
+        feature_bound = f"norm 1 after `feature_scale` {shown}"
     target_rows = row_norms(targets) > label_bound * (1.0 + _ROUNDING)
     target_scale = _largest(targets)
     target_named = [
@@ -203,7 +203,7 @@ def check_clipping(
     ]
     shares = [
         ("feature", float(np.mean(feature_rows)), feature_bound, named, more),
-        ("target", float(np.mean(target_rows)), f"--label-bound {label_bound:g}", target_named, 0),
+        ("target", float(np.mean(target_rows)), f"`label_bound` {label_bound:g}", target_named, 0),
     ]
     over = [share for share in shares if share[1] > max_clipped]
     if over:
@@ -217,8 +217,8 @@ def check_clipping(
             "max_clipped",
             f"{'; '.join(parts)}: more than {100 * max_clipped:g}% clipped, so the records "
             f"would carry little of the data ({_FOR_YOU}); declare each feature column's public "
-            "range with --bounds FILE, a --feature-scale or a --label-bound in the data's units, "
-            "or raise --max-clipped",
+            "range with `bounds` FILE, a `feature_scale` or a `label_bound` in the data's units, "
+            "or raise `max_clipped`",
         )
     return [
         f"{100 * share:.1f}% of {what} rows exceed {bound} and are clipped (a statistic of "

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from synthamp._budget import DEFAULT_TIME_BUDGET
-from synthamp._validation import InputError, check_integer, check_positive
+from synthamp._validation import InputError, check_integer, check_positive, plain_text
 from synthamp.accountant import SyntheticDataRelease
 from synthamp.release import _tabular
 from synthamp.release._checks import (
@@ -145,14 +145,22 @@ class TableRelease:
 
 
 class _Recorder(ReleaseMonitor):
-    """Forwards to the caller's monitor and keeps the messages for the result."""
+    """Forwards to the caller's monitor and keeps the messages for the result.
+
+    A message may mark the parameters it names (```label_bound```, as
+    :class:`~synthamp.InputError` does): the result's notes and the caller's monitor get
+    the library's names (:func:`~synthamp._validation.plain_text`); a monitor with
+    ``flags = True`` (the command line's) gets the marked text, to write the flags.
+    """
 
     def __init__(self, monitor: ReleaseMonitor) -> None:
         self.monitor, self.notes = monitor, []
 
     def message(self, level: str, text: str) -> None:
-        self.notes.append(text)
-        self.monitor.message(level, text)
+        self.notes.append(plain_text(text))
+        self.monitor.message(
+            level, text if getattr(self.monitor, "flags", False) else plain_text(text)
+        )
 
     def stage(self, text: str):
         return self.monitor.stage(text)

@@ -233,7 +233,7 @@ def _check_design_plan(design, design_seed, adjacency, widths, features, n_syn, 
     if design is None:
         for name, value in (("design_seed", design_seed), ("adjacency", adjacency)):
             if value is not None:
-                raise InputError(name, "applies only with --design")
+                raise InputError(name, "applies only with `design`")
         return
     if design not in ("random-seeds", "orthogonal"):
         raise InputError(
@@ -241,12 +241,12 @@ def _check_design_plan(design, design_seed, adjacency, widths, features, n_syn, 
             "(random-features needs the public inputs' values: release it, or plan random-seeds)",
         )  # fmt: skip
     if widths is None or design_seed is None:
-        raise InputError("design", "needs --width D (one or more) and --design-seed S")
+        raise InputError("design", "needs `width` D (one or more) and `design_seed` S")
     one = "plans one unlimited release with exact accounting"
     if features is not None:
         raise InputError("features", f"a {design} design uses no feature column")
     for name, value, default in (("n_syn", n_syn, None), ("releases", releases, 1)):
         if value != default:
-            raise InputError(name, f"--design {one}")
+            raise InputError(name, f"`design` {one}")
     if method != "exact":
-        raise InputError("accounting", f"--design {one}")
+        raise InputError("accounting", f"`design` {one}")

@@ -195,15 +195,15 @@ def check_target_ranges(y: ArrayLike, tmap: TargetMap, max_clipped: float) -> li
         )
         raise InputError(
             "max_clipped",
-            f"{100 * share:.1f}% of target rows fall outside their declared --bounds ({named}): "
+            f"{100 * share:.1f}% of target rows fall outside their declared `bounds` ({named}): "
             f"more than {100 * max_clipped:g}% clipped, so the records would carry little of "
             "the data (a statistic of your private data, for you only, written nowhere); "
-            "widen the public ranges or raise --max-clipped",
+            "widen the public ranges or raise `max_clipped`",
         )
     if share == 0:
         return []
     return [
-        f"{100 * share:.1f}% of target rows fall outside their declared --bounds and are "
+        f"{100 * share:.1f}% of target rows fall outside their declared `bounds` and are "
         "clipped into them (a statistic of your private data, for you only: not covered by "
         "the privacy guarantee, not written anywhere)"
     ]
