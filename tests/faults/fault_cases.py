@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import io
 import os
+import shutil
 import signal
 import stat
 import sys
@@ -206,3 +207,13 @@ def restore_release(workdir: Path, out: str, make) -> None:
             path.parent.mkdir(mode=0o700)
         path.write_bytes(data)
         os.chmod(path, mode)
+
+
+def reset_workdir(workdir: Path, out: str, keep: tuple[str, ...], make=None) -> None:
+    """Empty ``workdir`` but for the names in ``keep``; with ``make``, put the old release
+    back at ``out`` (:func:`restore_release`)."""
+    for path in workdir.iterdir():
+        if path.name not in keep:
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+    if make is not None:
+        restore_release(workdir, out, make)

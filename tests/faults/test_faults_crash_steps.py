@@ -15,7 +15,6 @@ the hidden files stayed.
 
 from __future__ import annotations
 
-import shutil
 import signal
 
 import pytest
@@ -26,7 +25,7 @@ from fault_cases import (
     fork_main,
     hidden_leftovers,
     release_generation,
-    restore_release,
+    reset_workdir,
 )
 
 from release_cases import release_args, run
@@ -44,16 +43,11 @@ def _args(out: str, n_syn: int, **extra) -> list[str]:
 
 
 def _reset(workdir, out: str, old: bool, capsys) -> None:
-    for path in workdir.iterdir():
-        if path.name != "data.csv":
-            shutil.rmtree(path) if path.is_dir() else path.unlink()
-    if old:
+    def make():
+        code, _, err = run(capsys, _args(out, OLD))
+        assert code == 0, err
 
-        def make():
-            code, _, err = run(capsys, _args(out, OLD))
-            assert code == 0, err
-
-        restore_release(workdir, out, make)
+    reset_workdir(workdir, out, ("data.csv",), make if old else None)
 
 
 def _killed_at_every_step(workdir, tmp_path_factory, capsys, out: str, old: bool) -> int:

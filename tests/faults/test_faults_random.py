@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import os
 import random
-import shutil
 import signal
 import stat
 import time
@@ -44,7 +43,7 @@ from fault_cases import (
     fork_main,
     hidden_leftovers,
     release_generation,
-    restore_release,
+    reset_workdir,
     run_child,
     wait_child,
 )
@@ -79,16 +78,11 @@ def _user_files(workdir: Path) -> dict:
 
 
 def _reset(workdir: Path, out: str, old: bool, capsys) -> None:
-    for path in workdir.iterdir():
-        if path.name not in ("data.csv", "notes.txt", "victim"):
-            shutil.rmtree(path) if path.is_dir() else path.unlink()
-    if old:
+    def make():
+        code, _, err = run(capsys, _args(out, OLD))
+        assert code == 0, err
 
-        def make():
-            code, _, err = run(capsys, _args(out, OLD))
-            assert code == 0, err
-
-        restore_release(workdir, out, make)
+    reset_workdir(workdir, out, ("data.csv", "notes.txt", "victim"), make if old else None)
 
 
 class Driver:
