@@ -99,12 +99,8 @@ def test_cli_finite_release_upper_is_the_release_guarantee(capsys, dim, n_syn, s
     """k = 1, finite n_syn, default accountant: epsilon_upper is the smaller of the finite
     RDP ε and the unlimited release's exact ε (valid for every n_syn), as release and
     account state it; an explicit --accountant rdp keeps the finite RDP ε."""
-    from synthamp.accountant import (
-        SyntheticDataRelease,
-        account_summary,
-        compute_epsilon,
-        profile_epsilon,
-    )
+    from synthamp.accountant import SyntheticDataRelease, compute_epsilon, profile_epsilon
+    from synthamp.jobs import account_summary
 
     release = SyntheticDataRelease(dim, 1, 2.0, 0.1, sigma, n_syn=n_syn)
     finite = compute_epsilon(release, 1e-5, accountant="rdp").epsilon

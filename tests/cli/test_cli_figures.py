@@ -49,7 +49,8 @@ def test_only_runs_the_k2_study_with_live_status_and_writes_both_files(
     """One command reproduces the study; here with one setting and three starts injected."""
     import json
 
-    from synthamp.figures import _k2_study, _writer
+    from synthamp.figures import _k2_study
+    from synthamp.jobs import _figures as _writer
 
     monkeypatch.setattr(_k2_study, "SETTINGS", ((10, 0.5),))
     monkeypatch.setattr(_k2_study, "STARTS", 3)

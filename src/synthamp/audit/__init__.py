@@ -62,7 +62,6 @@ from synthamp.audit._release import (
     pair_epsilon,
     sample_statistic,
 )
-from synthamp.audit._summary import MECHANISMS, AuditSummary, audit_summary
 
 __all__ = [
     "BONFERRONI_THRESHOLDS",
@@ -70,9 +69,7 @@ __all__ = [
     "DEFAULT_CONFIDENCE",
     "ESTIMATORS",
     "MAX_TRIALS",
-    "MECHANISMS",
     "AuditResult",
-    "AuditSummary",
     "Correction",
     "EmpiricalEpsilon",
     "EndToEndAudit",
@@ -81,7 +78,6 @@ __all__ = [
     "adjacent_datasets",
     "audit_generator",
     "audit_release",
-    "audit_summary",
     "clopper_pearson_upper",
     "epsilon_from_rates",
     "epsilon_lower_bound",

@@ -6,14 +6,13 @@ empirical distribution of the sufficient statistic on both datasets, fitted to
 its exact family of laws (``--estimator family``); or from the error rates of the
 best likelihood-ratio (threshold) test (``--estimator threshold``). It checks the
 bound against the accountant's ε for the same release. The command parses, calls
-:func:`synthamp.audit.audit_summary` and prints the summary.
+:func:`synthamp.jobs.audit_summary` and prints the summary.
 """
 
 from __future__ import annotations
 
 import click
 
-from synthamp.accountant import ACCOUNTANTS
 from synthamp.cli._options import (
     DELTA,
     JSON,
@@ -26,6 +25,7 @@ from synthamp.cli._options import (
     options,
 )  # fmt: skip
 from synthamp.cli._status import live_status
+from synthamp.jobs import ACCOUNTANTS
 
 __all__ = ["audit"]
 
@@ -45,16 +45,16 @@ __all__ = ["audit"]
                  help="Confidence of the bound."),
     click.option("--seed", type=int, default=None,
                  help="Seed (default: operating-system entropy)."),
-    click.option("--correction", type=LibraryChoice("synthamp.audit", "CORRECTIONS"),
+    click.option("--correction", type=LibraryChoice("synthamp.jobs", "CORRECTIONS"),
                  default="bonferroni", show_default=True,
                  help="Threshold selection: a grid fixed in advance (Bonferroni), "
                  "or split halves."),
-    click.option("--estimator", type=LibraryChoice("synthamp.audit", "ESTIMATORS"),
+    click.option("--estimator", type=LibraryChoice("synthamp.jobs", "ESTIMATORS"),
                  default="family", show_default=True,
                  help="family: the whole empirical curve fitted to the statistic's exact family "
                  "of laws (DKW bands); threshold: the best threshold test, assumption-free "
                  "(docs/audit.md)."),
-    click.option("--mechanism", type=LibraryChoice("synthamp.audit", "MECHANISMS"),
+    click.option("--mechanism", type=LibraryChoice("synthamp.jobs", "MECHANISMS"),
                  default="synthetic", show_default=True,
                  help="synthetic: the synthetic data release; gaussian: releasing V itself."),
     click.option("--accountant", type=click.Choice(ACCOUNTANTS), default=None,
@@ -76,7 +76,7 @@ def audit(as_json, **arguments) -> None:
     bounds on the error rates of the best likelihood-ratio test. Consistent
     means lower <= upper; tightness is lower/upper.
     """
-    from synthamp.audit import audit_summary  # loads scipy (the audit statistics): heavy
+    from synthamp.jobs import audit_summary  # loads scipy (the audit statistics): heavy
 
     with live_status("auditing"):  # a spinner on a terminal's stderr; nothing otherwise
         summary = audit_summary(**arguments)

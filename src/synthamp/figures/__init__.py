@@ -75,9 +75,8 @@ The package, one concept per file:
 ``_registry``
     :class:`FigureSpec`, the data sets, the figure table :data:`FIGURES` and
     :func:`figure_names`;
-``_writer``
-    :func:`write_figures` (``synthamp figures``): every figure as PNG and CSV and
-    ``index.md``, atomically, and :class:`WrittenFigures`, what was written.
+(:func:`synthamp.jobs.write_figures`, ``synthamp figures``, writes every figure as PNG
+and CSV and ``index.md``, atomically.)
 
 ``quick=True`` uses coarse grids (for tests and previews); the defaults are
 the grids of the committed figures (``docs/figures``).
@@ -122,7 +121,6 @@ from synthamp.figures._plots import (
 )
 from synthamp.figures._registry import DATA_SETS, FIGURES, FigureSpec, figure_names
 from synthamp.figures._style import CURVE_LABELS, FLAG_RELATIVE_ERROR
-from synthamp.figures._writer import WrittenFigures, check_figure_names, write_figures
 
 __all__ = [
     "ALPHA",
@@ -144,10 +142,8 @@ __all__ = [
     "TARGET_EPSILON",
     "FigureSpec",
     "Progress",
-    "WrittenFigures",
     "amplification_ratio_data",
     "calibration_data",
-    "check_figure_names",
     "envelope_violation",
     "figure_names",
     "gap_table",
@@ -163,5 +159,4 @@ __all__ = [
     "plot_no_norm_bound",
     "plot_summary",
     "summary_data",
-    "write_figures",
 ]
