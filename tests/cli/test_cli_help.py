@@ -95,3 +95,14 @@ def test_help_lists_every_command_once(capsys):
     out = capsys.readouterr().out
     listed = [line.split()[0] for line in out.split("Commands:")[1].splitlines() if line.strip()]
     assert listed == sorted(COMMANDS)
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_the_listing_is_clicks_own(width):
+    # the table's listing is the one click makes by importing every command
+    ctx = click.Context(cli, terminal_width=width)
+    ours = click.HelpFormatter(width=width)
+    cli.format_commands(ctx, ours)
+    clicks = click.HelpFormatter(width=width)
+    click.Group.format_commands(cli, ctx, clicks)
+    assert ours.getvalue() == clicks.getvalue()

@@ -20,7 +20,6 @@ import threading
 import warnings
 
 import click
-from click.utils import make_default_short_help
 
 from synthamp._validation import InputError, printable
 from synthamp._version import __version__
@@ -89,7 +88,10 @@ class LazyGroup(click.Group):
         """The commands and their one-line helps, as click lays them out, none imported."""
         names = self.list_commands(ctx)
         limit = formatter.width - 6 - max(len(name) for name in names)
-        rows = [(name, make_default_short_help(COMMANDS[name][1], limit)) for name in names]
+        rows = [
+            (name, click.Command(name, help=COMMANDS[name][1]).get_short_help_str(limit))
+            for name in names
+        ]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
