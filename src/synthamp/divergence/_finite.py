@@ -74,6 +74,7 @@ from synthamp.divergence._kernel import (
     tilt_derivatives,
 )
 from synthamp.divergence._laws import ChiSquare, NoncentralChiSquare
+from synthamp.divergence._memo import memoised
 from synthamp.divergence._plateau import plateau_scaled
 from synthamp.divergence._special import NU_DEBYE, log_bessel_i_normalized
 
@@ -675,10 +676,14 @@ def llr_finite(s: np.ndarray, dim: int, n_syn: int, a: float, b: float) -> np.nd
     return ell
 
 
+@memoised
 def finite_scaled(
     alpha: np.ndarray, dim: int, n_syn: int, a: float, b: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """D_α(Y_a X ‖ Y_b X) and its error bound at the orders ``alpha`` (scaled units).
+
+    Memoised (:mod:`._memo`): a calibration and the release that follows it ask for
+    the same call several times.
 
     The kernel of :func:`synthamp.divergence.renyi_finite`, without validation:
     ``alpha`` a 1-D float array of orders > 1, a = ‖v‖/σ, b = ‖w‖/σ ≥ 0. Returns
