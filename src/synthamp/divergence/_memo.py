@@ -43,7 +43,10 @@ def _key(args: tuple) -> tuple:
     return tuple(out)
 
 
-def memoised(kernel: Callable[..., tuple[np.ndarray, ...]]) -> Callable[..., tuple[np.ndarray, ...]]:
+Kernel = Callable[..., tuple[np.ndarray, ...]]
+
+
+def memoised(kernel: Kernel) -> Kernel:
     """``kernel`` with a memo of its last :data:`MEMO_SIZE` results (positional arguments).
 
     The wrapper has ``cache_clear()`` and ``cache_info()`` (hits, misses, size).
