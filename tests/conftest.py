@@ -50,6 +50,17 @@ def pytest_report_header(config) -> list[str]:
     return ["versions: " + ", ".join(versions), f"chromium: {chromium}"]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_engine_memo():
+    """Each test starts with the finite engine's memo empty (divergence/_memo.py): a result
+    remembered from another test (whose order depends on the xdist worker) must not decide
+    a test that patches the engine or spends a time budget."""
+    from synthamp.divergence._finite import finite_scaled
+
+    finite_scaled.cache_clear()
+    yield
+
+
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):
     """A fresh working folder holding the private table ``data.csv`` (tests/release_cases.py)."""
