@@ -553,7 +553,9 @@ def test_finite_reference_against_brute_force(case):
     """The 40-digit finite reference at α = 256 against log ∫ q_S^{1−α} p_S^α in doubles."""
     alphas, dim, a, b, n = case
     alpha = alphas[-1]
-    v = np.linspace(-150.0, 30.0, 60001)
+    # step 0.012 in log s: the trapezoid is within 2.1e-14 of the reference at both cases
+    # (60001 nodes, step 0.003: 1.1e-14; 7501: 6.8e-14; 3001: 9e-6), a quarter of the cost
+    v = np.linspace(-150.0, 30.0, 15001)
     s = np.exp(v)
     log_q = _finite_logpdf_scipy(s, dim, n, b)
     log_p = _finite_logpdf_scipy(s, dim, n, a)
