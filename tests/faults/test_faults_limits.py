@@ -375,9 +375,9 @@ def test_calibrate_at_a_tiny_epsilon_is_quick_and_sound():
 
     from synthamp.accountant import calibrate
 
-    start = time.monotonic()
+    start = time.process_time()  # CPU time: the work, not the machine's load
     got = calibrate(1e-300, 1e-5, dim=10, out_dim=1, norm_bound=1.0, sensitivity=0.1)
-    assert time.monotonic() - start < 10.0 and got.epsilon <= 1e-300
+    assert time.process_time() - start < 10.0 and got.epsilon <= 1e-300
 
 
 # --------------------------------------------------------------------------- errors name parameters
