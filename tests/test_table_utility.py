@@ -10,11 +10,13 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from synthamp.release import release_table
 from synthamp.utility import TABLE_ERRORS_NOTE
 
 
+@pytest.mark.slow  # a certified k' = 3 calibration: ~16 s of CPU
 def test_a_table_release_reports_its_table_beside_the_anchors(tmp_path):
     rng = np.random.default_rng(4)
     x = rng.normal(size=(80, 2))
@@ -35,7 +37,9 @@ def test_a_table_release_reports_its_table_beside_the_anchors(tmp_path):
         "the trace-shaped Gaussian's synthesizer",
     }  # fmt: skip
     assert {r["statistic"] for r in rows} == {
-        "the table's covariance", "the table's correlations", "the table's means"
+        "the table's covariance",
+        "the table's correlations",
+        "the table's means",
     }
     assert all(r["n_syn"] == 2000 and r["kind"].startswith("estimate") for r in rows)
     # at ε = 30 every mechanism is accurate: the written table's error is the n records'

@@ -50,9 +50,7 @@ def test_the_records_gram_has_the_exact_law_of_the_release():
     truth, g, sigma, width = mapped_gram(MEAN, COV, M, B), 0.3, 0.05, 2000
     grams = _draws("records", truth, 6000, sigma=sigma, width=width, gram_scale=g)
     err = (grams - truth) * g
-    exact = records_gram_rmse(
-        sigma=sigma, dim=width, out_dim=3, model_gram=g * truth, n_syn=None
-    )
+    exact = records_gram_rmse(sigma=sigma, dim=width, out_dim=3, model_gram=g * truth, n_syn=None)
     np.testing.assert_allclose(err.mean(0), 0.0, atol=5 * exact / math.sqrt(6000))
     mse = np.sum(err**2, axis=(1, 2))
     assert np.mean(mse) == pytest.approx(exact**2, rel=5 * np.std(mse) / np.mean(mse) / 77)
