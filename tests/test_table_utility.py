@@ -7,6 +7,7 @@ public ranges a data holder declares.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -45,5 +46,11 @@ def test_a_table_release_reports_its_table_beside_the_anchors(tmp_path):
     # at ε = 30 every mechanism is accurate: the written table's error is the n records'
     assert all(r["relative_error"] < 0.2 for r in rows)
     assert TABLE_ERRORS_NOTE in " ".join(result.summary)
+    # the report validates against the JSON schema, the table's rows included
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is in the test extra")
+    schema = json.loads(
+        (Path(__file__).parent.parent / "docs/synthamp-output.schema.json").read_text()
+    )
+    jsonschema.Draft202012Validator(schema).validate(report)
     markdown = out.with_name("syn.csv.privacy.md").read_text()
     assert "the table's correlations" in markdown and "Analyze Gauss's Gaussian" in markdown
