@@ -45,12 +45,15 @@ def _wide(frame: pd.DataFrame, index: list[str]) -> pd.DataFrame:
 # --------------------------------------------------------------------------- utility limit
 
 
-def test_the_records_are_never_below_the_best_anchor(quick):
-    wide = _wide(quick["fig_utility_limit"], ["design", "d", "k"])
-    assert len(wide) >= 6
+def test_the_records_are_never_below_the_best_anchor_on_the_orthogonal_design(quick):
+    # where the anchors' sensitivity is exact (orthogonal design): never below the best anchor,
+    # nor below the Gaussian mechanism (the honest promise). On iid seeds the anchors use a
+    # certified upper bound on the design's sensitivity (loose: rᵢ > 0), and the full run
+    # shows the records below them at D = 10⁴, 10⁵ for k = 2, 3: no claim is made there.
+    wide = _wide(quick["fig_utility_limit"], ["design", "d", "k"]).loc["orthogonal"]
+    assert len(wide) >= 4
     assert (wide["records_over_best"] >= 1.0).all()
-    # on the orthogonal design (exact sensitivities) never below the Gaussian mechanism either
-    assert (wide.loc["orthogonal", "records_over_gaussian"] >= 1.0).all()
+    assert (wide["records_over_gaussian"] >= 1.0).all()
 
 
 def test_the_orthogonal_ratio_falls_towards_one_with_the_width(quick):
@@ -89,12 +92,15 @@ def test_the_certificate_lies_between_the_realised_pair_and_theorem_5_4(quick):
     assert (wide["certified"] <= wide["post_processing"] * (1 + 1e-12)).all()
 
 
-def test_the_certificate_meets_its_lower_bound_as_the_width_grows(quick):
+def test_the_certificate_is_within_one_percent_of_its_lower_bound(quick):
+    # the orthogonal design: only the k peeled degrees of freedom separate them (full run:
+    # 1.0003–1.002 for k = 2, 3, up to 1.008 for k = 13 at D = 10³; not monotone in D at
+    # large D, where the PLD's loss grid, 1e-3, is a visible share of ε ≈ 0.5)
     wide = _wide(quick["fig_k_certificate"], ["k", "d"])
-    for k, group in wide.groupby(level="k"):
-        ratio = (group["certified"] / group["lower_realised"]).to_numpy()
-        assert np.all(np.diff(ratio) < 0), k
-        assert ratio[-1] < 1.01, k  # D = 10⁵: only k of 10⁵ degrees of freedom peeled
+    ratio = wide["certified"] / wide["lower_realised"]
+    assert (ratio >= 1.0).all() and (ratio < 1.01).all()
+    # and Theorem 5.4 (norm model) is far above: two orders of magnitude at D = 10⁵
+    assert (wide["theorem_5_4"] / wide["certified"]).xs(100_000, level="d").min() > 100
 
 
 def test_one_certificate_point_matches_the_exact_k2_engine(quick):

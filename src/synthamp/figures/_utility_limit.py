@@ -21,7 +21,12 @@ module tabulates, for wine's shape (m = 178, λ = 0.01, B = 1, public seed 7) at
 * ``sigma``: the release's σ.
 
 Every ratio is a ratio of exact RMSEs at the σ the accountant certifies (kind of the σ:
-exact for k = 1 on the Gram adjacency, certified for k ≥ 2).
+exact for k = 1 on the Gram adjacency, certified for k ≥ 2). On the orthogonal design the
+anchors' sensitivity is exact; on iid random seeds it is a certified upper bound
+(√2·B²·maxᵢ(Gᵢᵢ + 4rᵢ) for k ≥ 2, :func:`synthamp.utility.design_statistic_sensitivity`),
+loose where the rᵢ are large, so there the records can look better than anchors that are
+over-noised (the full run: k = 2, 3 at D = 10⁴, 10⁵): the comparison is fair on the
+orthogonal design only.
 """
 
 from __future__ import annotations
