@@ -51,6 +51,12 @@ Figures (k = 1, σ = 1 unless stated; α = 2; C = 2):
 ``fig_tightness``
     New: the certified bounds and the Theorem 5.1 local rate over the exact k = 1
     worst case on a grid of (d, C/σ, Δ/σ, α) (paper §8; ``_tightness``).
+``fig_utility_limit`` (expensive)
+    New: the records' Gram error over the best anchor and over Analyze Gauss against
+    D, orthogonal and iid designs, k = 1, 2, 3 (docs/theory.md §20; ``_utility_limit``).
+``fig_k_certificate`` (expensive)
+    New: the certified k ≥ 2 ε, the realised pair's lower bound, Theorem 5.4 and
+    post-processing against D and k (docs/theory.md §20; ``_k_certificate``).
 
 The package, one concept per file:
 
@@ -70,7 +76,7 @@ The package, one concept per file:
 ``_plots``
     the plot functions, one per figure (matplotlib imported only there and in
     ``_style``, inside the functions);
-``_regime``, ``_tightness``, ``_k2_study``
+``_regime``, ``_tightness``, ``_k2_study``, ``_utility_limit``, ``_k_certificate``
     the data and plot functions of the newer figures, one module each;
 ``_registry``
     :class:`FigureSpec`, the data sets, the figure table :data:`FIGURES` and

@@ -77,7 +77,8 @@ from synthamp.release._table_records import (
     table_records,
     target_map,
 )
-from synthamp.report import SCHEMA_VERSION, PrivacyReport
+from synthamp.release._table_utility import TABLE_ERRORS_NOTE, table_utility_rows
+from synthamp.report import SCHEMA_VERSION, PrivacyReport, utility_text
 from synthamp.utility import gram_error_bound
 
 if TYPE_CHECKING:
@@ -469,6 +470,10 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
         else:
             tasks = released.partition_tasks(o["n_syn"], o["partitions"])
             rows = _write_tasks(tasks, table_tmp, {**o, "targets": columns}, monitor)
+        extra = ()  # the written table beside the anchors' synthesizers (orthogonal design)
+        if o["records"] == "table" and o["design"] == ORTHOGONAL:
+            extra = table_utility_rows(released, tmap, source, rows)
+            table_notes += (TABLE_ERRORS_NOTE,)
         numbers = {
             "document": "design-report",
             "schema_version": SCHEMA_VERSION,
@@ -481,6 +486,10 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
         }
         lines = released.summary(rows) + list(table_notes)
         privacy = released.privacy_report(released.design.n_records, rows)
+        if extra:
+            numbers["utility"]["utility_table"] = (*numbers["utility"]["utility_table"], *extra)
+            privacy = dataclasses.replace(privacy, utility_table=(*privacy.utility_table, *extra))
+            lines += utility_text("", extra)
         if table_notes:
             privacy = dataclasses.replace(
                 privacy, notes=(*privacy.notes, *table_notes),
