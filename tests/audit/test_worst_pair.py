@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import references
 from synthamp.audit import audit_worst_pair
 from synthamp.audit._cp_family import amplitude_bound, efficient_threshold
 from synthamp.audit._product_family import loss_rates, loss_statistic, pair_pld
@@ -109,6 +110,17 @@ def test_black_box_statistic_is_the_likelihood_ratio_test():
     for tau in np.quantile(np.r_[p, q], [0.1, 0.5, 0.9]):
         ell = float(log_likelihood_ratio(tau, width, amp, 0.0))
         assert np.mean(q > tau) == np.mean(llr_q > ell) and np.mean(p > tau) == np.mean(llr_p > ell)
+
+
+@pytest.mark.parametrize("u", [0.3, 1.5, 2.5])
+def test_k2_rates_against_mpmath(u):
+    """The quadrature's FPR(u) = P_D′(U > u) and FNR(−u) = P_D(U <= −u) = P_D′(U > u) against
+    the stored 40-digit mpmath reference (tests/mpref_loss.py), to 1e-5 relative (the float
+    code interpolates h⁻¹ on a log grid: about 1e-6)."""
+    exact = float(references.loss_upper_tail(u, 6, 1.2))
+    fpr, fnr = loss_rates([u, -u], 6, 1.2)
+    assert fpr[0] == pytest.approx(exact, rel=1e-5)
+    assert fnr[1] == pytest.approx(exact, rel=1e-5)
 
 
 def test_k2_rates_against_the_law_and_the_pld():
