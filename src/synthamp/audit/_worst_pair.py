@@ -303,7 +303,7 @@ class WorstPairAudit:
             f"{self.out_dim}, m = {self.n_records}, lambda = {self.ridge:g}, B = "
             f"{self.label_bound:g}, sigma = {self.sigma:.6g}"
             + (f" (runs at sigma = {self.sigma_run:.6g})" if self.sigma_run != self.sigma else "")
-            + f", {records}, {self.runs} runs per table ({self.seconds:.1f} s)",
+            + f", {records}, {self.runs} runs per table",
             f"epsilon_lower     = {self.epsilon_lower:.4g} (family, Clopper-Pearson at one "
             f"threshold per sample, {level}) at delta = {self.delta:g}",
             f"epsilon_dkw       = {self.epsilon_dkw:.4g} (family, DKW bands, {level})",
