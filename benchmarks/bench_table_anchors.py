@@ -29,8 +29,8 @@ import numpy as np
 from _common import machine_summary, markdown_table, write_report
 from bench_table_release import fixture_bounds, tables
 from synthamp.accountant import calibrate_certified
-from synthamp.release._design_release import certified_design_release
-from synthamp.release._orthogonal import orthogonal_bounds
+from synthamp.design._orthogonal import orthogonal_bounds
+from synthamp.design._release import certified_design_release
 from synthamp.release._table_records import TargetMap, table_moments, target_map
 from synthamp.utility import table_anchor_errors
 

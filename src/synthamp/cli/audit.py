@@ -6,7 +6,11 @@ empirical distribution of the sufficient statistic on both datasets, fitted to
 its exact family of laws (``--estimator family``); or from the error rates of the
 best likelihood-ratio (threshold) test (``--estimator threshold``). It checks the
 bound against the accountant's ε for the same release. The command parses, calls
-:func:`synthamp.jobs.audit_summary` and prints the summary.
+:func:`synthamp.jobs.run_audit` and prints the summary.
+
+With ``--design orthogonal`` it audits the implementation instead: every run is a release
+of the realised worst pair made by the release code (:func:`synthamp.audit.audit_worst_pair`,
+through :func:`synthamp.jobs.run_audit`).
 """
 
 from __future__ import annotations
@@ -18,8 +22,6 @@ from synthamp.cli._options import (
     JSON,
     N_SYN,
     OUT_DIM,
-    SENSITIVITY,
-    SIGMA,
     LibraryChoice,
     emit,
     options,
@@ -35,8 +37,11 @@ __all__ = ["audit"]
     click.option("--dim", type=int, default=None, help="Model width d (synthetic data)."),
     OUT_DIM,
     click.option("--norm-bound", type=float, default=None, help="Norm bound C on ‖v‖_F."),
-    SENSITIVITY,
-    SIGMA,
+    click.option("--sensitivity", type=float, default=None,
+                 help="Sensitivity Δ >= ‖v − w‖_F (required without --design)."),
+    click.option("--sigma", type=float, default=None,
+                 help="Noise scale σ (required without --design; with it, default: calibrated "
+                 "to --epsilon)."),
     N_SYN,
     click.option("--trials", type=int, default=100_000, show_default=True,
                  help="Releases simulated from each of the two datasets."),
@@ -63,6 +68,19 @@ __all__ = ["audit"]
     click.option("--tradeoff", default=None, metavar="FILE",
                  help="Write the exact and an empirical trade-off curve (FNR against FPR) as CSV."),
     click.option("--plot", default=None, metavar="FILE", help="Plot both trade-off curves."),
+    click.option("--design", type=LibraryChoice("synthamp.jobs", "AUDIT_DESIGNS"), default=None,
+                 help="Audit the implementation on this public design: every run a release of "
+                 "the realised worst pair made by the release code (docs/audit.md §8)."),
+    click.option("--width", type=int, default=None, metavar="D", help="With --design: its width."),
+    click.option("--targets", type=int, default=None, metavar="K",
+                 help="With --design: target columns k (1 or 2; default 1)."),
+    click.option("--n-records", type=int, default=None, metavar="M",
+                 help="With --design: rows m of the crafted tables (default 10)."),
+    click.option("--ridge", type=float, default=None, help="With --design: λ (default 0.01)."),
+    click.option("--label-bound", type=float, default=None,
+                 help="With --design: B (default 1)."),
+    click.option("--epsilon", type=float, default=None,
+                 help="With --design and no --sigma: the ε σ is calibrated to (default 1)."),
     JSON,
 )  # fmt: skip
 def audit(as_json, **arguments) -> None:
@@ -75,9 +93,12 @@ def audit(as_json, **arguments) -> None:
     exact family of laws; with --estimator threshold from Clopper–Pearson
     bounds on the error rates of the best likelihood-ratio test. Consistent
     means lower <= upper; tightness is lower/upper.
+
+    With --design orthogonal --width D: the implementation, end to end, on the
+    realised worst pair (TRIALS releases of each table by the release code).
     """
-    from synthamp.jobs import audit_summary  # loads scipy (the audit statistics): heavy
+    from synthamp.jobs import run_audit  # loads scipy (the audit statistics): heavy
 
     with live_status("auditing"):  # a spinner on a terminal's stderr; nothing otherwise
-        summary = audit_summary(**arguments)
+        summary = run_audit(**arguments)
     emit(summary, as_json)

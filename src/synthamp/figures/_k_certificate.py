@@ -29,10 +29,10 @@ from synthamp import bounds as paper_bounds
 from synthamp._kinds import privacy_quantity
 from synthamp.accountant import account_certified, rdp_to_epsilon
 from synthamp.accountant._releases import DEFAULT_ORDERS
+from synthamp.design._orthogonal import orthogonal_bounds
+from synthamp.design._release import certified_design_release
 from synthamp.figures._common import Progress, _notify
 from synthamp.figures._style import _log_scale, _new_figure, _style_handle
-from synthamp.release._design_release import certified_design_release
-from synthamp.release._orthogonal import orthogonal_bounds
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure

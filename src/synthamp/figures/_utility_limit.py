@@ -39,11 +39,11 @@ import pandas as pd
 
 from synthamp._kinds import privacy_quantity
 from synthamp.accountant import calibrate, calibrate_certified
+from synthamp.design._designs import PublicDesign, design_bounds
+from synthamp.design._orthogonal import orthogonal_bounds
+from synthamp.design._release import certified_design_release
 from synthamp.figures._common import Progress, _notify
 from synthamp.figures._style import _log_scale, _new_figure, _style_handle
-from synthamp.release._design_release import certified_design_release
-from synthamp.release._designs import PublicDesign, design_bounds
-from synthamp.release._orthogonal import orthogonal_bounds
 from synthamp.utility import design_statistic_sensitivity, release_utility
 
 if TYPE_CHECKING:  # pragma: no cover

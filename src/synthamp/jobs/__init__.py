@@ -27,6 +27,7 @@ the command line; the command line imports the library through it only.
    calibrate_summary  -- ``synthamp calibrate``: the guarantee room's σ, with notes
    CalibrationSummary -- its result
    audit_summary      -- ``synthamp audit``: the audit beside the guarantee, trade-off files
+   run_audit          -- ``synthamp audit`` whole: the above, or with a design the implementation's
    AuditSummary       -- its result
    write_figures      -- ``synthamp figures``: every figure as PNG and CSV, and ``index.md``
    WrittenFigures     -- its result
@@ -60,6 +61,7 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
     )
     from synthamp.jobs._audit_summary import MECHANISMS, AuditSummary, audit_summary
     from synthamp.jobs._demo import DemoRelease, demo_dataset, run_demo
+    from synthamp.jobs._design_audit import AUDIT_DESIGNS, run_audit
     from synthamp.jobs._figures import WrittenFigures, check_figure_names, write_figures
     from synthamp.jobs._plan_table import TablePlan, plan_table
     from synthamp.jobs._release_table import TableRelease, release_table
@@ -84,6 +86,7 @@ _SOURCES: dict[str, str] = {
     **dict.fromkeys(
         ["MECHANISMS", "AuditSummary", "audit_summary"], "synthamp.jobs._audit_summary"
     ),
+    **dict.fromkeys(["AUDIT_DESIGNS", "run_audit"], "synthamp.jobs._design_audit"),
     **dict.fromkeys(["DemoRelease", "demo_dataset", "run_demo"], "synthamp.jobs._demo"),
     **dict.fromkeys(
         ["WrittenFigures", "check_figure_names", "write_figures"], "synthamp.jobs._figures"
@@ -103,6 +106,7 @@ __all__ = [
     "ACCOUNTANTS",
     "ACCOUNTING_METHODS",
     "ADJACENCIES",
+    "AUDIT_DESIGNS",
     "BACKENDS",
     "COMPLETED",
     "CORRECTIONS",
@@ -132,6 +136,7 @@ __all__ = [
     "pair_divergence",
     "plan_table",
     "release_table",
+    "run_audit",
     "run_demo",
     "write_figures",
 ]

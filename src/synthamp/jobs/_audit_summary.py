@@ -263,6 +263,9 @@ def audit_summary(
     AuditSummary
         The audit and the upper bound, with ``to_dict()`` and ``lines()``.
     """
+    for value, param in ((sensitivity, "sensitivity"), (sigma, "sigma")):
+        if value is None:
+            raise InputError(param, "is required")
     for path, param in ((tradeoff, "tradeoff"), (plot, "plot")):
         if path is not None:
             check_writable(path, force=True, param=param)
