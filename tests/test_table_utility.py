@@ -45,7 +45,9 @@ def test_a_table_release_reports_its_table_beside_the_anchors(tmp_path):
     assert all(r["n_syn"] == 2000 and r["kind"].startswith("estimate") for r in rows)
     # at ε = 30 every mechanism is accurate: the written table's error is the n records'
     assert all(r["relative_error"] < 0.2 for r in rows)
-    assert TABLE_ERRORS_NOTE in " ".join(result.summary)
+    assert TABLE_ERRORS_NOTE in result.summary
+    assert report["utility"]["table_rows_note"] == TABLE_ERRORS_NOTE
+    assert TABLE_ERRORS_NOTE not in (report["records_note"] or "")  # the records' own note
     # the report validates against the JSON schema, the table's rows included
     jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is in the test extra")
     schema = json.loads(

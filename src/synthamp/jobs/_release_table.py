@@ -473,7 +473,6 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
         extra = ()  # the written table beside the anchors' synthesizers (orthogonal design)
         if o["records"] == "table" and o["design"] == ORTHOGONAL:
             extra = table_utility_rows(released, tmap, source, rows)
-            table_notes += (TABLE_ERRORS_NOTE,)
         numbers = {
             "document": "design-report",
             "schema_version": SCHEMA_VERSION,
@@ -486,10 +485,15 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
         }
         lines = released.summary(rows) + list(table_notes)
         privacy = released.privacy_report(released.design.n_records, rows)
-        if extra:
-            numbers["utility"]["utility_table"] = (*numbers["utility"]["utility_table"], *extra)
-            privacy = dataclasses.replace(privacy, utility_table=(*privacy.utility_table, *extra))
-            lines += utility_text("", extra)
+        if extra:  # the rows, and what they are in one sentence, in every output
+            utility = numbers["utility"]
+            utility["utility_table"] = (*utility["utility_table"], *extra)
+            utility["table_rows_note"] = TABLE_ERRORS_NOTE
+            privacy = dataclasses.replace(
+                privacy, utility_table=(*privacy.utility_table, *extra),
+                notes=(*privacy.notes, TABLE_ERRORS_NOTE),
+            )  # fmt: skip
+            lines += [TABLE_ERRORS_NOTE, *utility_text("", extra)]
         if table_notes:
             privacy = dataclasses.replace(
                 privacy, notes=(*privacy.notes, *table_notes),
