@@ -72,6 +72,8 @@ COMMANDS = {
     "fisher": ["fisher", "--dim", "10", "--theta", "2"],
     "audit": ["audit", "--dim", "20", "--norm-bound", "2", "--sensitivity", "1", "--sigma", "1",
               "--trials", "500", "--delta", "1e-5", "--seed", "1"],
+    "audit-design": ["audit", "--design", "orthogonal", "--width", "10", "--sigma", "1",
+                     "--trials", "500", "--seed", "1"],
 }  # fmt: skip
 
 

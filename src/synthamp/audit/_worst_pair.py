@@ -267,6 +267,7 @@ class WorstPairAudit:
             }  # fmt: skip
         return {
             "audit": "implementation, realised worst pair",
+            "mechanism": "synthetic",
             "design": "orthogonal",
             "width": self.width, "targets": self.out_dim, "n_records": self.n_records,
             "ridge": self.ridge, "label_bound": self.label_bound, "n_syn": self.n_syn,
