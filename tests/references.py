@@ -42,6 +42,7 @@ import mpref
 import mpref_angle
 import mpref_convolution
 import mpref_design
+import mpref_loss
 import mpref_matrix
 
 #: The store (``SYNTHAMP_REFERENCE_STORE`` overrides it: the script rebuilds into an empty one).
@@ -63,6 +64,7 @@ FUNCTIONS = {
     "log_hyp0f1_2x2_integral": mpref_matrix.log_hyp0f1_2x2_integral,
     "design_bounds": mpref_design.design_bounds,
     "canonical_pair_renyi": mpref_angle.canonical_pair_renyi,
+    "loss_upper_tail": mpref_loss.loss_upper_tail,
 }
 
 
@@ -266,3 +268,8 @@ def design_bounds(m: int, width: int, seed: int, ridge: float) -> tuple:
 def canonical_pair_renyi(alpha, dim: int, amp: float, phi: float) -> mpref.Reference:
     """Stored :func:`mpref_angle.canonical_pair_renyi` (the canonical pair (c, φ), §20)."""
     return lookup("canonical_pair_renyi", list(alpha), dim, amp, phi)
+
+
+def loss_upper_tail(u: float, dim: int, amp: float) -> mp.mpf:
+    """Stored :func:`mpref_loss.loss_upper_tail`: P(U > u) on the k = 2 pair's neighbour."""
+    return lookup("loss_upper_tail", u, dim, amp)

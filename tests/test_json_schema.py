@@ -127,7 +127,7 @@ def test_plan_and_release_json_and_the_report_validate(tmp_path, table, capsys, 
 
 
 def test_figures_json_validates(tmp_path, capsys, validator, monkeypatch):
-    import synthamp.figures as figures
+    from synthamp.jobs import _figures as figures
 
     written = [tmp_path / "a.csv", tmp_path / "a.png", tmp_path / "b.csv", tmp_path / "b.png"]
     written.append(tmp_path / "index.md")
