@@ -61,6 +61,7 @@ FUNCTIONS = {
     "log_likelihood_ratio": mpref.log_likelihood_ratio,
     "renyi_finite_convolution": mpref_convolution.renyi_finite_convolution,
     "bures_wasserstein_2x2": mpref_matrix.bures_wasserstein_2x2,
+    "log_hyp0f1_2x2_integral": mpref_matrix.log_hyp0f1_2x2_integral,
     "design_bounds": mpref_design.design_bounds,
     "canonical_pair_renyi": mpref_angle.canonical_pair_renyi,
     "loss_upper_tail": mpref_loss.loss_upper_tail,
@@ -252,6 +253,11 @@ def renyi_finite_convolution(alpha, dim: int, a: float, b: float, n: int) -> mpr
 def bures_wasserstein_2x2(a: list, b: list) -> mp.mpf:
     """Stored :func:`mpref_matrix.bures_wasserstein_2x2` of A = [[a₀, a₁], [a₁, a₂]], B."""
     return lookup("bures_wasserstein_2x2", list(a), list(b))
+
+
+def log_hyp0f1_2x2_integral(dim: int, x1: float, x2: float) -> mp.mpf:
+    """Stored :func:`mpref_matrix.log_hyp0f1_2x2_integral`."""
+    return lookup("log_hyp0f1_2x2_integral", dim, x1, x2)
 
 
 def design_bounds(m: int, width: int, seed: int, ridge: float) -> tuple:
