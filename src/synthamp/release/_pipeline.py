@@ -70,6 +70,7 @@ from synthamp.release._reports import write_design_reports, write_reports
 from synthamp.release._table_records import (
     ALL_COLUMNS,
     CONSTANT_COLUMN,
+    TABLE_DISTRIBUTED_NOTE,
     TABLE_RECORDS_APPROXIMATE,
     TABLE_RECORDS_NOTE,
     check_target_ranges,
@@ -467,7 +468,8 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
             chunks = _progressing(source.iter_samples(o["n_syn"]), monitor, o["n_syn"])
             rows = _tabular.write_rows(table_tmp, chunks, columns, fmt=fmt)
         else:
-            tasks = released.partition_tasks(o["n_syn"], o["partitions"])
+            # the table's records: tasks carry the post-processed mean and covariance factor
+            tasks = source.partition_tasks(o["n_syn"], o["partitions"])
             rows = _write_tasks(tasks, table_tmp, {**o, "targets": columns}, monitor)
         numbers = {
             "document": "design-report",
@@ -491,7 +493,8 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
                 ),
             )  # fmt: skip
         if o["backend"] == "dask":
-            privacy = dataclasses.replace(privacy, notes=(*privacy.notes, DISTRIBUTED_NOTE))
+            note = TABLE_DISTRIBUTED_NOTE if table_notes else DISTRIBUTED_NOTE
+            privacy = dataclasses.replace(privacy, notes=(*privacy.notes, note))
         write_design_reports(numbers, privacy, report_tmps, n_released=rows)
     # the paths are filled in by the caller
     return TableRelease(Path(), (), rows, design_report=numbers, summary=tuple(lines))

@@ -43,12 +43,14 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from synthamp._validation import InputError, printable
+from synthamp._validation import InputError, check_integer, printable
+from synthamp.release._partitioned import PartitionTask, partitions_root, plan_partitions
 
 __all__ = [
     "ALL_COLUMNS",
     "CONSTANT_COLUMN",
     "RECORD_KINDS",
+    "TABLE_DISTRIBUTED_NOTE",
     "TABLE_RECORDS_APPROXIMATE",
     "TABLE_RECORDS_NOTE",
     "TableRecords",
@@ -80,6 +82,12 @@ TABLE_RECORDS_APPROXIMATE = (
     "On a random design the model's Gram matrix only approximates a multiple of the rows' "
     "Gram matrix: the records' means and covariance are approximate (exact in expectation "
     "on an orthogonal design)."
+)
+#: What the dask workers of a release in the table's units receive (the report's note).
+TABLE_DISTRIBUTED_NOTE = (
+    "The records were written by dask workers, which receive only the mean and a factor of "
+    "the covariance of the records in the table's units, read off VᵀV (never V, the noise, "
+    "the seeds or the data): a post-processing of VᵀV, covered by the same guarantee."
 )
 _NAMED = 4
 
@@ -282,6 +290,7 @@ class TableRecords:
     mean: NDArray[np.float64]
     cov: NDArray[np.float64]
     _rng: np.random.Generator
+    seeded: bool = False
 
     def iter_samples(self, n: int, chunk_size: int = 262_144) -> Iterator[NDArray[np.float64]]:
         """``n`` records in chunks of at most ``chunk_size`` rows (memory flat in n)."""
@@ -289,6 +298,22 @@ class TableRecords:
         for start in range(0, n, chunk_size):
             size = min(chunk_size, n - start)
             yield self.mean + self._rng.standard_normal((size, len(self.mean))) @ factor
+
+    def partition_tasks(self, n_total: int, partitions: int) -> tuple[PartitionTask, ...]:
+        """``n_total`` records in ``partitions`` independent tasks (local or dask workers).
+
+        Each task holds only the post-processed map: the mean and a factor of the
+        covariance (both read off VᵀV, covered by the release's guarantee), never V, v, N,
+        Z or the Gram factor, and its own seed: fresh OS entropy (or, for a seeded
+        research run, 256 bits of the sampling stream), never the noise's seed.
+        """
+        n_total = check_integer("n_total", n_total, 1)
+        partitions = check_integer("partitions", partitions, 1)
+        if partitions > n_total:
+            raise InputError("partitions", f"{partitions} partitions for {n_total} records")
+        root = partitions_root(self._rng if self.seeded else None)
+        factor = _covariance_factor(self.cov)
+        return plan_partitions(factor, root, n_total, partitions, mean=self.mean)
 
 
 def released_gram(release) -> NDArray[np.float64]:
@@ -315,4 +340,4 @@ def table_records(release, tmap: TargetMap) -> TableRecords:
     """
     constant = None if release.ones_gram is None else tmap.row_scale**2 * release.ones_gram
     mean, cov = table_moments(released_gram(release), tmap, constant)
-    return TableRecords(tmap.names, mean, cov, release._rng)
+    return TableRecords(tmap.names, mean, cov, release._rng, bool(release.seeded))
