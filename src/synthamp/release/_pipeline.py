@@ -67,6 +67,7 @@ from synthamp.release._partitioned import generator_partitions, write_partitions
 from synthamp.release._paths import check_output_name
 from synthamp.release._planning import error_with_bias
 from synthamp.release._reports import write_design_reports, write_reports
+from synthamp.release._table_partitions import table_partition_tasks
 from synthamp.release._table_records import (
     ALL_COLUMNS,
     CONSTANT_COLUMN,
@@ -467,9 +468,11 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
         if o["partitions"] is None:
             chunks = _progressing(source.iter_samples(o["n_syn"]), monitor, o["n_syn"])
             rows = _tabular.write_rows(table_tmp, chunks, columns, fmt=fmt)
+        elif o["records"] == "table":  # tasks carry only the mean and covariance factor
+            tasks = table_partition_tasks(source, o["n_syn"], o["partitions"])
+            rows = _write_tasks(tasks, table_tmp, {**o, "targets": columns}, monitor)
         else:
-            # the table's records: tasks carry the post-processed mean and covariance factor
-            tasks = source.partition_tasks(o["n_syn"], o["partitions"])
+            tasks = released.partition_tasks(o["n_syn"], o["partitions"])
             rows = _write_tasks(tasks, table_tmp, {**o, "targets": columns}, monitor)
         numbers = {
             "document": "design-report",

@@ -43,8 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from synthamp._validation import InputError, check_integer, printable
-from synthamp.release._partitioned import PartitionTask, partitions_root, plan_partitions
+from synthamp._validation import InputError, printable
 
 __all__ = [
     "ALL_COLUMNS",
@@ -272,7 +271,7 @@ def table_moments(
     return tmap.moments_in_units(mean_u, cov_u * np.outer(shrink, shrink))
 
 
-def _covariance_factor(cov: NDArray[np.float64]) -> NDArray[np.float64]:
+def covariance_factor(cov: NDArray[np.float64]) -> NDArray[np.float64]:
     """L with LᵀL = cov (a symmetric square root: cov may be singular)."""
     values, vectors = np.linalg.eigh(cov)
     return (vectors * np.sqrt(np.clip(values, 0.0, None))) @ vectors.T
@@ -283,7 +282,8 @@ class TableRecords:
     """Records N(mean, cov) in the table's columns and units (:func:`table_records`).
 
     ``mean`` and ``cov`` are post-processings of the released VᵀV: public under the
-    release's guarantee.
+    release's guarantee. ``seeded``: a seeded research run (the partitions' streams then
+    descend from the sampling stream, :mod:`synthamp.release._table_partitions`).
     """
 
     names: tuple[str, ...]
@@ -294,26 +294,10 @@ class TableRecords:
 
     def iter_samples(self, n: int, chunk_size: int = 262_144) -> Iterator[NDArray[np.float64]]:
         """``n`` records in chunks of at most ``chunk_size`` rows (memory flat in n)."""
-        factor = _covariance_factor(self.cov)
+        factor = covariance_factor(self.cov)
         for start in range(0, n, chunk_size):
             size = min(chunk_size, n - start)
             yield self.mean + self._rng.standard_normal((size, len(self.mean))) @ factor
-
-    def partition_tasks(self, n_total: int, partitions: int) -> tuple[PartitionTask, ...]:
-        """``n_total`` records in ``partitions`` independent tasks (local or dask workers).
-
-        Each task holds only the post-processed map: the mean and a factor of the
-        covariance (both read off VᵀV, covered by the release's guarantee), never V, v, N,
-        Z or the Gram factor, and its own seed: fresh OS entropy (or, for a seeded
-        research run, 256 bits of the sampling stream), never the noise's seed.
-        """
-        n_total = check_integer("n_total", n_total, 1)
-        partitions = check_integer("partitions", partitions, 1)
-        if partitions > n_total:
-            raise InputError("partitions", f"{partitions} partitions for {n_total} records")
-        root = partitions_root(self._rng if self.seeded else None)
-        factor = _covariance_factor(self.cov)
-        return plan_partitions(factor, root, n_total, partitions, mean=self.mean)
 
 
 def released_gram(release) -> NDArray[np.float64]:
