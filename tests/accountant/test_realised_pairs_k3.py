@@ -12,7 +12,7 @@ independent of the reduction of docs/theory.md §20:
   Wishart divergence with exact likelihood ratios (₀F₁ of a 3 × 3 argument with a proven
   tail, :mod:`synthamp.divergence._wishart3`), whose 95% interval must reach below the
   guarantee (an estimate: a failure at that level would be a finding, not noise); a pair
-  estimated above half the guarantee is re-estimated with ten times the draws. Checked by
+  estimated above half the guarantee is re-estimated with six times the draws. Checked by
   hand: the quick test fails (the realised orthogonal pair) when the guarantee is computed
   at 0.8·c* instead of c*.
 
@@ -116,7 +116,7 @@ def _check_design(
     for omega_v, omega_w in to_estimate.values():
         found = renyi_plateau_gram3_estimate(ORDERS, dim, omega_v, omega_w, samples=samples, seed=1)
         if np.any(found.value > 0.5 * guarantee):  # near the guarantee: a tighter interval
-            more = 10 * samples
+            more = 6 * samples
             found = renyi_plateau_gram3_estimate(
                 ORDERS, dim, omega_v, omega_w, samples=more, seed=2
             )
