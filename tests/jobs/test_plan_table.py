@@ -42,3 +42,30 @@ def test_plan_table_names_the_bad_parameter(tmp_path, kwargs, param):
     with pytest.raises(InputError) as caught:
         plan_table(path, **args)
     assert caught.value.param == param
+
+
+def test_all_targets_of_a_parquet_table_are_its_numeric_columns_read_from_the_schema(tmp_path):
+    """``plan --targets all``: the columns release takes (numeric, not boolean), from the
+    Parquet schema alone; with target bounds the constant column is counted and B = 1."""
+    import numpy as np
+    import pandas as pd
+
+    from synthamp.release._plan_targets import plan_targets
+
+    frame = pd.DataFrame(
+        {"a": np.arange(5.0), "name": list("vwxyz"), "b": np.arange(5), "flag": [True] * 5}
+    )
+    path = tmp_path / "t.parquet"
+    frame.to_parquet(path)
+    chosen = plan_targets(
+        path, ["all"], bounds={"a": (0, 4), "b": (0, 4)}, design="orthogonal", label_bound=None
+    )
+    assert chosen.names == ("a", "b") and chosen.released == 3 and chosen.label_bound == 1.0
+    csv = tmp_path / "t.csv"
+    frame.to_csv(csv, index=False)
+    with pytest.raises(InputError, match="name the numeric target columns"):
+        plan_targets(
+            csv, ["all"], bounds={"a": (0, 4), "b": (0, 4)}, design="orthogonal", label_bound=None
+        )
+    plain = plan_targets(csv, ["a"], bounds=None, design="orthogonal", label_bound=2.0)
+    assert plain.names == ("a",) and plain.released == 1 and plain.label_bound == 2.0

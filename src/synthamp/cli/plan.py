@@ -17,10 +17,16 @@ __all__ = ["plan"]
 @options(
     click.option("--data", required=True, metavar="FILE", help="Private table (.csv or .parquet)."),
     click.option("--targets", required=True, metavar="COLS",
-                 help="Target columns (comma-separated)."),
+                 help="Target columns (comma-separated); with --design, 'all': the columns "
+                 "release takes (a Parquet table's numeric columns, a CSV table's header)."),
     click.option("--features", default=None, metavar="COLS",
                  help="Feature columns (default: all other columns)."),
-    click.option("--label-bound", required=True, type=float, metavar="B", help="Bound on ‖y‖."),
+    click.option("--label-bound", type=float, default=None, metavar="B",
+                 help="Bound on ‖y‖ (required, except with --bounds: default 1)."),
+    click.option("--bounds", default=None, metavar="FILE",
+                 help="With --design: the target columns' public ranges (CSV column,lo,hi or "
+                 "JSON), as release --bounds: the plan of the whole-table release (k + 1 "
+                 "columns, the constant carrying the means)."),
     click.option("--epsilon", required=True, type=float, metavar="E", help="Target ε."),
     click.option("--delta", required=True, type=float, metavar="D", help="Target δ."),
     click.option("--ridge", "ridges", type=FLOAT_LIST, default="0.01,0.1,1,10", show_default=True,

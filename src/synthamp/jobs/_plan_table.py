@@ -19,7 +19,9 @@ from typing import Any
 from synthamp._validation import InputError, printable
 from synthamp.accountant import REALISED_LOWER
 from synthamp.design._plan import DesignPlanRow, plan_design
+from synthamp.release._plan_targets import PlanTargets, plan_targets
 from synthamp.release._planning import DEFAULT_RIDGES, Plan, plan_release
+from synthamp.release._table_records import ALL_COLUMNS
 from synthamp.release._tabular import parse_columns, read_shape
 from synthamp.report._privacy import utility_text
 
@@ -49,25 +51,32 @@ class TablePlan:
         The release tabulated over λ and widths (:func:`plan_release`).
     warnings : tuple of str
         Warnings raised while planning (none so far: the plan warns in its text).
+    targets : PlanTargets or None
+        The target columns of a whole-table plan (``all`` or ``bounds``), or None.
     """
 
     path: str
     plan: Plan
     warnings: tuple[str, ...] = ()
+    targets: PlanTargets | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of ``synthamp plan``: ``data`` (the shape, ``values_read``
         False), ``target``, ``accounting``, ``label_bound``, ``rows``, ``best``,
         ``criterion`` (docs/json.md)."""
         plan = self.plan
+        data = {
+            "path": self.path,
+            "n_records": plan.n_records,
+            "n_features": plan.n_features,
+            "n_targets": plan.n_targets,
+            "values_read": False,
+        }
+        if self.targets is not None:  # the release's columns: the targets (and the constant)
+            data["target_columns"] = list(self.targets.names)
+            data["constant_column"] = self.targets.ranges is not None
         return dict(
-            data={
-                "path": self.path,
-                "n_records": plan.n_records,
-                "n_features": plan.n_features,
-                "n_targets": plan.n_targets,
-                "values_read": False,
-            },
+            data=data,
             target={
                 "epsilon": plan.epsilon,
                 "delta": plan.delta,
@@ -93,6 +102,11 @@ class TablePlan:
             f"{printable(self.path)}: m = {plan.n_records:,} records, d = {plan.n_features} "
             f"features, k = {plan.n_targets} {targets} (shape only: no value was read)"
         )
+        if self.targets is not None and self.targets.ranges is not None:
+            targets = (
+                f"targets ({len(self.targets.names)} columns in their declared ranges and "
+                "the constant column that carries the means)"
+            )
         if design:
             first = plan.rows[0]
             shape = (
@@ -162,7 +176,7 @@ def plan_table(
     targets: str | Sequence[str],
     *,
     features: str | Sequence[str] | None = None,
-    label_bound: float,
+    label_bound: float | None = None,
     epsilon: float,
     delta: float,
     ridges: Sequence[float] = DEFAULT_RIDGES,
@@ -173,6 +187,7 @@ def plan_table(
     design: str | None = None,
     design_seed: int | None = None,
     adjacency: str | None = None,
+    bounds=None,
 ) -> TablePlan:
     """Plan the release of a private table from its shape: C, Δ, σ, noise saved, utility.
 
@@ -182,7 +197,9 @@ def plan_table(
         The private table (.csv or .parquet); only its shape is read.
     targets, features : str or sequence of str
         Target columns and feature columns (names, or one comma-separated string;
-        default features: every other column).
+        default features: every other column). With a design, ``"all"``: the columns
+        ``release`` takes (:func:`~synthamp.release._plan_targets.plan_targets`: a
+        Parquet table's numeric columns, a CSV table's header).
     label_bound, epsilon, delta, ridges, n_syn, releases, method
         As for :func:`plan_release`.
     widths : sequence of numbers, optional
@@ -195,6 +212,10 @@ def plan_table(
         Every option applies to the design (or to none) or is refused before the table
         is read: no ``features``, ``n_syn``, ``releases`` or ``method`` but "exact" with
         a design; no ``design_seed`` or ``adjacency`` without.
+    bounds : mapping or path-like, optional
+        With a design: the target columns' public ranges, as ``release --bounds``: the
+        plan is then that of the whole-table release, k + 1 columns (the constant that
+        carries the means), ``label_bound`` default 1; refused if a target has no range.
 
     Returns
     -------
@@ -210,8 +231,13 @@ def plan_table(
     _check_design_plan(
         design, design_seed, adjacency, widths, feature_cols, n_syn, releases, method
     )
+    # the columns release would take (all, bounds: the constant column), from the header
+    chosen = plan_targets(data, target_cols, bounds=bounds, design=design, label_bound=label_bound)
+    whole = bounds is not None or target_cols == [ALL_COLUMNS]
+    target_cols, label_bound = list(chosen.names), chosen.label_bound
     # a design reads no feature column: d >= k applies only without one
     m, d, k = read_shape(data, target_cols, feature_cols, param="data", need_features=not design)
+    k = chosen.released  # with bounds, the constant column is released too
     if design is None:
         plan = plan_release(
             n_records=m, n_features=d, n_targets=k, label_bound=label_bound, epsilon=epsilon,
@@ -224,7 +250,7 @@ def plan_table(
         label_bound=label_bound, epsilon=epsilon, delta=delta, ridges=ridges,
         adjacency="gram" if adjacency is None else adjacency,
     )  # fmt: skip
-    return TablePlan(str(data), plan)
+    return TablePlan(str(data), plan, targets=chosen if whole else None)
 
 
 def _check_design_plan(design, design_seed, adjacency, widths, features, n_syn, releases, method):

@@ -298,8 +298,6 @@ def check_table_options(o: dict) -> None:
             raise InputError(
                 "records", "table needs `bounds` FILE: the target columns' public ranges"
             )
-    if o["records"] == "table" and o["partitions"] is not None:
-        raise InputError("records", "table writes one file: give `records` raw with `partitions`")
     if o["label_bound"] is None:
         if o["target_bounds"] is None:
             raise InputError("label_bound", "is required: the target rows' norm bound B")

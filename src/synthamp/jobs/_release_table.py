@@ -67,9 +67,11 @@ from synthamp.release._options import release_mode
 from synthamp.release._partitioned import generator_partitions, write_partitions
 from synthamp.release._planning import error_with_bias
 from synthamp.release._reports import write_design_reports, write_reports
+from synthamp.release._table_partitions import table_partition_tasks
 from synthamp.release._table_records import (
     ALL_COLUMNS,
     CONSTANT_COLUMN,
+    TABLE_DISTRIBUTED_NOTE,
     TABLE_RECORDS_APPROXIMATE,
     TABLE_RECORDS_NOTE,
     check_target_ranges,
@@ -467,6 +469,9 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
         if o["partitions"] is None:
             chunks = _progressing(source.iter_samples(o["n_syn"]), monitor, o["n_syn"])
             rows = _tabular.write_rows(table_tmp, chunks, columns, fmt=fmt)
+        elif o["records"] == "table":  # tasks carry only the mean and covariance factor
+            tasks = table_partition_tasks(source, o["n_syn"], o["partitions"])
+            rows = _write_tasks(tasks, table_tmp, {**o, "targets": columns}, monitor)
         else:
             tasks = released.partition_tasks(o["n_syn"], o["partitions"])
             rows = _write_tasks(tasks, table_tmp, {**o, "targets": columns}, monitor)
@@ -504,7 +509,8 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
                 ),
             )  # fmt: skip
         if o["backend"] == "dask":
-            privacy = dataclasses.replace(privacy, notes=(*privacy.notes, DISTRIBUTED_NOTE))
+            note = TABLE_DISTRIBUTED_NOTE if table_notes else DISTRIBUTED_NOTE
+            privacy = dataclasses.replace(privacy, notes=(*privacy.notes, note))
         write_design_reports(numbers, privacy, report_tmps, n_released=rows)
     # the paths are filled in by the caller
     return TableRelease(Path(), (), rows, design_report=numbers, summary=tuple(lines))
