@@ -342,7 +342,7 @@ def test_pld_regula_falsi_far_below_the_scale_of_epsilon_ends_quickly():
 def test_a_huge_composition_falls_back_to_rdp_and_says_so(monkeypatch):
     """Old: compute_epsilon(releases=10**9) ran > 170 s (a PLD grid of ~2e8 points). Here the
     grid limit is lowered so that T = 1000 passes it: the guarantee is RDP's, labelled."""
-    import synthamp.accountant._pld as pld
+    import synthamp.accountant._pld_distribution as pld
     from synthamp.accountant import SyntheticDataRelease, compute_epsilon
 
     release = SyntheticDataRelease(dim=10, out_dim=1, norm_bound=1.0, sensitivity=0.1,
@@ -358,7 +358,7 @@ def test_a_huge_composition_falls_back_to_rdp_and_says_so(monkeypatch):
 
 
 def test_a_composition_past_its_time_budget_falls_back_to_rdp(monkeypatch):
-    import synthamp.accountant._pld as pld
+    import synthamp.accountant._pld_distribution as pld
     from synthamp.accountant import SyntheticDataRelease, compute_epsilon
 
     monkeypatch.setattr(pld, "BUDGETED_POINTS", 0)  # every convolution checks the budget
@@ -397,7 +397,7 @@ def test_library_errors_name_parameters_and_the_cli_flags():
 def test_a_finite_release_whose_unlimited_composition_stops_keeps_its_rdp_number(monkeypatch):
     """The rule weighs the unlimited release's PLD (k = 1, finite n_syn): when its composition
     stops, the finite release's RDP ε stands alone, with one note saying why."""
-    import synthamp.accountant._pld as pld
+    import synthamp.accountant._pld_distribution as pld
     from synthamp.accountant import SyntheticDataRelease, compute_epsilon
 
     monkeypatch.setattr(pld, "MAX_COMPOSED_POINTS", 10_000)
@@ -410,7 +410,7 @@ def test_a_finite_release_whose_unlimited_composition_stops_keeps_its_rdp_number
 
 def test_cli_account_says_why_the_pld_stopped(monkeypatch, capsys):
     """The command's text carries the note (the guarantee's pld_fallback), not only the library."""
-    import synthamp.accountant._pld as pld
+    import synthamp.accountant._pld_distribution as pld
 
     monkeypatch.setattr(pld, "MAX_COMPOSED_POINTS", 10_000)
     code, out, err = run(

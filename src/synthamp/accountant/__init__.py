@@ -213,14 +213,13 @@ from synthamp.accountant._laplace import LaplaceCalibration, laplace_calibration
 from synthamp.accountant._pld import (
     DEFAULT_DISCRETIZATION,
     PairPld,
-    PldCalibration,
     PldEpsilon,
     PrivacyLossDistribution,
     SubsampledGaussianRelease,
-    calibrate_sigma_pld,
     compute_epsilon_pld,
     privacy_loss_distribution,
 )
+from synthamp.accountant._pld_calibration import PldCalibration, calibrate_sigma_pld
 from synthamp.accountant._profile import (
     FALLBACK_SCAN_POINTS,
     PrivacyProfile,

@@ -38,7 +38,7 @@ from synthamp._kinds import Kind
 from synthamp._validation import MIN_SCALE, InputError, check_open_unit, check_positive
 from synthamp.accountant._curves import _check_budget, _epsilon_curve, budget_note
 from synthamp.accountant._finite_epsilon import _FiniteAccountant, finite_epsilon_curve
-from synthamp.accountant._pld import calibrate_sigma_pld
+from synthamp.accountant._pld_calibration import calibrate_sigma_pld
 from synthamp.accountant._releases import (
     Method,
     OrderGridWarning,

@@ -57,10 +57,10 @@ from synthamp.accountant._gaussian import _gaussian_epsilon as _gaussian_mu_epsi
 from synthamp.accountant._pld import (
     DEFAULT_DISCRETIZATION,
     CompositionTooLarge,
-    _calibrate_sigma_pld,
     _compute_epsilon_pld,
     gaussian_sigma,
 )
+from synthamp.accountant._pld_calibration import _calibrate_sigma_pld
 from synthamp.accountant._profile import _profile_epsilon, beyond_exact_profile
 from synthamp.accountant._releases import (
     DEFAULT_ORDERS,
@@ -500,9 +500,9 @@ def _calibrate_pld_within(
     rtol: float,
     budget: float | None,
 ):
-    """:func:`~synthamp.accountant._pld._calibrate_sigma_pld` under the time budget: (its
-    calibration, None), or (None, the note) when a composition of T releases passed the
-    budget or its largest grid: the caller keeps the RDP calibration's σ (sound)."""
+    """:func:`~synthamp.accountant._pld_calibration._calibrate_sigma_pld` under the time
+    budget: (its calibration, None), or (None, the note) when a composition of T releases
+    passed the budget or its largest grid: the caller keeps the RDP calibration's σ (sound)."""
     try:
         with time_budget(budget):
             return _calibrate_sigma_pld(epsilon, delta, base, h, rtol), None

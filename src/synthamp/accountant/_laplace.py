@@ -33,7 +33,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import check_integer, check_open_unit, check_positive
-from synthamp.accountant._pld import DEFAULT_DISCRETIZATION, PairPld, _direction
+from synthamp.accountant._pld import DEFAULT_DISCRETIZATION, PairPld
+from synthamp.accountant._pld_distribution import _direction
 
 __all__ = ["LaplaceCalibration", "laplace_calibration", "laplace_delta"]
 
