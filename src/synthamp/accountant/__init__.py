@@ -27,7 +27,8 @@ Curves and guarantees (``_curves``)
 
    rdp_curve            -- release -> RDP curve
    compute_epsilon      -- release -> its guarantee by the rule (default), or by rdp or pld
-   EpsilonResult        -- the result of compute_epsilon
+   EpsilonAccounting    -- the result of compute_epsilon: ε, δ, kind, accountant, details
+   EpsilonResult        -- the RDP accountant's result (its curve, optimal order)
 
 The k = 1 worst case (``_worst_case``)
 --------------------------------------
@@ -168,7 +169,7 @@ calibration relies on, in that of ``synthamp.accountant._calibration``.
 from __future__ import annotations
 
 from synthamp._budget import DEFAULT_TIME_BUDGET
-from synthamp.accountant._accountants import calibrate_sigma, compute_epsilon
+from synthamp.accountant._accountants import EpsilonAccounting, calibrate_sigma, compute_epsilon
 from synthamp.accountant._angle_grid import (
     ANGLE_ORDERS,
     AngleCertificate,
@@ -229,17 +230,15 @@ from synthamp.accountant._profile import (
     profile_epsilon,
     profile_epsilons,
 )
-from synthamp.accountant._releases import (
+from synthamp.accountant._rdp_conversion import (
     DEFAULT_ORDERS,
     METHODS,
-    GaussianRelease,
     Method,
     OrderGridWarning,
     RdpCurve,
-    Release,
-    SyntheticDataRelease,
     rdp_to_epsilon,
 )
+from synthamp.accountant._releases import GaussianRelease, Release, SyntheticDataRelease
 from synthamp.accountant._summary import (
     AccountSummary,
     CalibrationSummary,
@@ -273,6 +272,7 @@ __all__ = [
     "Calibration",
     "CalibrationSummary",
     "CertifiedGuarantee",
+    "EpsilonAccounting",
     "EpsilonDeltaCurve",
     "EpsilonResult",
     "GaussianRelease",

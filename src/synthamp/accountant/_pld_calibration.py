@@ -7,10 +7,11 @@ from dataclasses import dataclass
 
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import check_open_unit, check_positive
+from synthamp.accountant._calibrator import smallest_sigma
 from synthamp.accountant._pld import DEFAULT_DISCRETIZATION, _compute_epsilon_pld
 from synthamp.accountant._profile import DEFAULT_TAIL, _profile_epsilon
 from synthamp.accountant._releases import SyntheticDataRelease, _with
-from synthamp.accountant._sigma_search import _illinois_sigma, gaussian_sigma
+from synthamp.accountant._sigma_search import gaussian_sigma
 
 __all__ = ["PldCalibration", "calibrate_sigma_pld"]
 
@@ -67,9 +68,10 @@ def calibrate_sigma_pld(
     ordered). A single k = 1 release is calibrated on :func:`profile_epsilon`
     (no discretisation). The search starts from the exact calibration of
     releasing V (post-processing: T Gaussian mechanisms, noise σ/√T), an
-    upper end, steps down by 3/4 to a lower end and runs regula falsi
-    (:func:`_illinois_sigma`). The returned σ is where ε was computed and is
-    <= the target: conservative by construction. ``gram_sensitivity``: s₂ of
+    upper end, from which the one calibrator
+    (:func:`~synthamp.accountant._calibrator.smallest_sigma`) brackets σ (steps
+    of 4/3, then growing) and bisects in log σ. The returned σ is where ε was
+    computed and is <= the target: conservative by construction. ``gram_sensitivity``: s₂ of
     statistic-level adjacency, as in :class:`SyntheticDataRelease`.
     """
     target = check_positive("epsilon", epsilon)
@@ -101,6 +103,7 @@ def _calibrate_sigma_pld(
     # releasing V is a post-processing bound: T Gaussian mechanisms compose exactly into
     # one with noise σ/√T, so the exact Gaussian calibration times √T is an upper end
     hi = math.sqrt(releases) * gaussian_sigma(target, delta, base.effective_sensitivity)
-    sigma = _illinois_sigma(lambda x: at(x)[0], target, hi, rtol)
+    # (the compositions of T > 1 check the caller's time budget inside, where they are long)
+    sigma, _ = smallest_sigma(lambda x: at(x)[0], target, hi, rtol, first_step=4.0 / 3.0)
     eps, eps_lower, kind = at(sigma, companion=True)
     return PldCalibration(sigma, eps, eps_lower, delta, target, 0.0 if exact else h, kind)

@@ -251,7 +251,7 @@ class PrivacyLossDistribution:
         if points > MAX_COMPOSED_POINTS:
             raise CompositionTooLarge(points)
         if points > BUDGETED_POINTS:  # a long transform: the caller's time budget applies
-            check_budget()
+            check_budget()  # (fft_power also stops before a power that cannot end in time)
         probs, error = fft_power(self.probs, count, window, tail_mass)
         lower = count * self.lower + window[0]  # (its tails are the window's: nothing to cut)
         finite = 0.0

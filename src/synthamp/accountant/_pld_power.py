@@ -53,7 +53,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from synthamp._budget import check_budget
+from synthamp._budget import TimeBudgetExceeded, check_budget, time_left
 
 #: Unit roundoff of float64.
 UNIT_ROUNDOFF = 2.0**-53
@@ -62,8 +62,14 @@ MGF_BINS = 1024
 #: Fourier coefficients whose T-th power is below this are set to 0 (their error counted).
 SPECTRUM_CUTOFF = 1e-40
 LOG_SPECTRUM_CUTOFF = math.log(SPECTRUM_CUTOFF)
+#: Powers from this many points check the caller's time budget (and its time left).
+BUDGETED_POWER_POINTS = 1 << 18
 #: Past this float64 rounding bound the power is redone in long double (where it is wider).
 LONG_DOUBLE_FROM = 1e-9
+#: Seconds per n·log₂n of one power (two transforms and the elementwise work), measured on
+#: the 2-core benchmark machine under load 8–16, float64 and long double: a composition
+#: whose estimate passes the time left of the caller's budget stops before it starts.
+SECONDS_PER_POINT_LOG = {False: 5e-9, True: 1.2e-7}
 #: Half-width of the geometric grid of Chernoff orders, in quarter-octaves.
 ORDER_STEPS = 12
 
@@ -126,6 +132,31 @@ def _fft_gamma(n: int, unit: float) -> float:
     return stages * eta / (1.0 - stages * eta)
 
 
+def _wide_available() -> bool:
+    return bool(np.finfo(np.longdouble).eps < np.finfo(np.float64).eps)
+
+
+def starts_in_long_double(count: int) -> bool:
+    """Whether :func:`fft_power` goes to long double at once (float64 cannot pass)."""
+    return _wide_available() and math.sqrt(2.0) * count * _fft_gamma(2, UNIT_ROUNDOFF) > (
+        LONG_DOUBLE_FROM
+    )
+
+
+def power_seconds(points: int, long_double: bool) -> float:
+    """Estimated seconds of one power on ``points`` (:data:`SECONDS_PER_POINT_LOG`)."""
+    return SECONDS_PER_POINT_LOG[long_double] * points * max(math.log2(max(points, 2)), 1.0)
+
+
+def _fits(points: int, long_double: bool) -> None:
+    """Stop (:class:`~synthamp._budget.TimeBudgetExceeded`) before a power that cannot end
+    within the time left of the caller's budget, or once that budget is spent."""
+    check_budget()
+    left = time_left()
+    if left is not None and power_seconds(points, long_double) > left:
+        raise TimeBudgetExceeded
+
+
 def fft_power(
     probs: NDArray, count: int, window: tuple[int, int, bool], tail_mass: float
 ) -> tuple[NDArray[np.float64], float]:
@@ -144,15 +175,22 @@ def fft_power(
         every ε (aliased mass <= ``tail_mass`` unless the window is whole, plus
         the rounding; module docstring).
     """
-    wide = np.finfo(np.longdouble).eps < np.finfo(np.float64).eps
+    wide = _wide_available()
+    points = max(window[1] - window[0] + 1, probs.size)
+    budgeted = points > BUDGETED_POWER_POINTS
     # the rounding bound is at least about √2·T·γ (the zero frequency alone): past the
     # threshold there, float64 cannot pass and long double is taken at once
-    if wide and math.sqrt(2.0) * count * _fft_gamma(2, UNIT_ROUNDOFF) > LONG_DOUBLE_FROM:
+    if starts_in_long_double(count):
+        if budgeted:
+            _fits(points, True)
         masses, error = _fft_power(probs, count, window, tail_mass, np.longdouble)
         return masses.astype(np.float64), error + _float64_rounding(masses)
+    if budgeted:
+        _fits(points, False)
     masses, error = _fft_power(probs, count, window, tail_mass, np.float64)
     if error > LONG_DOUBLE_FROM and wide:
-        check_budget()  # (a second, slower transform: the caller's time budget applies)
+        if budgeted:  # (a second, slower transform: the caller's time budget applies)
+            _fits(points, True)
         masses_wide, error_wide = _fft_power(probs, count, window, tail_mass, np.longdouble)
         if error_wide < error:
             return masses_wide.astype(np.float64), error_wide + _float64_rounding(masses_wide)

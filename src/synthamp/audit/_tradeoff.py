@@ -21,7 +21,8 @@ from numpy.typing import NDArray
 from scipy import special
 
 from synthamp.accountant import GaussianRelease, SyntheticDataRelease
-from synthamp.accountant._profile import DEFAULT_TAIL, _pair_evaluator
+from synthamp.accountant._profile import DEFAULT_TAIL
+from synthamp.accountant._profile_pair import _pair_evaluator
 from synthamp.audit._release import sample_statistic
 from synthamp.release import atomic_write_text, atomic_write_with
 
