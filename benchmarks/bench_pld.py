@@ -23,11 +23,8 @@ from synthamp.accountant import (
     calibrate_sigma,
     compute_epsilon,
 )
-from synthamp.accountant._pld import (
-    calibrate_sigma_pld,
-    compute_epsilon_pld,
-    privacy_loss_distribution,
-)
+from synthamp.accountant._pld import compute_epsilon_pld, privacy_loss_distribution
+from synthamp.accountant._pld_calibration import calibrate_sigma_pld
 from synthamp.accountant._profile import profile_epsilon
 
 DELTA = 1e-5

@@ -45,6 +45,7 @@ __all__ = [
     "report_status",
     "status_callback",
     "time_budget",
+    "time_left",
 ]
 
 #: Default time budget (seconds) of the finite-release refinement of the accountant.
@@ -100,6 +101,16 @@ def check_budget() -> None:
     deadline = _DEADLINE.get()
     if deadline is not None and time.monotonic() > deadline:
         raise TimeBudgetExceeded
+
+
+def time_left() -> float | None:
+    """Seconds left of the active time budget (None: no budget; negative: spent).
+
+    For a step that cannot be interrupted (one long FFT): its caller compares its
+    estimated cost with this and stops before starting it.
+    """
+    deadline = _DEADLINE.get()
+    return None if deadline is None else deadline - time.monotonic()
 
 
 @contextmanager

@@ -20,7 +20,7 @@ from synthamp.accountant._angle_reduction import (
     orthogonal_node_pld,
     orthogonal_node_rdp,
 )
-from synthamp.accountant._releases import rdp_to_epsilon
+from synthamp.accountant._rdp_conversion import rdp_to_epsilon
 from synthamp.divergence._wishart import plateau_gram_refined
 
 # --------------------------------------------------------------------------- the kernels

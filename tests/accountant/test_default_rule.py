@@ -14,6 +14,8 @@ import pytest
 
 from synthamp import InputError
 from synthamp.accountant import (
+    ACCOUNTANTS,
+    EpsilonAccounting,
     EpsilonResult,
     GaussianRelease,
     Guarantee,
@@ -50,10 +52,15 @@ def test_compute_epsilon_by_default_is_the_rooms_guarantee(case):
     out_dim, n_syn, chosen = CASES[case]
     release = SyntheticDataRelease(**SHAPE, out_dim=out_dim, sigma=1.0, n_syn=n_syn)
     default, room = compute_epsilon(release, DELTA), account(release, DELTA)
-    assert isinstance(default, Guarantee)
-    assert default == room  # every compared field: ε, kind, accountant, reason, ...
+    assert isinstance(default, EpsilonAccounting) and isinstance(default.details, Guarantee)
+    assert default.details == room  # every compared field: ε, kind, accountant, reason, ...
+    assert (default.epsilon, default.kind, default.accountant) == (
+        room.epsilon,
+        room.kind,
+        room.accountant,
+    )
     rdp = compute_epsilon(release, DELTA, accountant="rdp")
-    assert isinstance(rdp, EpsilonResult) and default.epsilon_rdp == rdp.epsilon
+    assert isinstance(rdp.details, EpsilonResult) and default.epsilon_rdp == rdp.epsilon
     if chosen == "rdp":
         assert default.accountant == "rdp" and default.epsilon == rdp.epsilon
     elif chosen == "pld":  # one release: the exact profile's root (docs/theory.md §14)
@@ -86,10 +93,20 @@ def test_calibrate_sigma_by_default_is_the_rooms_calibration(case):
     assert default.epsilon <= 1.0
 
 
-def test_named_accountants_keep_their_results():
+def test_compute_epsilon_has_one_return_type_and_keeps_each_accountants_details():
+    """One type (ε, δ, kind label, accountant, details) whichever accountant ran."""
     release = SyntheticDataRelease(**SHAPE, out_dim=1, sigma=1.0)
-    assert isinstance(compute_epsilon(release, DELTA, accountant="pld"), PldEpsilon)
-    assert isinstance(compute_epsilon(release, DELTA, accountant="rdp"), EpsilonResult)
+    results = {name: compute_epsilon(release, DELTA, accountant=name) for name in ACCOUNTANTS}
+    results[None] = compute_epsilon(release, DELTA)
+    details = {"pld": PldEpsilon, "rdp": EpsilonResult, None: Guarantee}
+    for name, result in results.items():
+        assert type(result) is EpsilonAccounting and isinstance(result.details, details[name])
+        assert result.epsilon == result.details.epsilon and result.delta == DELTA
+        assert result.kind in ("exact", "certified") and isinstance(result.kind, str)
+        assert result.accountant == (name or result.details.accountant)
+    # the details' own fields read through the result (documented convenience)
+    assert results["rdp"].optimal_order == results["rdp"].details.optimal_order
+    assert results["pld"].epsilon_lower == results["pld"].details.epsilon_lower
 
 
 def test_rtol_reaches_the_rooms_calibrations():

@@ -21,7 +21,7 @@ from synthamp.accountant import (
 )
 from synthamp.accountant._curves import _rdp_curve
 from synthamp.accountant._finite_epsilon import finite_epsilon_curve
-from synthamp.accountant._releases import _epsilon
+from synthamp.accountant._rdp_conversion import _epsilon
 from synthamp.accountant._worst_case import _worst_case_result
 
 ORDERS = np.asarray(DEFAULT_ORDERS)

@@ -20,10 +20,10 @@ from synthamp.accountant import GaussianRelease, SyntheticDataRelease, compute_e
 from synthamp.accountant._export import MissingExtraError, to_dp_accounting_pld, to_prv
 from synthamp.accountant._pld import (
     SubsampledGaussianRelease,
-    calibrate_sigma_pld,
     compute_epsilon_pld,
     privacy_loss_distribution,
 )
+from synthamp.accountant._pld_calibration import calibrate_sigma_pld
 from synthamp.accountant._profile import profile_epsilon
 
 dpl = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
@@ -46,12 +46,21 @@ def test_gaussian_pieces_equal_dp_accounting(sigma, releases):
     ours = privacy_loss_distribution(GaussianRelease(1.0, sigma, releases))
     theirs = dpl.from_gaussian_mechanism(sigma, 1.0, value_discretization_interval=1e-4)
     theirs = theirs.self_compose(releases) if releases > 1 else theirs
+    # T > 1: our FFT power adds its accounted error (aliasing and rounding) to the mass at
+    # +∞, dp_accounting does not: ours lies above theirs by at most that much in δ
+    single = privacy_loss_distribution(GaussianRelease(1.0, sigma)).remove
+    stated = ours.remove.infinity_mass - (1.0 - (1.0 - single.infinity_mass) ** releases)
+    assert stated < 1e-11
     for delta in (1e-3, 1e-5, 1e-8):
         # equal up to the two tail truncations (ours at δ = 1e-18, theirs at mass e^-50)
-        assert ours.epsilon(delta) == pytest.approx(theirs.get_epsilon_for_delta(delta), rel=1e-7)
+        eps = ours.epsilon(delta)
+        assert eps == pytest.approx(theirs.get_epsilon_for_delta(delta), rel=1e-7) or (
+            theirs.get_epsilon_for_delta(delta) <= eps
+            and eps <= theirs.get_epsilon_for_delta(delta - stated)
+        )
     eps = np.array([0.0, 0.5, 1.0, 2.0])
     np.testing.assert_allclose(
-        ours.delta(eps), theirs.get_delta_for_epsilon(eps), rtol=1e-7, atol=1e-15
+        ours.delta(eps), theirs.get_delta_for_epsilon(eps), rtol=1e-7, atol=1e-15 + stated
     )
 
 

@@ -23,10 +23,10 @@ from pld_reference import edge_pair, pair_plds
 from synthamp.accountant import GaussianRelease, SyntheticDataRelease, _pld_grid
 from synthamp.accountant._pld import (
     SubsampledGaussianRelease,
-    calibrate_sigma_pld,
     compute_epsilon_pld,
     privacy_loss_distribution,
 )
+from synthamp.accountant._pld_calibration import calibrate_sigma_pld
 
 dpl = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
 

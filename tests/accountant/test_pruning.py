@@ -27,7 +27,7 @@ from synthamp.accountant import (
     compute_epsilon,
 )
 from synthamp.accountant._pruning import lower_curve, relevant_orders
-from synthamp.accountant._releases import _epsilon_terms
+from synthamp.accountant._rdp_conversion import _epsilon_terms
 
 ORDERS = np.asarray(DEFAULT_ORDERS, dtype=float)
 

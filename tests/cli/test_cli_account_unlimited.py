@@ -29,7 +29,7 @@ from synthamp.accountant import (
     profile_epsilon,
 )
 from synthamp.accountant._gaussian import gaussian_epsilon
-from synthamp.accountant._pld import calibrate_sigma_pld
+from synthamp.accountant._pld_calibration import calibrate_sigma_pld
 from synthamp.cli import main
 from synthamp.jobs import account_summary, calibrate_summary
 from synthamp.release import _accounting as release_accounting

@@ -369,6 +369,13 @@ PLAN_OPTIONS: dict[str, Option] = {
     ),
     "features": Option(("--features", "a"), _plan_generator_only(_row("width"))),
     "label_bound": Option(("--label-bound", "2"), _plan_every(_row("sensitivity"))),
+    # with a design, the plan of the whole-table release: the constant column is counted
+    "bounds": Option(
+        ("--bounds", "b.csv"),
+        _plan_design_only(
+            lambda b, r: r.report["data"]["n_targets"] == b.report["data"]["n_targets"] + 1
+        ),
+    ),
     "epsilon": Option(("--epsilon", "2"), _plan_every(_row("sigma"))),
     "delta": Option(("--delta", "1e-7"), _plan_every(_row("sigma"))),
     "ridges": Option(("--ridge", "0.1"), _plan_every(_row("sensitivity"))),

@@ -23,7 +23,7 @@ def test_the_choices_are_the_library_constants():
     from synthamp.cli.audit import audit
     from synthamp.cli.plan import plan
     from synthamp.design import ADJACENCIES, DESIGNS
-    from synthamp.jobs import MECHANISMS
+    from synthamp.jobs import AUDIT_DESIGNS, MECHANISMS
     from synthamp.release import PLAN_METHODS
 
     for command in (account, calibrate):
@@ -32,7 +32,7 @@ def test_the_choices_are_the_library_constants():
         }  # fmt: skip
     assert _choices(audit) == {
         "correction": CORRECTIONS, "estimator": ESTIMATORS, "mechanism": MECHANISMS,
-        "accountant": ACCOUNTANTS,
+        "accountant": ACCOUNTANTS, "design": AUDIT_DESIGNS,
     }  # fmt: skip
     assert _choices(plan) == {
         "method": PLAN_METHODS, "design": DESIGNS, "adjacency": ADJACENCIES,

@@ -21,7 +21,7 @@ from release_cases import private_frame, release_args, run
 from synthamp._kinds import Kind
 from synthamp._validation import InputError
 from synthamp.accountant import calibrate_sigma, rdp_curve
-from synthamp.accountant._pld import calibrate_sigma_pld
+from synthamp.accountant._pld_calibration import calibrate_sigma_pld
 from synthamp.accountant._pld_grid import MAX_GRID_STEPS
 from synthamp.accountant._profile import profile_epsilon
 from synthamp.accountant._releases import SyntheticDataRelease

@@ -296,33 +296,33 @@ class _Counted:
 def test_sigma_bisection_stays_in_the_doubles_and_ends(scale):
     """Old: mid = √(lo·hi) overflowed past 1.3e154: σ = inf met every target and the
     bracket never closed (B = 1e160 hung the release)."""
-    from synthamp.accountant._calibration import _bisect_sigma
+    from synthamp.accountant._calibrator import smallest_sigma
 
     eps = _Counted(scale)
-    sigma, (value,) = _bisect_sigma(eps, 1.0, scale / 1e3, 1e-4)
+    sigma, (value,) = smallest_sigma(eps, 1.0, scale / 1e3, 1e-4)
     assert value <= 1.0 and scale <= sigma <= scale * (1 + 2e-4) and eps.calls < 200
 
 
 def test_sigma_bisection_takes_nan_as_above_the_target():
     """Old: ε = NaN compared False with the target and was taken as met (σ too small)."""
-    from synthamp.accountant._calibration import _bisect_sigma
+    from synthamp.accountant._calibrator import smallest_sigma
 
     eps = _Counted(1.0, nan_below=3.0)  # NaN below σ = 3, where ε would be 1/3 ≤ 1
-    sigma, (value,) = _bisect_sigma(eps, 1.0, 10.0, 1e-4)
+    sigma, (value,) = smallest_sigma(eps, 1.0, 10.0, 1e-4)
     assert sigma >= 3.0 and value <= 1.0
 
 
 def test_sigma_bisection_past_the_doubles_is_one_error():
-    from synthamp.accountant._calibration import _bisect_sigma
+    from synthamp.accountant._calibrator import smallest_sigma
 
     with pytest.raises(InputError, match="no finite σ"):
-        _bisect_sigma(lambda sigma: (math.inf,), 1.0, 1.0, 1e-4)
+        smallest_sigma(lambda sigma: (math.inf,), 1.0, 1.0, 1e-4)
 
 
-def test_pld_regula_falsi_far_below_the_scale_of_epsilon_ends_quickly():
-    """Old: with ε = 1e-300 regula falsi crept rtol/2 per step: 1,281 steps (44 s) for
-    calibrate(epsilon=1e-300); bisection after two one-sided steps needs a few dozen."""
-    from synthamp.accountant._sigma_search import MAX_SIGMA_STEPS, _illinois_sigma
+def test_calibration_far_below_the_scale_of_epsilon_ends_quickly():
+    """Old: with ε = 1e-300 the PLD's regula falsi crept rtol/2 per step: 1,281 steps (44 s)
+    for calibrate(epsilon=1e-300); the one calibrator bisects in log σ: a few dozen."""
+    from synthamp.accountant._calibrator import MAX_BISECTIONS, smallest_sigma
 
     calls = []
 
@@ -331,9 +331,9 @@ def test_pld_regula_falsi_far_below_the_scale_of_epsilon_ends_quickly():
         assert len(calls) <= 2_000
         return max(0.0, 1.0 - sigma / 40.0)
 
-    sigma = _illinois_sigma(eps, 1e-300, 100.0, 1e-4)
-    assert eps(sigma) <= 1e-300 and 40.0 <= sigma <= 40.0 * (1 + 1e-4)
-    assert len(calls) <= 60 < MAX_SIGMA_STEPS
+    sigma, value = smallest_sigma(eps, 1e-300, 100.0, 1e-4)
+    assert value <= 1e-300 and eps(sigma) <= 1e-300 and 40.0 <= sigma <= 40.0 * (1 + 1e-4)
+    assert len(calls) <= 60 < 2 * MAX_BISECTIONS
 
 
 # --------------------------------------------------------------------------- time budgets
@@ -342,7 +342,7 @@ def test_pld_regula_falsi_far_below_the_scale_of_epsilon_ends_quickly():
 def test_a_huge_composition_falls_back_to_rdp_and_says_so(monkeypatch):
     """Old: compute_epsilon(releases=10**9) ran > 170 s (a PLD grid of ~2e8 points). Here the
     grid limit is lowered so that T = 1000 passes it: the guarantee is RDP's, labelled."""
-    import synthamp.accountant._pld as pld
+    import synthamp.accountant._pld_distribution as pld
     from synthamp.accountant import SyntheticDataRelease, compute_epsilon
 
     release = SyntheticDataRelease(dim=10, out_dim=1, norm_bound=1.0, sensitivity=0.1,
@@ -358,7 +358,7 @@ def test_a_huge_composition_falls_back_to_rdp_and_says_so(monkeypatch):
 
 
 def test_a_composition_past_its_time_budget_falls_back_to_rdp(monkeypatch):
-    import synthamp.accountant._pld as pld
+    import synthamp.accountant._pld_distribution as pld
     from synthamp.accountant import SyntheticDataRelease, compute_epsilon
 
     monkeypatch.setattr(pld, "BUDGETED_POINTS", 0)  # every convolution checks the budget
@@ -397,7 +397,7 @@ def test_library_errors_name_parameters_and_the_cli_flags():
 def test_a_finite_release_whose_unlimited_composition_stops_keeps_its_rdp_number(monkeypatch):
     """The rule weighs the unlimited release's PLD (k = 1, finite n_syn): when its composition
     stops, the finite release's RDP ε stands alone, with one note saying why."""
-    import synthamp.accountant._pld as pld
+    import synthamp.accountant._pld_distribution as pld
     from synthamp.accountant import SyntheticDataRelease, compute_epsilon
 
     monkeypatch.setattr(pld, "MAX_COMPOSED_POINTS", 10_000)
@@ -410,7 +410,7 @@ def test_a_finite_release_whose_unlimited_composition_stops_keeps_its_rdp_number
 
 def test_cli_account_says_why_the_pld_stopped(monkeypatch, capsys):
     """The command's text carries the note (the guarantee's pld_fallback), not only the library."""
-    import synthamp.accountant._pld as pld
+    import synthamp.accountant._pld_distribution as pld
 
     monkeypatch.setattr(pld, "MAX_COMPOSED_POINTS", 10_000)
     code, out, err = run(
@@ -420,3 +420,19 @@ def test_cli_account_says_why_the_pld_stopped(monkeypatch, capsys):
     )  # fmt: skip
     assert code == 0, err
     assert "accountant rdp" in out and "note: the PLD composition of 1,000 releases" in out
+
+
+def test_the_calibrator_checks_the_time_budget_only_when_asked():
+    """budgeted=True: a spent budget stops the search between steps; by default it never
+    cuts a calibration (a short one's σ must not depend on the machine's load)."""
+    from synthamp._budget import TimeBudgetExceeded, time_budget
+    from synthamp.accountant._calibrator import smallest_sigma
+
+    def eps(sigma: float) -> float:
+        return 1.0 / sigma
+
+    with time_budget(0.0):
+        sigma, value = smallest_sigma(eps, 1.0, 10.0, 1e-6)
+        assert value <= 1.0 and 1.0 <= sigma <= 1.0 + 2e-6
+        with pytest.raises(TimeBudgetExceeded):
+            smallest_sigma(eps, 1.0, 10.0, 1e-6, budgeted=True)

@@ -27,7 +27,8 @@ Curves and guarantees (``_curves``)
 
    rdp_curve            -- release -> RDP curve
    compute_epsilon      -- release -> its guarantee by the rule (default), or by rdp or pld
-   EpsilonResult        -- the result of compute_epsilon
+   EpsilonAccounting    -- the result of compute_epsilon: ε, δ, kind, accountant, details
+   EpsilonResult        -- the RDP accountant's result (its curve, optimal order)
 
 The k = 1 worst case (``_worst_case``)
 --------------------------------------
@@ -166,7 +167,7 @@ calibration relies on, in that of ``synthamp.accountant._calibration``.
 from __future__ import annotations
 
 from synthamp._budget import DEFAULT_TIME_BUDGET
-from synthamp.accountant._accountants import calibrate_sigma, compute_epsilon
+from synthamp.accountant._accountants import EpsilonAccounting, calibrate_sigma, compute_epsilon
 from synthamp.accountant._angle_grid import (
     ANGLE_ORDERS,
     AngleCertificate,
@@ -211,14 +212,13 @@ from synthamp.accountant._laplace import LaplaceCalibration, laplace_calibration
 from synthamp.accountant._pld import (
     DEFAULT_DISCRETIZATION,
     PairPld,
-    PldCalibration,
     PldEpsilon,
     PrivacyLossDistribution,
     SubsampledGaussianRelease,
-    calibrate_sigma_pld,
     compute_epsilon_pld,
     privacy_loss_distribution,
 )
+from synthamp.accountant._pld_calibration import PldCalibration, calibrate_sigma_pld
 from synthamp.accountant._profile import (
     FALLBACK_SCAN_POINTS,
     PrivacyProfile,
@@ -228,17 +228,15 @@ from synthamp.accountant._profile import (
     profile_epsilon,
     profile_epsilons,
 )
-from synthamp.accountant._releases import (
+from synthamp.accountant._rdp_conversion import (
     DEFAULT_ORDERS,
     METHODS,
-    GaussianRelease,
     Method,
     OrderGridWarning,
     RdpCurve,
-    Release,
-    SyntheticDataRelease,
     rdp_to_epsilon,
 )
+from synthamp.accountant._releases import GaussianRelease, Release, SyntheticDataRelease
 from synthamp.accountant._worst_case import (
     SCAN_POINTS,
     SEARCH_SCAN,
@@ -264,6 +262,7 @@ __all__ = [
     "AngleCertificate",
     "Calibration",
     "CertifiedGuarantee",
+    "EpsilonAccounting",
     "EpsilonDeltaCurve",
     "EpsilonResult",
     "GaussianRelease",

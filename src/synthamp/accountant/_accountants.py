@@ -17,26 +17,75 @@ accountants below it.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
 
 from numpy.typing import ArrayLike
 
 from synthamp._budget import DEFAULT_TIME_BUDGET
-from synthamp._kinds import privacy_quantity
+from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError
 from synthamp.accountant._calibration import _calibrate_sigma
 from synthamp.accountant._choice import check_accountant
 from synthamp.accountant._curves import _compute_epsilon
 from synthamp.accountant._guarantee import DEFAULT_RTOL, account, calibrate
 from synthamp.accountant._pld import DEFAULT_DISCRETIZATION
-from synthamp.accountant._releases import (
-    GaussianRelease,
-    Method,
-    RdpCurve,
-    Release,
-    SyntheticDataRelease,
-)
+from synthamp.accountant._rdp_conversion import Method, RdpCurve
+from synthamp.accountant._releases import GaussianRelease, Release, SyntheticDataRelease
 
-__all__ = ["calibrate_sigma", "compute_epsilon"]
+__all__ = ["EpsilonAccounting", "calibrate_sigma", "compute_epsilon"]
+
+
+@dataclass(frozen=True)
+class EpsilonAccounting:
+    """What :func:`compute_epsilon` returns, whichever accountant ran: ε and what it is.
+
+    Attributes
+    ----------
+    epsilon : float
+        ε of the release (composed with ``extra_curves``) at ``delta``: an upper
+        bound, exact with its error added or certified.
+    delta : float
+        δ.
+    kind : Kind
+        What ``epsilon`` is: :attr:`~synthamp.Kind.EXACT` or
+        :attr:`~synthamp.Kind.CERTIFIED` (a ``StrEnum``: equal to ``"exact"`` and
+        ``"certified"``; :mod:`synthamp._kinds`).
+    accountant : {"pld", "rdp"}
+        The accountant whose number ``epsilon`` is.
+    details : Guarantee, EpsilonResult or PldEpsilon
+        The full result of what ran: the rule's
+        :class:`~synthamp.accountant.Guarantee` (``accountant=None``), the RDP
+        accountant's :class:`~synthamp.accountant.EpsilonResult` (its curve,
+        optimal order, post-processing baseline) or the PLD accountant's
+        :class:`~synthamp.accountant.PldEpsilon` (its lower bound).
+
+    Notes
+    -----
+    Convenience: an attribute not defined here is read from ``details``
+    (``result.optimal_order``, ``result.epsilon_lower``, ``result.pld_fallback``
+    …), so code written against the three result types keeps reading them; the
+    type is always this one.
+    """
+
+    epsilon: float
+    delta: float
+    kind: Kind
+    accountant: str
+    details: Any
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name == "details":  # (copy, pickle: no recursion)
+            raise AttributeError(name)
+        return getattr(self.details, name)
+
+
+def _accounting(result) -> EpsilonAccounting:
+    """The one return type of :func:`compute_epsilon` around an accountant's result."""
+    accountant = getattr(result, "accountant", "rdp")  # (an EpsilonResult is the RDP one's)
+    return EpsilonAccounting(
+        float(result.epsilon), float(result.delta), Kind(result.kind), str(accountant), result
+    )
 
 
 @privacy_quantity("certified")
@@ -114,7 +163,10 @@ def compute_epsilon(
 
     Returns
     -------
-    Guarantee (None), EpsilonResult (rdp) or PldEpsilon (pld)
+    EpsilonAccounting
+        ε, δ, kind and accountant, whichever accountant ran; ``details`` holds its
+        full result: a Guarantee (None), an EpsilonResult (rdp) or a PldEpsilon
+        (pld), whose fields are also read through the result.
 
     Warns
     -----
@@ -122,10 +174,10 @@ def compute_epsilon(
         When the RDP accountant's optimal order is at the edge of the grid.
     """
     if check_accountant(accountant) is not None:
-        return _compute_epsilon(
+        return _accounting(_compute_epsilon(
             release, delta, orders, method, extra_curves, time_budget=time_budget,
             accountant=accountant, discretization=discretization, search=search,
-        )  # fmt: skip
+        ))  # fmt: skip
     if not isinstance(release, SyntheticDataRelease):
         raise InputError(
             "accountant",
@@ -138,10 +190,10 @@ def compute_epsilon(
             "the rule (None) accounts one release alone: to compose extra_curves, name the "
             "accountant ('rdp' or 'pld')",
         )
-    return account(
+    return _accounting(account(
         release, delta, method=method, orders=orders, discretization=discretization,
         time_budget=time_budget, search=search,
-    )  # fmt: skip
+    ))  # fmt: skip
 
 
 @privacy_quantity("certified")

@@ -50,7 +50,8 @@ from synthamp.accountant._pld_grid import (
     _put_on_grid,
     _survivals,
 )
-from synthamp.accountant._profile import DEFAULT_TAIL, _pair_evaluator
+from synthamp.accountant._profile import DEFAULT_TAIL
+from synthamp.accountant._profile_pair import _pair_evaluator
 from synthamp.accountant._releases import SyntheticDataRelease
 from synthamp.divergence._plateau import plateau_scaled
 

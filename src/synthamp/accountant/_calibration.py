@@ -36,19 +36,19 @@ from synthamp._budget import (
 )
 from synthamp._kinds import Kind
 from synthamp._validation import MIN_SCALE, InputError, check_open_unit, check_positive
+from synthamp.accountant._calibrator import smallest_sigma
 from synthamp.accountant._curves import _check_budget, _epsilon_curve, budget_note
 from synthamp.accountant._finite_epsilon import _FiniteAccountant, finite_epsilon_curve
-from synthamp.accountant._pld import calibrate_sigma_pld
-from synthamp.accountant._releases import (
+from synthamp.accountant._pld_calibration import calibrate_sigma_pld
+from synthamp.accountant._rdp_conversion import (
     Method,
     OrderGridWarning,
-    SyntheticDataRelease,
     _check_method,
     _check_orders,
     _epsilon,
     _epsilon_terms,
-    _with,
 )
+from synthamp.accountant._releases import SyntheticDataRelease, _with
 from synthamp.accountant._worst_case import _worst_case
 from synthamp.bounds import _post_processing_scaled
 
@@ -98,91 +98,6 @@ class Calibration:
     method: str
     kind: Kind
     fallback: str | None = None
-
-
-#: Bisection steps on log σ after bracketing: from a bracket of ratio 2 (or, at worst, the
-#: whole double range, log 2^2100) to a relative width of 1e-15 takes at most 61 halvings.
-MAX_BISECTIONS = 64
-
-
-def _meets(at: tuple, target: float) -> bool:
-    """ε(σ) <= target, with an ε that is NaN (not computed) taken as not meeting it."""
-    return bool(at[0] <= target)
-
-
-def _bisect_sigma(
-    epsilon_at: Callable[[float], tuple],
-    target: float,
-    start: float,
-    rtol: float,
-    first_step: float = 2.0,
-) -> tuple[float, tuple]:
-    """Smallest σ with ε(σ) <= target, by bracketing then bisection on log σ.
-
-    ``epsilon_at(σ)`` returns a tuple whose first item is ε(σ), assumed
-    non-increasing in σ. Returns (σ_hi, epsilon_at(σ_hi)) with ε(σ_hi) <= target
-    and σ_hi/σ_lo <= 1 + rtol for a σ_lo with ε(σ_lo) > target. The bracket
-    grows by factors of 2; with ``first_step`` < 2 (a start known to be close)
-    it grows by ``first_step``, then its square, and so on.
-
-    Every step stays inside the doubles: the midpoint is taken in log space
-    (√(σ_lo·σ_hi) overflows past 1.3e154, and an infinite σ met every target), a
-    bracket that leaves the range of positive doubles raises, and the bisection
-    stops after :data:`MAX_BISECTIONS` halvings (more than the double range needs)
-    returning its upper end, where ε was computed and is <= the target: the sound
-    side (more noise). An ε that is NaN counts as above the target.
-    """
-    max_steps = 2100  # 2^±1050 spans every positive double
-    hi = lo = start
-    at_hi = epsilon_at(hi)
-    step = first_step
-    if not _meets(at_hi, target):
-        for _ in range(max_steps):
-            lo, hi = hi, step * hi
-            step = min(step * step, 2.0)
-            if not math.isfinite(hi):
-                break
-            at_hi = epsilon_at(hi)
-            if _meets(at_hi, target):
-                break
-        else:
-            hi = math.inf
-        if not math.isfinite(hi):
-            raise InputError(
-                "epsilon",
-                f"no finite σ reaches ε = {target:g} (searched up to σ = {lo:.3g}): the "
-                "release's scale (C, Δ) is too large for floating point, or ε too small",
-            )
-    else:
-        for _ in range(max_steps):
-            lo = hi / step
-            step = min(step * step, 2.0)
-            if not lo > 0:
-                break
-            at_lo = epsilon_at(lo)
-            if not _meets(at_lo, target):
-                break
-            hi, at_hi = lo, at_lo
-        else:
-            lo = 0.0
-        if not lo > 0:
-            raise InputError(
-                "epsilon",
-                f"ε stays below {target:g} as σ → 0: the release's scale (C, Δ) is below the "
-                "range of floating point",
-            )
-    for _ in range(MAX_BISECTIONS):
-        if hi / lo - 1.0 <= rtol:
-            break
-        mid = math.exp(0.5 * (math.log(lo) + math.log(hi)))
-        if not lo < mid < hi:  # adjacent doubles: the bracket cannot shrink further
-            break
-        at_mid = epsilon_at(mid)
-        if _meets(at_mid, target):
-            hi, at_hi = mid, at_mid
-        else:
-            lo = mid
-    return hi, at_hi
 
 
 def _epsilon_at_sigma(
@@ -247,7 +162,7 @@ def _calibrate_worst_case(
             post = _post_processing_scaled(window, r.effective_sensitivity / sigma)
             return _epsilon(window, r.releases * np.minimum(upper, post), delta, warn=False)
 
-        sigma, _ = _bisect_sigma(epsilon_at, target, start, rtol, first_step)
+        sigma, _ = smallest_sigma(epsilon_at, target, start, rtol, first_step)
         eps, order, kind = checked(sigma)
         index = int(np.searchsorted(orders, order))
         # The optimum must be inside the window, unless the window ends at the grid's end.
@@ -260,7 +175,7 @@ def _calibrate_worst_case(
             guard = True
         center, start = index, sigma
     # Not settled (never seen): bisect on every order with the guarded worst case.
-    sigma, (eps, order, kind) = _bisect_sigma(checked, target, start, rtol)
+    sigma, (eps, order, kind) = smallest_sigma(checked, target, start, rtol)
     return sigma, eps, order, kind
 
 
@@ -595,7 +510,7 @@ def _calibration(
     fallback = None
     # Gaussian mechanism with RDP conversion at the optimal order: a good start.
     start = base.effective_sensitivity * math.sqrt(2.0 * releases * math.log(1.0 / delta)) / target
-    sigma_post, (eps_post, order_post, kind_post) = _bisect_sigma(
+    sigma_post, (eps_post, order_post, kind_post) = smallest_sigma(
         make_epsilon_at("post-processing"), target, start, rtol
     )
     if method == "post-processing":
@@ -611,7 +526,9 @@ def _calibration(
                 base, target, delta, orders, sigma_post, center, rtol, budget
             )
     else:  # closed-form certified bounds: cheap at every order
-        sigma, (eps, order, kind) = _bisect_sigma(make_epsilon_at(method), target, sigma_post, rtol)
+        sigma, (eps, order, kind) = smallest_sigma(
+            make_epsilon_at(method), target, sigma_post, rtol
+        )
     if order in (orders.min(), orders.max()):
         warnings.warn(
             f"the optimal order {order:g} at the calibrated sigma is at the edge of the grid "

@@ -35,18 +35,15 @@ from synthamp._validation import InputError, check_integer, check_nonnegative, c
 from synthamp.accountant._finite_epsilon import finite_epsilon_curve
 from synthamp.accountant._k2_search import _search
 from synthamp.accountant._pld import compute_epsilon_pld
-from synthamp.accountant._releases import (
-    GaussianRelease,
+from synthamp.accountant._rdp_conversion import (
     Method,
     RdpCurve,
-    Release,
-    SyntheticDataRelease,
     _check_method,
     _check_orders,
     _curve,
     _epsilon,
-    _with,
 )
+from synthamp.accountant._releases import GaussianRelease, Release, SyntheticDataRelease, _with
 from synthamp.accountant._worst_case import _worst_case, _worst_case_result
 from synthamp.bounds import _global_scaled, _local_upper_scaled, _post_processing_scaled
 

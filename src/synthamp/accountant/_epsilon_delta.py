@@ -25,14 +25,8 @@ from synthamp._validation import InputError
 from synthamp.accountant._curves import _check_budget, _rdp_curve, _rdp_curve_within_budget
 from synthamp.accountant._gaussian import _gaussian_epsilon
 from synthamp.accountant._profile import _profile_epsilons
-from synthamp.accountant._releases import (
-    DEFAULT_ORDERS,
-    RdpCurve,
-    SyntheticDataRelease,
-    _check_method,
-    _epsilon,
-    _with,
-)
+from synthamp.accountant._rdp_conversion import DEFAULT_ORDERS, RdpCurve, _check_method, _epsilon
+from synthamp.accountant._releases import SyntheticDataRelease, _with
 
 __all__ = [
     "DELTA_GRID",

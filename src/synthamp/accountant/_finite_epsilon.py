@@ -28,13 +28,8 @@ from numpy.typing import NDArray
 
 from synthamp._kinds import Kind
 from synthamp.accountant._pruning import lower_curve, relevant_orders
-from synthamp.accountant._releases import (
-    RdpCurve,
-    SyntheticDataRelease,
-    _curve,
-    _epsilon_terms,
-    _with,
-)
+from synthamp.accountant._rdp_conversion import RdpCurve, _curve, _epsilon_terms
+from synthamp.accountant._releases import SyntheticDataRelease, _with
 from synthamp.accountant._worst_case import (
     COLD_HINT_WIDTH,
     _EdgeEvaluator,

@@ -31,6 +31,7 @@ past the exact profile's range).
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -57,18 +58,13 @@ from synthamp.accountant._gaussian import _gaussian_epsilon as _gaussian_mu_epsi
 from synthamp.accountant._pld import (
     DEFAULT_DISCRETIZATION,
     CompositionTooLarge,
-    _calibrate_sigma_pld,
     _compute_epsilon_pld,
     gaussian_sigma,
 )
+from synthamp.accountant._pld_calibration import _calibrate_sigma_pld
 from synthamp.accountant._profile import _profile_epsilon, beyond_exact_profile
-from synthamp.accountant._releases import (
-    DEFAULT_ORDERS,
-    SyntheticDataRelease,
-    _check_method,
-    _check_orders,
-    _with,
-)
+from synthamp.accountant._rdp_conversion import DEFAULT_ORDERS, _check_method, _check_orders
+from synthamp.accountant._releases import SyntheticDataRelease, _with
 
 #: Relative width of a calibration's final bracket on σ (RDP and PLD alike).
 DEFAULT_RTOL = 1e-4
@@ -213,7 +209,7 @@ def _pld_within(
         with time_budget(budget):
             return _pld_epsilon(release, delta, discretization), None
     except TimeBudgetExceeded:
-        why = f"ran past its time budget ({budget:g} s)"
+        why = f"ran past its time budget ({budget:.3g} s were left for it)"
     except CompositionTooLarge as exc:
         why = f"stopped: {exc.rule}"
     return None, PLD_FALLBACK.format(releases=release.releases, why=why)
@@ -294,8 +290,12 @@ def account(
     h = check_positive("discretization", discretization)
     budget = _check_budget(time_budget)
     search = _check_search(search, release, method, True)
+    start = time.monotonic()
     result = _epsilon_result(release, delta, orders, method, [], budget, search)
-    at = _account(release, delta, _Rdp.of(result), accountant, method, h, budget=budget)
+    # a long PLD composition gets what the RDP accounting left of the budget: the call
+    # returns within it (the PLD stops before a transform that cannot end in time)
+    left = None if budget is None else max(budget - (time.monotonic() - start), 0.0)
+    at = _account(release, delta, _Rdp.of(result), accountant, method, h, budget=left)
     return replace(at, sigma_post_processing=_post_sigma(release, at, at.epsilon))
 
 
@@ -500,9 +500,9 @@ def _calibrate_pld_within(
     rtol: float,
     budget: float | None,
 ):
-    """:func:`~synthamp.accountant._pld._calibrate_sigma_pld` under the time budget: (its
-    calibration, None), or (None, the note) when a composition of T releases passed the
-    budget or its largest grid: the caller keeps the RDP calibration's σ (sound)."""
+    """:func:`~synthamp.accountant._pld_calibration._calibrate_sigma_pld` under the time
+    budget: (its calibration, None), or (None, the note) when a composition of T releases
+    passed the budget or its largest grid: the caller keeps the RDP calibration's σ (sound)."""
     try:
         with time_budget(budget):
             return _calibrate_sigma_pld(epsilon, delta, base, h, rtol), None

@@ -54,7 +54,7 @@ from numpy.typing import ArrayLike, NDArray
 from synthamp._budget import TimeBudgetExceeded, check_budget, report_status
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import InputError, check_alpha, check_integer, check_positive
-from synthamp.accountant._releases import _frozen
+from synthamp.accountant._rdp_conversion import _frozen
 from synthamp.accountant._worst_case import WorstCase, _worst_case_result
 from synthamp.divergence._wishart import MAX_DIM_K2, plateau_gram_scaled
 

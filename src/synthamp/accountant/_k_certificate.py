@@ -70,19 +70,20 @@ from synthamp.accountant._angle_reduction import (
     _orthogonal_node_rdp,
     canonical_norm,
 )
+from synthamp.accountant._calibrator import smallest_sigma
 from synthamp.accountant._gaussian import _gaussian_epsilon
 from synthamp.accountant._guarantee import Guarantee
 from synthamp.accountant._node_search import node_sigma_search
 from synthamp.accountant._pld import PairPld, gaussian_sigma
 from synthamp.accountant._profile import DEFAULT_TAIL, beyond_exact_profile
-from synthamp.accountant._releases import (
+from synthamp.accountant._rdp_conversion import (
     DEFAULT_ORDERS,
     RdpCurve,
-    SyntheticDataRelease,
     _curve,
     _epsilon,
     _epsilon_terms,
 )
+from synthamp.accountant._releases import SyntheticDataRelease
 
 __all__ = [
     "CERTIFIED_REASON",
@@ -474,18 +475,6 @@ def _node_epsilon(
     return _epsilon(ANGLE_ORDERS, rdp, delta, warn=False)[0]
 
 
-def _log_root(excess, lo: float, hi: float, rtol: float) -> float:
-    """The smallest σ (to rtol, upper side) with excess(log σ) <= 0, bisecting in log σ."""
-    while excess(hi) > 0:
-        lo, hi = hi, hi + 1.0
-    while excess(lo) <= 0:
-        lo, hi = lo - 1.0, lo
-    while hi - lo > math.log1p(rtol):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (lo, mid) if excess(mid) <= 0 else (mid, hi)
-    return math.exp(hi)
-
-
 @privacy_quantity(Kind.CERTIFIED)
 def calibrate_certified(
     release: PublicDesignRelease,
@@ -526,8 +515,10 @@ def calibrate_certified(
         def excess(log_sigma: float) -> float:
             return _node_epsilon(release.with_sigma(math.exp(log_sigma)), delta, factor) - target
 
-        start = math.log(release.canonical_norm)
-        return _log_root(excess, start - 1.0, start, 0.1 * rtol)
+        sigma, _ = smallest_sigma(
+            lambda s: excess(math.log(s)), 0.0, release.canonical_norm, 0.1 * rtol
+        )
+        return sigma
 
     if route == "node":
         start = math.log(rdp_sigma(1.0))  # RDP is above the PLD: a σ that meets the target

@@ -33,7 +33,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import check_integer, check_open_unit, check_positive
-from synthamp.accountant._pld import DEFAULT_DISCRETIZATION, PairPld, _direction
+from synthamp.accountant._calibrator import smallest_sigma
+from synthamp.accountant._pld import DEFAULT_DISCRETIZATION, PairPld
+from synthamp.accountant._pld_distribution import _direction
 
 __all__ = ["LaplaceCalibration", "laplace_calibration", "laplace_delta"]
 
@@ -120,8 +122,8 @@ def laplace_calibration(
     """The smallest Laplace scale b whose T-fold composition is (ε, δ)-DP (module docstring).
 
     T = 1: b = s/(ε − 2 log(1 − δ)), the closed form. T > 1: the largest μ = s/b whose
-    pessimistic PLD ε(δ) is at most ε (bisection on μ, relative tolerance
-    :data:`MU_RTOL`, from the pure-ε start μ = ε/T, which is always private).
+    pessimistic PLD ε(δ) is at most ε (the one calibrator on the scale 1/μ, relative
+    tolerance :data:`MU_RTOL`, from the pure-ε start μ = ε/T, which is always private).
     """
     epsilon = check_positive("epsilon", epsilon)
     delta = check_open_unit("delta", delta)
@@ -140,15 +142,11 @@ def _laplace_mu(
     if t == 1:
         mu = epsilon - 2.0 * math.log1p(-delta)
         return mu, (epsilon, epsilon)
-    lo = epsilon / t  # pure ε-DP composes to Tμ = ε: private
-    hi = 2.0 * lo
-    while _laplace_epsilon(hi, delta, t, h)[0] <= epsilon:
-        lo, hi = hi, 2.0 * hi
-    while hi - lo > MU_RTOL * lo:
-        mid = 0.5 * (lo + hi)
-        if _laplace_epsilon(mid, delta, t, h)[0] <= epsilon:
-            lo = mid
-        else:
-            hi = mid
+    # the one calibrator on the noise scale in units of s, 1/μ (ε non-increasing in it),
+    # from the pure-ε start μ = ε/T (pure ε-DP composes to Tμ = ε: private)
+    scale, _ = smallest_sigma(
+        lambda noise: _laplace_epsilon(1.0 / noise, delta, t, h)[0], epsilon, t / epsilon, MU_RTOL
+    )
+    lo = 1.0 / scale
     upper, lower = _laplace_epsilon(lo, delta, t, h)
     return lo, (lower, upper)

@@ -73,13 +73,8 @@ from numpy.typing import NDArray
 from synthamp._kinds import Kind
 from synthamp._validation import InputError, check_integer, check_positive
 from synthamp.accountant._gaussian import _gaussian_delta, _gaussian_epsilon
-from synthamp.accountant._profile import (
-    FALLBACK_SCAN_POINTS,
-    LLR_ATOL,
-    _PairEvaluator,
-    _WorstCase,
-    beyond_exact_profile,
-)
+from synthamp.accountant._profile import FALLBACK_SCAN_POINTS, _WorstCase, beyond_exact_profile
+from synthamp.accountant._profile_pair import LLR_ATOL, _PairEvaluator
 from synthamp.accountant._releases import GaussianRelease, SyntheticDataRelease
 from synthamp.divergence._laws import GaussianLaw, Law
 

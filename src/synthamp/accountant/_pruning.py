@@ -2,7 +2,7 @@
 
 The (ε, δ) guarantee of an RDP curve r(α) is ε = min over the orders of
 ε_α(r(α)), with ε_α the conversion of :func:`synthamp.accountant.rdp_to_epsilon`;
-clipped at 0, ε_α is non-decreasing in r (``_releases._epsilon_terms``). The
+clipped at 0, ε_α is non-decreasing in r (``_rdp_conversion._epsilon_terms``). The
 finite-release worst case costs engine calls at every order, and most orders
 cannot give the minimum. This module says which can, soundly.
 
@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from synthamp.accountant._releases import _epsilon_terms
+from synthamp.accountant._rdp_conversion import _epsilon_terms
 
 __all__: list[str] = []
 

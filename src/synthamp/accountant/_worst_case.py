@@ -88,7 +88,7 @@ from numpy.typing import ArrayLike, NDArray
 from synthamp._budget import check_budget
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._validation import check_alpha, check_dim, check_n_syn, check_positive
-from synthamp.accountant._releases import _frozen
+from synthamp.accountant._rdp_conversion import _frozen
 from synthamp.divergence._finite import finite_scaled
 from synthamp.divergence._plateau import plateau_scaled
 

@@ -28,7 +28,7 @@ import pandas as pd
 from synthamp import bounds as paper_bounds
 from synthamp._kinds import privacy_quantity
 from synthamp.accountant import account_certified, rdp_to_epsilon
-from synthamp.accountant._releases import DEFAULT_ORDERS
+from synthamp.accountant._rdp_conversion import DEFAULT_ORDERS
 from synthamp.design._orthogonal import orthogonal_bounds
 from synthamp.design._release import certified_design_release
 from synthamp.figures._common import Progress, _notify

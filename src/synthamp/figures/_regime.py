@@ -41,7 +41,8 @@ from synthamp.accountant import (
     rdp_to_epsilon,
     worst_case_rdp,
 )
-from synthamp.accountant._calibration import _bisect_sigma, _epsilon_at_sigma
+from synthamp.accountant._calibration import _epsilon_at_sigma
+from synthamp.accountant._calibrator import smallest_sigma
 from synthamp.divergence import renyi_finite, renyi_plateau
 from synthamp.figures._common import _GUIDE, Progress, _kind, _notify
 from synthamp.figures._parameters import ALPHA, TARGET_DELTA, TARGET_EPSILON, _log_ints
@@ -173,7 +174,7 @@ def _calibrated_sigma(dim: int, c: float, s: float, n_syn: int | None, plateau: 
     (an engine call outside the engine's domain: observed for n_syn well below
     d, reported), the accountant's own ε at σ (the guarded worst case,
     ``_epsilon_at_sigma``) on :data:`FALLBACK_ORDERS`, bisected from the plateau's
-    σ by the calibration's ``_bisect_sigma`` to :data:`FALLBACK_RTOL` (sound: ε <=
+    σ by the one calibrator (``smallest_sigma``) to :data:`FALLBACK_RTOL` (sound: ε <=
     target where it stops, on fewer orders than the default grid, so ε is
     larger and σ conservative).
     """
@@ -201,7 +202,7 @@ def _calibrated_sigma(dim: int, c: float, s: float, n_syn: int | None, plateau: 
     def epsilon_at(sigma: float):
         return _epsilon_at_sigma(sigma, base, orders, "exact", TARGET_DELTA)
 
-    sigma, (_, order, kind) = _bisect_sigma(epsilon_at, TARGET_EPSILON, plateau, FALLBACK_RTOL)
+    sigma, (_, order, kind) = smallest_sigma(epsilon_at, TARGET_EPSILON, plateau, FALLBACK_RTOL)
     return sigma, str(kind), order, f"bisection (calibrate_sigma failed: {reason})"
 
 

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from synthamp.accountant._epsilon_delta import ReleaseCurves, release_curves
-from synthamp.accountant._releases import RdpCurve, SyntheticDataRelease
+from synthamp.accountant._rdp_conversion import RdpCurve
+from synthamp.accountant._releases import SyntheticDataRelease
 
 if TYPE_CHECKING:  # pragma: no cover
     from synthamp.report import PrivacyReport
