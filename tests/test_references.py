@@ -25,9 +25,9 @@ make_references = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make_references)
 
 #: Seconds of recorded reference cost recomputed per run (the sample rotates; each run
-#: also recomputes the cheapest entry of every function). 10 s: the suite's longest quick test
-#: was this one at 15 s.
-SAMPLE_SECONDS = 10.0
+#: also recomputes the cheapest entry of every function). 6 s: at 15 s this was the suite's
+#: longest quick test (25–55 s at load 10–15: the recorded costs are an idle machine's).
+SAMPLE_SECONDS = 6.0
 
 
 def test_a_random_sample_of_the_store_reproduces_live():
