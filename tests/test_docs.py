@@ -20,6 +20,7 @@ import pytest
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
+@pytest.mark.slow  # 18 s on an idle machine, 57 s at load 10–15: over the quick tier's 10 s
 def test_site_builds_without_warnings(tmp_path):
     pytest.importorskip("sphinx", reason="the docs toolchain is in the test extra")
     pytest.importorskip("myst_parser", reason="the docs toolchain is in the test extra")

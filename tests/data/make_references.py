@@ -113,16 +113,16 @@ def _agree(name: str, stored, live) -> bool:
     return abs(stored - live) <= POINTWISE_RTOL * abs(live) + mp.mpf("1e-300")
 
 
-def sample(seconds: float, seed: int) -> list[tuple[str, dict]]:
+def sample(seconds: float, seed: int, functions: list[str] | None = None) -> list[tuple[str, dict]]:
     """A random sample of stored entries whose recorded cost adds up to at most ``seconds``.
 
-    Every function with stored entries contributes at least its cheapest one.
+    Every function with stored entries contributes at least its cheapest one;
+    ``functions`` restricts the sample to those functions (default: all).
     """
     rng = random.Random(seed)
+    names = list(references.FUNCTIONS) if functions is None else list(functions)
     entries = [
-        (name, entry)
-        for name in references.FUNCTIONS
-        for entry in references.load(name)["entries"].values()
+        (name, entry) for name in names for entry in references.load(name)["entries"].values()
     ]
     rng.shuffle(entries)
     chosen, spent, seen = [], 0.0, set()
@@ -131,18 +131,23 @@ def sample(seconds: float, seed: int) -> list[tuple[str, dict]]:
             chosen.append((name, entry))
             spent += entry["seconds"]
             seen.add(name)
-    for name in references.FUNCTIONS:
+    for name in names:
         stored = list(references.load(name)["entries"].values())
         if stored and name not in seen:
             chosen.append((name, min(stored, key=lambda e: e["seconds"])))
     return chosen
 
 
-def check(seconds: float = 20.0, seed: int | None = None) -> list[str]:
-    """Recompute a sample of the store live; the disagreements (empty when all agree)."""
+def check(
+    seconds: float = 20.0, seed: int | None = None, functions: list[str] | None = None
+) -> list[str]:
+    """Recompute a sample of the store live; the disagreements (empty when all agree).
+
+    ``functions``: only those reference functions (default: all).
+    """
     seed = random.SystemRandom().randrange(2**32) if seed is None else seed
     failures = []
-    for name, entry in sample(seconds, seed):
+    for name, entry in sample(seconds, seed, functions):
         live, _ = references.compute(name, entry["args"])
         if not agree(name, references.decode(entry["value"]), live):
             failures.append(f"{name}{tuple(entry['args'])} (seed {seed})")
