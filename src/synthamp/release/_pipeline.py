@@ -43,7 +43,6 @@ from synthamp.release._column_bounds import (
     DEFAULT_MAX_CLIPPED,
     check_clipping,
     check_max_clipped,
-    column_bounds,
     read_bounds,
 )
 from synthamp.release._design_memory import check_design_memory
@@ -67,6 +66,7 @@ from synthamp.release._partitioned import generator_partitions, write_partitions
 from synthamp.release._paths import check_output_name
 from synthamp.release._planning import error_with_bias
 from synthamp.release._reports import write_design_reports, write_reports
+from synthamp.release._table_fit import fit_table
 from synthamp.release._table_records import (
     ALL_COLUMNS,
     CONSTANT_COLUMN,
@@ -221,7 +221,10 @@ def _check_outputs(
     out = check_output_name(o["out"], param="out", folder=partitioned)
     reports = report_paths(out, o["report"])
     in_memory = hasattr(o["data"], "columns")  # a pandas DataFrame
-    check_paths(None if in_memory else o["data"], out, reports, partitioned=partitioned)
+    check_paths(
+        None if in_memory else o["data"], out, reports, partitioned=partitioned,
+        dataset=o["backend"] == "dask" and o["design"] is None,
+    )  # fmt: skip
     if not partitioned:
         fmt = _tabular.table_format(o["out"], param="out")
     destinations = [(out, "out"), *((path, "report") for path in reports)]
@@ -416,14 +419,15 @@ def release_table(
             report_tmps = [transaction.add(path, param="report") for path in reports]
         finally:  # what was cleaned or put back, also when a check then fails
             stale_messages(transaction, recorder)
-        y, x, o["feature_names"] = _read(
-            data, o["targets"], o["features"], design, o["public_inputs"]
-        )
         if design is not None:
+            y, x, o["feature_names"] = _read(
+                data, o["targets"], o["features"], design, o["public_inputs"]
+            )
             result = _on_design(o, y, x, table_tmp, fmt, report_tmps, recorder)
-        else:
-            result = _on_generator(o, y, x, table_tmp, fmt, report_tmps, transaction, recorder)
-        del x, y
+            del x, y
+        else:  # one pass over the rows: XᵀX, XᵀY and the clipping counts, no copy of the table
+            generator = fit_table(data, o, recorder)
+            result = _on_generator(o, generator, table_tmp, fmt, report_tmps, transaction, recorder)
         transaction.commit()
     return dataclasses.replace(
         result, synthetic=out_path, reports=reports, notes=tuple(recorder.notes)
@@ -497,35 +501,9 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
     return TableRelease(Path(), (), rows, design_report=numbers, summary=tuple(lines))
 
 
-def _on_generator(o, y, x, table_tmp, fmt, report_tmps, transaction, monitor) -> TableRelease:
-    """Step 4: fit (the only step that touches the private data), write, audit, report."""
-    # heavy: scikit-learn (the estimator), loaded after the checks so that an error is quick
-    from synthamp.release._generator import PrivateLinearGenerator
-
-    box = None if o["bounds"] is None else column_bounds(o["bounds"], o["feature_names"])
-    notes = check_clipping(
-        x, o["feature_names"], y, o["targets"], label_bound=o["label_bound"],
-        feature_scale=o["feature_scale"], bounds=box, max_clipped=o["max_clipped"],
-    )  # fmt: skip
-    for note in notes:
-        monitor.message("note", note)
-    with monitor.stage("fitting and accounting"):
-        generator = PrivateLinearGenerator(
-            label_bound=o["label_bound"],
-            ridge=o["ridge"],
-            norm_bound=o["norm_bound"],
-            sigma=o["sigma"],
-            epsilon=o["epsilon"],
-            delta=o["delta"],
-            n_syn=None if o["unlimited"] else o["n_syn"],
-            feature_scale=o["feature_scale"],
-            feature_bounds=box,
-            accounting=o["accounting"],
-            accountant=o["accountant"],
-            time_budget=o["time_budget"],
-            random_state=o["seed"],
-        ).fit(x, y)
-    del x, y
+def _on_generator(o, generator, table_tmp, fmt, report_tmps, transaction, monitor) -> TableRelease:
+    """Step 4: the fitted generator (:func:`~synthamp.release._table_fit.fit_table`, the only
+    step that touches the private data): write, audit, report."""
     monitor.message("note", ridge_note(generator, o))
     privacy = generator.privacy_
     if o["backend"] == "dask":
