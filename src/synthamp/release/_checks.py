@@ -133,9 +133,7 @@ def _check_distinct(paths: list[tuple[str, Path]]) -> None:
         seen[resolved] = param
 
 
-def check_paths(
-    data, out_path: Path, reports, *, partitioned: bool, dataset: bool = False
-) -> None:
+def check_paths(data, out_path: Path, reports, *, partitioned: bool, dataset: bool = False) -> None:
     """The input and output paths, before the table is read (see the module docstring).
 
     ``data=None`` (a table in memory) checks the outputs only; ``dataset`` (``backend``
