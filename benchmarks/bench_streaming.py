@@ -88,13 +88,16 @@ print(total)
 """
 
 
+SOURCE = ROOT / "src"
+
+
 def timed(args: list[str], cap_gib: float | None = None) -> tuple[float, float, int]:
     """(wall s, peak RSS MiB, exit code) of one command under /usr/bin/time."""
     command = ["/usr/bin/time", "-f", "%e %M", *args]
     if cap_gib is not None:
         limit = int(cap_gib * 1024 * 1024)
         command = ["bash", "-c", f'ulimit -v {limit}; exec "$@"', "bash", *command]
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    env = {**os.environ, "PYTHONPATH": str(SOURCE)}
     done = subprocess.run(command, capture_output=True, text=True, env=env)
     wall, peak = done.stderr.strip().splitlines()[-1].split()
     if done.returncode:
@@ -112,7 +115,10 @@ def main() -> None:
     parser.add_argument("--cap-gib", type=float, default=None)
     parser.add_argument("--label", default="", help="a label for the rows (e.g. the commit)")
     parser.add_argument("--out", default=None, help="Markdown report (default: stdout only)")
+    parser.add_argument("--src", default=None, help="the synthamp source to run (default: ours)")
     args = parser.parse_args()
+    global SOURCE
+    SOURCE = Path(args.src) if args.src else SOURCE
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     folder = Path(args.tmp or tempfile.mkdtemp(prefix="synthamp-stream-"))
     folder.mkdir(parents=True, exist_ok=True)
