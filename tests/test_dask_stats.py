@@ -13,14 +13,14 @@ import pytest
 
 pytest.importorskip("distributed", reason="dask is an optional extra (synthamp[dask])")
 
-from synthamp._validation import InputError  # noqa: E402
-from synthamp.release._dask_stats import dask_statistics  # noqa: E402
-from synthamp.release._streaming import (  # noqa: E402
+from synthamp._validation import InputError
+from synthamp.release._dask_stats import dask_statistics
+from synthamp.release._streaming import (
     RidgeScaling,
     accumulate_statistics,
     solve_statistics,
 )
-from synthamp.release._table_chunks import iter_table_chunks  # noqa: E402
+from synthamp.release._table_chunks import iter_table_chunks
 
 U = float(np.finfo(np.float64).eps) / 2
 FEATURES = [f"x{i}" for i in range(6)]
