@@ -63,8 +63,9 @@ def _in_memory(x, y, ridge, label_bound, scale=1.0, bounds=None):
 
 
 def _chunks(x, y, rows):
+    """Copies, as the reader's chunks are (the accumulation may modify a chunk)."""
     for start in range(0, len(x), rows):
-        yield x[start : start + rows], y[start : start + rows]
+        yield x[start : start + rows].copy(), y[start : start + rows].copy()
 
 
 @pytest.mark.parametrize(
@@ -156,7 +157,7 @@ def test_the_tolerance_separates_a_wrong_fit():
     tol = _tolerance(5_000, 10, 1.0, float(np.linalg.norm(memory)), 1.0)
     parts = list(_chunks(x, y, 1_000))
     lost = accumulate_statistics(parts[:-1], scaling, dim=10, out_dim=1)  # a chunk lost
-    unclipped = chunk_statistics(x, y, RidgeScaling(1e9, 1.0))  # targets not clipped to B
+    unclipped = chunk_statistics(x.copy(), y, RidgeScaling(1e9, 1.0))  # targets not clipped
     for wrong in (solve_statistics(lost, 1.0), solve_statistics(unclipped, 1.0)):
         assert np.linalg.norm(wrong - memory) > 1e3 * tol
 

@@ -140,7 +140,10 @@ def column_bounds(
 
 
 def _largest(values: np.ndarray) -> np.ndarray:
-    return np.max(np.abs(values), axis=0) if len(values) else np.zeros(values.shape[1])
+    """Each column's largest |value| (max(max x, −min x): two reductions, no |x| copy)."""
+    if not len(values):
+        return np.zeros(values.shape[1])
+    return np.maximum(np.max(values, axis=0), -np.min(values, axis=0))
 
 
 @dataclass(frozen=True)
@@ -226,7 +229,8 @@ def _rows_over_unit(features: np.ndarray, feature_scale) -> np.ndarray:
     rounding and the scaled norm's); the others by the scaled norm (the same booleans)."""
     limit = 1.0 + _ROUNDING
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        plain = features * feature_scale
+        unscaled = np.ndim(feature_scale) == 0 and feature_scale == 1
+        plain = features if unscaled else features * feature_scale
         squares = np.einsum("ij,ij->i", plain, plain)
         margin = 4.0 * (features.shape[1] + 4) * np.finfo(np.float64).eps
         safe = np.isfinite(squares) & (squares > 1e-200)

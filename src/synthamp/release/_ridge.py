@@ -304,22 +304,20 @@ def scale_clip_rows(values: ArrayLike, scale, bound: float) -> np.ndarray:
 
 
 def _scale_clip_rows(values: ArrayLike, scale, bound: float, *, copy: bool) -> np.ndarray:
-    """:func:`scale_clip_rows`; ``copy=False`` may return ``values`` itself (a scale of 1
-    and no row to clip): the streaming fit's chunks, read once and never modified."""
+    """:func:`scale_clip_rows`; ``copy=False`` may return ``values`` itself, its clipped
+    rows replaced in place (a float64 array the caller owns and uses no more: the
+    streaming fit's chunks)."""
     values = np.asarray(values, dtype=np.float64)
     scale = np.asarray(scale, dtype=np.float64)
     if values.size == 0:
         return values * scale
     unscaled = scale.ndim == 0 and scale == 1.0
     with np.errstate(over="ignore", invalid="ignore"):
-        out = values * scale if not unscaled else values
+        out = values * scale if not unscaled else values.copy() if copy else values
     below = _clearly_below(out, bound)
     if not below.all():
         rest = np.flatnonzero(~below)
-        out = out.copy() if out is values else out
-        out[rest] = _scale_clip_rows_scaled(values[rest], scale, bound)
-    elif copy and out is values:
-        out = values.copy()
+        out[rest] = _scale_clip_rows_scaled(values[rest], scale, bound)  # values[rest]: a copy
     return out
 
 

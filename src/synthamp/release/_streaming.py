@@ -61,11 +61,11 @@ class RidgeScaling:
     bounds: np.ndarray | None = None
 
     def features(self, x: np.ndarray) -> np.ndarray:
-        """The feature rows as the fit sees them (norm ≤ 1)."""
+        """The feature rows as the fit sees them (norm ≤ 1); ``x`` may be modified in place."""
         if self.bounds is not None:
             x = map_into_bounds(x, self.bounds[:, 0], self.bounds[:, 1])
             return _scale_clip_rows(x, 1.0, 1.0, copy=False)
-        # the chunk itself where nothing changes (it is never modified)
+        # the chunk itself, its clipped rows replaced (the chunk is the caller's, used no more)
         return _scale_clip_rows(x, self.feature_scale, 1.0, copy=False)
 
     def targets(self, y: np.ndarray) -> np.ndarray:
@@ -122,7 +122,11 @@ class RidgeStatistics:
 
 
 def chunk_statistics(x: np.ndarray, y: np.ndarray, scaling: RidgeScaling) -> RidgeStatistics:
-    """The statistics of one chunk of rows: tallied, mapped, clipped, multiplied."""
+    """The statistics of one chunk of rows: tallied, mapped, clipped, multiplied.
+
+    ``x`` may be modified (its clipped rows replaced): the chunks of
+    :func:`~synthamp.release._table_chunks.iter_table_chunks` are the caller's own.
+    """
     tally = tally_clipping(
         x, y, label_bound=scaling.label_bound, feature_scale=scaling.feature_scale,
         bounds=scaling.bounds,
@@ -144,7 +148,8 @@ def accumulate_statistics(
     Parameters
     ----------
     chunks : iterable of (ndarray (r, d), ndarray (r, k))
-        Consumed one at a time (finite float64 rows, checked by the reader).
+        Consumed one at a time (finite float64 rows, checked by the reader); each chunk's
+        arrays may be modified (the reader's chunks are fresh arrays).
     scaling : RidgeScaling
     dim, out_dim : int
         d and k (an empty table gives zero sums of these shapes).

@@ -119,6 +119,7 @@ def iter_table_chunks(
     ------
     x : ndarray of shape (r, d)
     y : ndarray of shape (r, k)
+        Fresh C-ordered arrays, owned by the consumer (which may modify them).
 
     Raises
     ------
@@ -159,9 +160,10 @@ def _frame_chunks(frame, targets, features, rows) -> Iterator[tuple[np.ndarray, 
                 raise InputError(param, f"column {name!r} is not numeric ({dtype})")
     for start in range(0, len(frame), rows):
         part = frame.iloc[start : start + rows]
-        # C order, as a file's chunks: the products then add in the same order
-        x = np.ascontiguousarray(part.loc[:, features].to_numpy(np.float64, na_value=np.nan))
-        y = np.ascontiguousarray(part.loc[:, targets].to_numpy(np.float64, na_value=np.nan))
+        # fresh C-ordered arrays, as a file's chunks (never a view of the caller's frame: the
+        # consumer may modify a chunk; and the products then add in the same order)
+        x = np.array(part.loc[:, features].to_numpy(np.float64, na_value=np.nan), order="C")
+        y = np.array(part.loc[:, targets].to_numpy(np.float64, na_value=np.nan), order="C")
         _check_finite(x, features, start, "features")
         _check_finite(y, targets, start, "targets")
         yield x, y
@@ -233,8 +235,8 @@ def _csv_error(exc: BaseException, names, targets, path: Path, param: str) -> In
 
 def _batch_columns(batch, columns: list[str], offset: int, param: str) -> np.ndarray:
     """The named columns of an Arrow record batch as a float64 (rows, len(columns)) array."""
-    out = np.empty((batch.num_rows, len(columns)), dtype=np.float64)
-    for j, name in enumerate(columns):
+    arrays = []
+    for name in columns:
         column = batch.column(name)
         if column.null_count:
             row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
@@ -242,7 +244,11 @@ def _batch_columns(batch, columns: list[str], offset: int, param: str) -> np.nda
                 param, f"column {printable(name)!r} has a missing (NaN) value in row "
                 f"{offset + row + 1}",
             )  # fmt: skip
-        out[:, j] = column.to_numpy(zero_copy_only=False)
+        arrays.append(np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64))
+    if arrays:
+        out = np.column_stack(arrays)  # a fresh C-ordered array
+    else:
+        out = np.empty((batch.num_rows, 0))
     _check_finite(out, columns, offset, param)
     return out
 
@@ -250,7 +256,10 @@ def _batch_columns(batch, columns: list[str], offset: int, param: str) -> np.nda
 def _check_finite(values: np.ndarray, names: Sequence[str], offset: int, param: str) -> None:
     """NaN or infinite cells refused as :func:`~synthamp._validation.check_real_table` does,
     the row counted from 1 over the whole table (``offset`` rows before this chunk)."""
-    finite = np.isfinite(values)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if values.size == 0 or np.isfinite(np.add.reduce(values, axis=None)):
+            return  # a NaN or an infinity makes the sum NaN or infinite: all cells finite
+    finite = np.isfinite(values)  # the sum overflowed, or a cell is not finite: find it
     if finite.all():
         return
     row, col = (int(i) for i in np.argwhere(~finite)[0])
