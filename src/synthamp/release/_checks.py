@@ -28,6 +28,7 @@ from synthamp._validation import (
     printable,
 )
 from synthamp.release._column_bounds import read_bounds
+from synthamp.release._dask_stats import check_dataset_input
 from synthamp.release._distributed import check_scheduler, require_dask
 from synthamp.release._io import check_not_inside
 from synthamp.release._options import ADJACENCIES, BACKENDS, DESIGNS
@@ -141,8 +142,6 @@ def check_paths(data, out_path: Path, reports, *, partitioned: bool, dataset: bo
     """
     inputs = [] if data is None else [("data", data)]
     if data is not None and dataset:
-        from synthamp.release._dask_stats import check_dataset_input
-
         check_dataset_input(data, param="data")
     elif data is not None:
         check_input_file(data, param="data")

@@ -31,7 +31,7 @@ from synthamp.release._streaming import (
     accumulate_statistics,
 )
 from synthamp.release._table_chunks import CHUNK_ROWS, _frame_chunks
-from synthamp.release._tabular import TABLE_FORMATS
+from synthamp.release._tabular import TABLE_FORMATS, _header
 
 __all__ = ["check_dataset_input", "dask_statistics", "dataset_header"]
 
@@ -54,8 +54,6 @@ def check_dataset_input(path, *, param: str = "data") -> Path:
 def dataset_header(path, *, param: str = "data") -> list[str]:
     """The column names of a dask input (:func:`check_dataset_input`), no value read."""
     import pyarrow.parquet as pq  # pyarrow is heavy: loaded only to read a table
-
-    from synthamp.release._tabular import _header
 
     path = check_dataset_input(path, param=param)
     if path.is_file():

@@ -14,6 +14,8 @@ from __future__ import annotations
 from synthamp._validation import InputError
 from synthamp.release import _table_chunks  # its readers looked up at call time (tests)
 from synthamp.release._column_bounds import clipping_verdict, column_bounds
+from synthamp.release._dask_stats import dask_statistics, dataset_header
+from synthamp.release._distributed import local_cluster
 from synthamp.release._monitor import ReleaseMonitor
 from synthamp.release._streaming import RidgeScaling, RidgeStatistics, accumulate_statistics
 from synthamp.release._table_chunks import table_columns
@@ -33,8 +35,6 @@ def table_statistics(
     """
     dask = o["backend"] == "dask"
     if dask and not hasattr(data, "columns"):
-        from synthamp.release._dask_stats import dask_statistics, dataset_header
-
         header = _HeaderOnly(dataset_header(data))
         targets, features = table_columns(header, o["targets"], o["features"])
     else:
@@ -50,8 +50,6 @@ def table_statistics(
                     data, targets, features, scaling, scheduler=scheduler or client
                 )
             else:
-                from synthamp.release._distributed import local_cluster
-
                 with local_cluster() as local:
                     statistics = dask_statistics(data, targets, features, scaling, scheduler=local)
     else:
