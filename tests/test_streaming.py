@@ -195,3 +195,23 @@ def test_the_accumulation_memory_does_not_grow_with_the_rows():
     small, large = peak(200_000), peak(2_000_000)
     assert large - small < 2_000_000 * 21 * 8 / 1024 / 10
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 0
+
+
+def test_a_parquet_file_is_read_one_row_group_at_a_time(tmp_path, monkeypatch):
+    """Row groups one at a time (pyarrow's read-ahead over the whole file held about the
+    file's size: 1.97 GB at 10⁷ × 21), a large group page by page; the rows the same."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from synthamp.release import _table_chunks
+
+    x, y = _table(5_000, 3, 1, seed=4)
+    table = pa.table({"a": x[:, 0], "b": x[:, 1], "c": x[:, 2], "y": y[:, 0]})
+    pq.write_table(table, tmp_path / "t.parquet", row_group_size=700)
+    assert pq.ParquetFile(tmp_path / "t.parquet").num_row_groups == 8
+    for limit in (_table_chunks.PREBUFFER_LIMIT, 0):  # 0: every group read page by page
+        monkeypatch.setattr(_table_chunks, "PREBUFFER_LIMIT", limit)
+        parts = list(iter_table_chunks(tmp_path / "t.parquet", ["y"], ["a", "b", "c"], rows=300))
+        assert max(len(p[0]) for p in parts) <= 300
+        assert np.array_equal(np.concatenate([p[0] for p in parts]), x)
+        assert np.array_equal(np.concatenate([p[1] for p in parts]), y)

@@ -330,7 +330,9 @@ def release_table(
     Parameters
     ----------
     data : path-like or pandas.DataFrame
-        The private table (.csv or .parquet), or the table in memory.
+        The private table (.csv or .parquet; with ``backend`` dask and no design, also a
+        folder of Parquet files, reduced on the cluster), or the table in memory. Without
+        a design it is read once in chunks (m, XᵀX, XᵀY: no copy of the table).
     targets, features : str or sequence of str
         Target columns (the k record dimensions; comma-separated text or a list; with a
         design, ``"all"``: every numeric column, less ``public_inputs``) and feature columns
