@@ -77,9 +77,12 @@ def table_columns(
         _check_header(names, path, param)
     present = set(names)
     target_set = set(targets)
+    available = ", ".join(printable(c) for c in names[:20]) + (", ..." if len(names) > 20 else "")
     for name in targets:
         if name not in present:
-            raise InputError("targets", f"column {printable(name)!r} is not in the data")
+            raise InputError(
+                "targets", f"column {printable(name)!r} is not in the data (columns: {available})"
+            )
     if features is None:
         features = [c for c in names if c not in target_set]
         if not features:
@@ -87,7 +90,9 @@ def table_columns(
     features = [str(c) for c in features]
     for name in features:
         if name not in present:
-            raise InputError("features", f"column {printable(name)!r} is not in the data")
+            raise InputError(
+                "features", f"column {printable(name)!r} is not in the data (columns: {available})"
+            )
         if name in target_set:
             raise InputError("features", f"column {name!r} is also a target")
     if len(targets) > len(features):
