@@ -47,6 +47,17 @@ Ridge regression with bounded data (docs/theory.md §13)
    debiased_gram      -- vᵀv estimated from the synthetic records
    gram_estimate_errors -- its error, measured
 
+Tables of any length: the fit in one pass (docs/theory.md §13)
+--------------------------------------------------------------
+
+.. autosummary::
+   :toctree: generated/
+
+   iter_table_chunks     -- a table's feature and target columns, a chunk of rows at a time
+   RidgeScaling          -- the declared maps of a row (B, the feature scale or ranges)
+   RidgeStatistics       -- m, XᵀX, XᵀY and the clipping tally (private: never output)
+   accumulate_statistics -- one pass over the chunks (then PrivateLinearGenerator.fit_statistics)
+
 Public designs (docs/theory.md §19, docs/gram-adjacency.md)
 -----------------------------------------------------------
 
@@ -134,6 +145,8 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
         row_norms,
         scale_clip_rows,
     )
+    from synthamp.release._streaming import RidgeScaling, RidgeStatistics, accumulate_statistics
+    from synthamp.release._table_chunks import iter_table_chunks
     from synthamp.release._table_records import (
         RECORD_KINDS,
         TargetMap,
@@ -207,6 +220,10 @@ _SOURCES: dict[str, str] = {
         "synthamp.release._table_records",
     ),
     **dict.fromkeys(
+        ["RidgeScaling", "RidgeStatistics", "accumulate_statistics"], "synthamp.release._streaming"
+    ),
+    "iter_table_chunks": "synthamp.release._table_chunks",
+    **dict.fromkeys(
         [
             "OBJECTIVE",
             "clip_rows",
@@ -266,10 +283,13 @@ __all__ = [
     "PublicDesign",
     "ReleaseAccounting",
     "ReleaseMonitor",
+    "RidgeScaling",
+    "RidgeStatistics",
     "TablePlan",
     "TableRelease",
     "TargetMap",
     "account_release",
+    "accumulate_statistics",
     "atomic_write_text",
     "atomic_write_with",
     "check_csv_names",
@@ -285,6 +305,7 @@ __all__ = [
     "design_release",
     "generator_partitions",
     "gram_estimate_errors",
+    "iter_table_chunks",
     "local_cluster",
     "parse_columns",
     "parse_mode",
