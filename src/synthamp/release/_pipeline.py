@@ -251,9 +251,10 @@ def _records(data, target_cols: list[str], feature_cols: list[str] | None) -> in
     return _tabular.read_shape(data, named, feature_cols, param="data")[0]
 
 
-def _read(data, target_cols: list[str], feature_cols: list[str] | None, design, inputs):
-    """Step 3: the private table's targets y and features x (checked); on a public design,
-    the targets and the declared public inputs (random-features) or nothing else."""
+def _read(data, target_cols: list[str], feature_cols: list[str] | None, inputs):
+    """Step 3 on a public design: the private table's targets y (checked) and the declared
+    public inputs (random-features) or nothing else. Without a design the table is read in
+    one pass instead (:func:`~synthamp.release._table_fit.fit_table`)."""
     if hasattr(data, "columns"):  # a pandas DataFrame: its names as a file's header
         used = None if feature_cols is None else {*target_cols, *feature_cols}
         _tabular.check_frame_columns(data, used, param="data")
@@ -262,31 +263,14 @@ def _read(data, target_cols: list[str], feature_cols: list[str] | None, design, 
         frame = _tabular.read_table(data, param="data")
     if len(frame) < 2:
         raise InputError("data", f"needs at least 2 records, got {len(frame)}")
-    if design is not None:
-        if target_cols == [ALL_COLUMNS]:  # every numeric column, less the public inputs
-            target_cols[:] = numeric_columns(frame, exclude=inputs or ())
-            if not target_cols:
-                raise InputError("targets", "all: the table has no numeric column to release")
-        y = _tabular.select_numeric(frame, target_cols, param="targets")
-        if inputs is None:
-            return y, None, None
-        return y, _tabular.select_numeric(frame, inputs, param="public_inputs"), list(inputs)
-    targets = set(target_cols)  # a set: linear in the number of columns
-    if feature_cols is None:
-        feature_cols = [str(c) for c in frame.columns if c not in targets]
-        if not feature_cols:
-            raise InputError("features", "no columns left besides the targets")
-    overlap = [c for c in feature_cols if c in targets]
-    if overlap:
-        raise InputError("features", f"column {overlap[0]!r} is also a target")
+    if target_cols == [ALL_COLUMNS]:  # every numeric column, less the public inputs
+        target_cols[:] = numeric_columns(frame, exclude=inputs or ())
+        if not target_cols:
+            raise InputError("targets", "all: the table has no numeric column to release")
     y = _tabular.select_numeric(frame, target_cols, param="targets")
-    x = _tabular.select_numeric(frame, feature_cols, param="features")
-    if len(target_cols) > len(feature_cols):
-        raise InputError(
-            "targets",
-            f"k = {len(target_cols)} targets exceed d = {len(feature_cols)} features; need d ≥ k",
-        )
-    return y, x, [str(c) for c in feature_cols]
+    if inputs is None:
+        return y, None, None
+    return y, _tabular.select_numeric(frame, inputs, param="public_inputs"), list(inputs)
 
 
 def release_table(
@@ -422,9 +406,7 @@ def release_table(
         finally:  # what was cleaned or put back, also when a check then fails
             stale_messages(transaction, recorder)
         if design is not None:
-            y, x, o["feature_names"] = _read(
-                data, o["targets"], o["features"], design, o["public_inputs"]
-            )
+            y, x, o["feature_names"] = _read(data, o["targets"], o["features"], o["public_inputs"])
             result = _on_design(o, y, x, table_tmp, fmt, report_tmps, recorder)
             del x, y
         else:  # one pass over the rows: XᵀX, XᵀY and the clipping counts, no copy of the table
