@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from synthamp.release import release_table
+from synthamp.jobs import release_table
 from synthamp.utility import TABLE_ERRORS_NOTE
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from synthamp.release import _generator as generator
+from synthamp.release import _table_chunks as table_chunks
 from synthamp.release import _tabular as tabular
 
 
@@ -19,3 +20,4 @@ def no_work(monkeypatch):
 
     monkeypatch.setattr(generator, "_account", fail)
     monkeypatch.setattr(tabular, "read_table", fail)
+    monkeypatch.setattr(table_chunks, "iter_table_chunks", fail)  # the generator's reader

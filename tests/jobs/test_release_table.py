@@ -15,6 +15,7 @@ from synthamp._output import _io as _io
 from synthamp._validation import InputError
 from synthamp.jobs import TableRelease, release_table
 from synthamp.release import ReleaseMonitor
+from synthamp.release import _table_chunks as _table_chunks
 from synthamp.release import _tabular as _tabular
 
 #: A pid above /proc/sys/kernel/pid_max: no process has it.
@@ -96,6 +97,7 @@ def test_release_table_checks_before_any_work(workdir, monkeypatch):
         raise AssertionError("the table was read before the checks")
 
     monkeypatch.setattr(_tabular, "read_table", fail)
+    monkeypatch.setattr(_table_chunks, "iter_table_chunks", fail)  # the generator's reader
     before = snapshot(workdir)
     with pytest.raises(InputError) as caught:
         release_table("data.csv", n_syn=10, out="syn.csv", epsilon=1.0, delta=1e-5, **QUICK)

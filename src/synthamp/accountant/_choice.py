@@ -18,6 +18,7 @@ from synthamp._validation import InputError
 __all__ = [
     "ACCOUNTANTS",
     "accountant_reason",
+    "beyond_profile_handover",
     "check_accountant",
     "choose_accountant",
     "finite_or_unlimited",
@@ -119,3 +120,40 @@ def finite_or_unlimited(
     if fallback:
         note = f"{fallback.rstrip('.')}. {note}"
     return use_unlimited, note
+
+
+def beyond_profile_handover(
+    amplitude: float,
+    range_text: str,
+    post_processing: float,
+    rdp: float | None,
+    *,
+    symbol: str = "ε",
+    releases: int = 1,
+) -> tuple[bool, str]:
+    """Past the exact profile's tested range: whether the RDP route is the smaller bound, and
+    the one line that names the bound the guarantee hands over to.
+
+    ``post_processing`` and ``rdp`` are the same quantity (``symbol``: ε at a σ, or σ of a
+    calibration) by the Gaussian mechanism's exact profile of releasing V (Δ_eff; T releases
+    compose into one of Δ_eff√T) and by the RDP accountant's curve converted; both are
+    certified upper bounds (docs/theory.md §2, §12), so their minimum is one. Ties keep
+    post-processing. ``rdp`` None: not computed (post-processing stands alone).
+    """
+    composed = "" if releases == 1 else f", {releases:,} releases composed"
+    post = f"post-processing (the Gaussian mechanism's exact profile with Δ_eff{composed})"
+    route = "the RDP route (the release's RDP curve converted to (ε, δ))"
+    use_rdp = rdp is not None and rdp < post_processing
+    if rdp is None:
+        bounds = f"the certified bound of {post}, {symbol} = {post_processing:.6g}, is used"
+    else:
+        used = "the RDP route" if use_rdp else "post-processing"
+        bounds = (
+            f"the smaller of two certified bounds, {post}, {symbol} = {post_processing:.6g}, "
+            f"and {route}, {symbol} = {rdp:.6g}: {used} is used"
+        )
+    note = (
+        f"C/σ = {amplitude:.4g} lies beyond the exact profile's tested range ({range_text}), "
+        f"so the guarantee hands over to {bounds}."
+    )
+    return use_rdp, note

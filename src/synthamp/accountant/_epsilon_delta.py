@@ -24,7 +24,7 @@ import numpy as np
 from synthamp._validation import InputError
 from synthamp.accountant._curves import _check_budget, _rdp_curve, _rdp_curve_within_budget
 from synthamp.accountant._gaussian import _gaussian_epsilon
-from synthamp.accountant._profile import _profile_epsilons
+from synthamp.accountant._profile import _profile_epsilons, beyond_exact_profile
 from synthamp.accountant._rdp_conversion import DEFAULT_ORDERS, RdpCurve, _check_method, _epsilon
 from synthamp.accountant._releases import SyntheticDataRelease, _with
 
@@ -117,12 +117,16 @@ def _pld_profile(
     gaussian = np.array(
         [_gaussian_epsilon(d, release.effective_sensitivity / release.sigma) for d in deltas]
     )
-    if release.out_dim > 1:
+    unlimited = _with(release, n_syn=None)
+    beyond = release.out_dim == 1 and beyond_exact_profile(unlimited)
+    if release.out_dim > 1 or beyond:  # beyond the exact profile's range: its certified bound
         epsilon, kind = gaussian, "certified"
     else:
-        epsilon, _ = _profile_epsilons(_with(release, n_syn=None), deltas)
+        epsilon, _ = _profile_epsilons(unlimited, deltas)
         kind = "exact"
     label = "exact privacy profile (PLD accountant)"
+    if beyond:
+        label = "post-processing (C/σ beyond the exact profile's tested range)"
     if release.n_syn is not None and release.out_dim == 1:
         label += ", unlimited-release profile (covers every n_syn)"
     return EpsilonDeltaCurve(

@@ -102,19 +102,51 @@ def gaussian_epsilon(delta: float, sensitivity: float, sigma: float = 1.0) -> fl
     return _gaussian_epsilon(delta, mu)
 
 
+def _log_delta_rounding(eps: float, mu: float) -> float:
+    """A bound on the rounding error of :func:`_gaussian_log_delta` at one ε, from its
+    conditioning: the arguments A = μ/2 − ε/μ and B = −μ/2 − ε/μ carry 2u relative error,
+    which moves log Φ by at most |x|(|x| + 2)·2u (the Mills ratio bounds d log Φ/dx by
+    |x| + 2); log_ndtr and the sums carry 16u relative error; the difference x = b − a is
+    amplified by e^x/(1 − e^x) through log(−expm1(x))."""
+    from scipy import special
+
+    u = float(np.finfo(float).eps)
+    a_arg, b_arg = 0.5 * mu - eps / mu, -0.5 * mu - eps / mu
+    a = float(special.log_ndtr(a_arg))
+    b = eps + float(special.log_ndtr(b_arg))
+    err_a = 16 * u * abs(a) + 2 * u * abs(a_arg) * (abs(a_arg) + 2)
+    err_b = 16 * u * (abs(b) + eps) + 2 * u * abs(b_arg) * (abs(b_arg) + 2)
+    x = min(b - a, 0.0)
+    gain = math.inf if x == 0.0 else math.exp(x) / -math.expm1(x)
+    return err_a + (err_a + err_b + u * abs(x)) * gain + 16 * u * (abs(a) + 1.0)
+
+
 def _gaussian_epsilon(delta: float, mu: float) -> float:
-    """The kernel of :func:`gaussian_epsilon`, for δ in (0, 1) and μ = Δ/σ > 0 validated."""
+    """The kernel of :func:`gaussian_epsilon`, for δ in (0, 1) and μ = Δ/σ > 0 validated.
+
+    Sound in floating point: the ε returned satisfies log δ(ε) + its rounding bound
+    (:func:`_log_delta_rounding`) <= log δ, so the exact δ(ε) is at most δ (δ(ε) decreases
+    in ε); the root is found by Brent's method, then moved up until that holds."""
     log_delta = math.log(delta)
 
     def excess(eps: float) -> float:
         return float(_gaussian_log_delta(np.array(eps), mu)) - log_delta
 
-    if excess(0.0) <= 0.0:
+    def sound_excess(eps: float) -> float:
+        return excess(eps) + _log_delta_rounding(eps, mu)
+
+    if sound_excess(0.0) <= 0.0:
         return 0.0
     hi = 0.5 * mu * mu + mu * math.sqrt(2.0 * math.log(1.0 / delta))
-    while excess(hi) > 0.0:  # only by rounding: the tail bound above is sufficient
+    while sound_excess(hi) > 0.0:  # only by rounding: the tail bound above is sufficient
         hi *= 2.0
     # heavy: scipy.optimize (~0.6 s at import), needed only for ε(δ) of a Gaussian
     from scipy.optimize import brentq
 
-    return float(brentq(excess, 0.0, hi, xtol=1e-12, rtol=4 * np.finfo(float).eps))
+    root = float(brentq(excess, 0.0, hi, xtol=1e-12, rtol=4 * np.finfo(float).eps))
+    step = max(1e-12, 4 * np.finfo(float).eps * root)
+    eps = min(root + step, hi)
+    while sound_excess(eps) > 0.0 and eps < hi:  # the evaluated upper end, never the root
+        step *= 2.0
+        eps = min(root + step, hi)
+    return eps

@@ -48,6 +48,7 @@ from synthamp._validation import InputError, check_open_unit, check_positive
 from synthamp.accountant._calibration import _calibration, finite_epsilon_lower_bound
 from synthamp.accountant._choice import (
     accountant_reason,
+    beyond_profile_handover,
     check_accountant,
     choose_accountant,
     finite_or_unlimited,
@@ -62,7 +63,13 @@ from synthamp.accountant._pld import (
     gaussian_sigma,
 )
 from synthamp.accountant._pld_calibration import _calibrate_sigma_pld
-from synthamp.accountant._profile import _profile_epsilon, beyond_exact_profile
+from synthamp.accountant._profile import (
+    LARGE_AMPLITUDE,
+    MAX_EXACT_AMPLITUDE,
+    MAX_LARGE_STEP,
+    _profile_epsilon,
+    beyond_exact_profile,
+)
 from synthamp.accountant._rdp_conversion import DEFAULT_ORDERS, _check_method, _check_orders
 from synthamp.accountant._releases import SyntheticDataRelease, _with
 
@@ -116,6 +123,11 @@ class Guarantee:
     pld_fallback : str or None
         Set when a PLD composition of T releases stopped (its time budget, its
         largest grid): the RDP accountant's number stands in, and this line says so.
+    handover : {"post-processing", "rdp"} or None
+        Set for k = 1 when C/σ lies beyond the exact profile's tested range
+        (:func:`~synthamp.accountant._profile.beyond_exact_profile`): the certified bound
+        the guarantee handed over to, the smaller of post-processing and the RDP route
+        (``reason`` names it and both numbers).
     target_epsilon : float or None
         The calibration's target (None: ε at a given σ).
     sigma_rdp, sigma_pld, sigma_unlimited_pld : float or None
@@ -146,6 +158,7 @@ class Guarantee:
     guarantee: str | None = None
     fallback: str | None = None
     pld_fallback: str | None = None
+    handover: str | None = None
     target_epsilon: float | None = None
     sigma_rdp: float | None = None
     sigma_pld: float | None = None
@@ -162,7 +175,7 @@ class Guarantee:
     def note(self) -> str:
         """The fallback (if any) and, where the rule weighed two bounds, which it took."""
         parts = [note.rstrip(".") + "." for note in (self.fallback, self.pld_fallback) if note]
-        if self.guarantee is not None:
+        if self.guarantee is not None or self.handover is not None:
             parts.append(self.reason)
         return " ".join(p for p in parts if p)
 
@@ -367,11 +380,25 @@ def _account(
             epsilon=unlimited_epsilon, kind=_pld_kind(unlimited), accountant="pld",
             epsilon_post_processing=_gaussian_epsilon(release, delta, discretization),
         )  # fmt: skip
+        if _beyond(unlimited):  # the unlimited number is post-processing's there: say so
+            _, sentence = handover_note(unlimited, unlimited_epsilon, rdp.epsilon)
+            weighed["reason"] = f"{weighed['reason']} {sentence}"
+            pld_guarantee["handover"] = "post-processing"
         return Guarantee(**pld_guarantee, **weighed, **common, pld_guard_fired=fired)
     reason = accountant_reason(accountant, release.out_dim, release.n_syn, method)
     if chosen == "pld" and eps_pld is None:
         reason = "the PLD stopped (the note says why): the RDP accountant's ε is used"
     pld = dict(epsilon_pld=eps_pld, epsilon_pld_lower=eps_pld_lower, reason=reason)
+    if chosen == "pld" and eps_pld is not None and _beyond(release):
+        # the PLD's number is post-processing's there: the smaller of it and the RDP route
+        use_rdp, pld["reason"] = handover_note(release, eps_pld, rdp.epsilon)
+        guarantee = Guarantee(**rdp_guarantee, **pld, **common, pld_guard_fired=fired)
+        if not use_rdp:
+            guarantee = replace(
+                guarantee, epsilon=eps_pld, kind="certified", accountant="pld",
+                epsilon_post_processing=_gaussian_epsilon(release, delta, discretization),
+            )  # fmt: skip
+        return replace(guarantee, handover="rdp" if use_rdp else "post-processing")
     if chosen == "rdp" or eps_pld is None:
         return Guarantee(**rdp_guarantee, **pld, **common, pld_guard_fired=fired)
     pld_guarantee = dict(
@@ -379,6 +406,28 @@ def _account(
         epsilon_post_processing=_gaussian_epsilon(release, delta, discretization),
     )  # fmt: skip
     return Guarantee(**pld_guarantee, **pld, **common, pld_guard_fired=fired)
+
+
+def _beyond(release: SyntheticDataRelease) -> bool:
+    """k = 1 and C/σ beyond the exact profile's tested range (the handover applies)."""
+    return release.out_dim == 1 and beyond_exact_profile(release)
+
+
+#: The exact profile's tested range, in words (the numbers of ``_profile``).
+EXACT_PROFILE_RANGE = (
+    f"C/σ ≤ {MAX_EXACT_AMPLITUDE:.0e}, ≤ {LARGE_AMPLITUDE:.0e} where Δ/σ > {MAX_LARGE_STEP:g}"
+)
+
+
+def handover_note(
+    release: SyntheticDataRelease, post_processing: float, rdp: float | None, symbol: str = "ε"
+) -> tuple[bool, str]:
+    """:func:`~synthamp.accountant._choice.beyond_profile_handover` for ``release``."""
+    amplitude = release.adjacency_norm_bound / release.sigma
+    return beyond_profile_handover(
+        amplitude, EXACT_PROFILE_RANGE, post_processing, rdp, symbol=symbol,
+        releases=release.releases,
+    )  # fmt: skip
 
 
 def _post_sigma(release: SyntheticDataRelease, at: Guarantee, epsilon: float) -> float:
@@ -469,6 +518,8 @@ def calibrate(
             pld, stopped = _calibrate_pld_within(epsilon, delta, base, h, rtol, budget)
             if pld is not None:
                 sigma = ran["sigma_pld"] = float(pld.sigma)
+                if _beyond(_with(base, sigma=sigma)) and cal.sigma < sigma:
+                    sigma = float(cal.sigma)  # past the exact profile: the RDP route is smaller
         elif weigh and unlimited is not None and unlimited.sigma < sigma:
             sigma = float(unlimited.sigma)
         if sigma != cal.sigma:  # the RDP numbers of the release at the σ taken

@@ -98,7 +98,8 @@ _JSON = ("--json as_json", "Print one JSON object describing what was written.",
 
 @click.command("release")
 @_options(
-    ("--data", "Private table (.csv or .parquet).", dict(required=True, metavar="FILE")),
+    ("--data", "Private table (.csv or .parquet; with --backend dask, also a folder of Parquet "
+     "files). Read once, in chunks.", dict(required=True, metavar="FILE")),
     ("--targets", "Target columns (comma-separated): the k record dimensions. With --design, "
      "'all': every numeric column (less --public-inputs).", dict(required=True, metavar="COLS")),
     ("--features", "Feature columns (default: all other columns).", dict(metavar="COLS")),
@@ -146,8 +147,8 @@ _JSON = ("--json as_json", "Print one JSON object describing what was written.",
      "smaller than the finite-n ε). Then --n-syn has no upper limit.", dict(is_flag=True)),
     ("--partitions", "Write a partitioned Parquet dataset: the folder --out with P files "
      "part.{i}.parquet.", dict(type=int, metavar="P")),
-    ("--backend", "Write the partitions in this process, or on dask (extra synthamp[dask]; "
-     "accounted as unlimited).",
+    ("--backend", "Read the table and write the partitions in this process, or on dask (extra "
+     "synthamp[dask]; XᵀX and XᵀY reduced on the cluster; accounted as unlimited).",
      dict(type=click.Choice(BACKENDS), default="local", show_default=True)),
     ("--scheduler", "Dask scheduler address (tcp://host:8786), or synchronous|threads|processes. "
      "Default: a local cluster of worker processes.", dict(metavar="ADDRESS")),

@@ -31,6 +31,7 @@ from synthamp._validation import (
 )
 from synthamp.design._designs import ADJACENCIES, DESIGNS
 from synthamp.release._column_bounds import read_bounds
+from synthamp.release._dask_stats import check_dataset_input
 from synthamp.release._distributed import check_scheduler, require_dask
 from synthamp.release._options import BACKENDS
 from synthamp.release._ridge import (
@@ -134,13 +135,16 @@ def _check_distinct(paths: list[tuple[str, Path]]) -> None:
         seen[resolved] = param
 
 
-def check_paths(data, out_path: Path, reports, *, partitioned: bool) -> None:
+def check_paths(data, out_path: Path, reports, *, partitioned: bool, dataset: bool = False) -> None:
     """The input and output paths, before the table is read (see the module docstring).
 
-    ``data=None`` (a table in memory) checks the outputs only.
+    ``data=None`` (a table in memory) checks the outputs only; ``dataset`` (``backend``
+    dask) also takes a folder of Parquet files.
     """
     inputs = [] if data is None else [("data", data)]
-    if data is not None:
+    if data is not None and dataset:
+        check_dataset_input(data, param="data")
+    elif data is not None:
         check_input_file(data, param="data")
     if partitioned:
         # The commit replaces the folder: nothing of the run may lie inside it.

@@ -54,7 +54,6 @@ from synthamp.release._column_bounds import (
     DEFAULT_MAX_CLIPPED,
     check_clipping,
     check_max_clipped,
-    column_bounds,
     read_bounds,
 )
 from synthamp.release._distributed import (
@@ -67,6 +66,7 @@ from synthamp.release._options import release_mode
 from synthamp.release._partitioned import generator_partitions, write_partitions
 from synthamp.release._planning import error_with_bias
 from synthamp.release._reports import write_design_reports, write_reports
+from synthamp.release._table_fit import fit_table
 from synthamp.release._table_partitions import table_partition_tasks
 from synthamp.release._table_records import (
     ALL_COLUMNS,
@@ -224,7 +224,10 @@ def _check_outputs(
     out = check_output_name(o["out"], param="out", folder=partitioned)
     reports = report_paths(out, o["report"])
     in_memory = hasattr(o["data"], "columns")  # a pandas DataFrame
-    check_paths(None if in_memory else o["data"], out, reports, partitioned=partitioned)
+    check_paths(
+        None if in_memory else o["data"], out, reports, partitioned=partitioned,
+        dataset=o["backend"] == "dask" and o["design"] is None,
+    )  # fmt: skip
     if not partitioned:
         fmt = _tabular.table_format(o["out"], param="out")
     destinations = [(out, "out"), *((path, "report") for path in reports)]
@@ -251,9 +254,10 @@ def _records(data, target_cols: list[str], feature_cols: list[str] | None) -> in
     return _tabular.read_shape(data, named, feature_cols, param="data")[0]
 
 
-def _read(data, target_cols: list[str], feature_cols: list[str] | None, design, inputs):
-    """Step 3: the private table's targets y and features x (checked); on a public design,
-    the targets and the declared public inputs (random-features) or nothing else."""
+def _read(data, target_cols: list[str], feature_cols: list[str] | None, inputs):
+    """Step 3 on a public design: the private table's targets y (checked) and the declared
+    public inputs (random-features) or nothing else. Without a design the table is read in
+    one pass instead (:func:`~synthamp.release._table_fit.fit_table`)."""
     if hasattr(data, "columns"):  # a pandas DataFrame: its names as a file's header
         used = None if feature_cols is None else {*target_cols, *feature_cols}
         _tabular.check_frame_columns(data, used, param="data")
@@ -262,31 +266,14 @@ def _read(data, target_cols: list[str], feature_cols: list[str] | None, design, 
         frame = _tabular.read_table(data, param="data")
     if len(frame) < 2:
         raise InputError("data", f"needs at least 2 records, got {len(frame)}")
-    if design is not None:
-        if target_cols == [ALL_COLUMNS]:  # every numeric column, less the public inputs
-            target_cols[:] = numeric_columns(frame, exclude=inputs or ())
-            if not target_cols:
-                raise InputError("targets", "all: the table has no numeric column to release")
-        y = _tabular.select_numeric(frame, target_cols, param="targets")
-        if inputs is None:
-            return y, None, None
-        return y, _tabular.select_numeric(frame, inputs, param="public_inputs"), list(inputs)
-    targets = set(target_cols)  # a set: linear in the number of columns
-    if feature_cols is None:
-        feature_cols = [str(c) for c in frame.columns if c not in targets]
-        if not feature_cols:
-            raise InputError("features", "no columns left besides the targets")
-    overlap = [c for c in feature_cols if c in targets]
-    if overlap:
-        raise InputError("features", f"column {overlap[0]!r} is also a target")
+    if target_cols == [ALL_COLUMNS]:  # every numeric column, less the public inputs
+        target_cols[:] = numeric_columns(frame, exclude=inputs or ())
+        if not target_cols:
+            raise InputError("targets", "all: the table has no numeric column to release")
     y = _tabular.select_numeric(frame, target_cols, param="targets")
-    x = _tabular.select_numeric(frame, feature_cols, param="features")
-    if len(target_cols) > len(feature_cols):
-        raise InputError(
-            "targets",
-            f"k = {len(target_cols)} targets exceed d = {len(feature_cols)} features; need d ≥ k",
-        )
-    return y, x, [str(c) for c in feature_cols]
+    if inputs is None:
+        return y, None, None
+    return y, _tabular.select_numeric(frame, inputs, param="public_inputs"), list(inputs)
 
 
 def release_table(
@@ -330,7 +317,9 @@ def release_table(
     Parameters
     ----------
     data : path-like or pandas.DataFrame
-        The private table (.csv or .parquet), or the table in memory.
+        The private table (.csv or .parquet; with ``backend`` dask and no design, also a
+        folder of Parquet files, reduced on the cluster), or the table in memory. Without
+        a design it is read once in chunks (m, XᵀX, XᵀY: no copy of the table).
     targets, features : str or sequence of str
         Target columns (the k record dimensions; comma-separated text or a list; with a
         design, ``"all"``: every numeric column, less ``public_inputs``) and feature columns
@@ -419,14 +408,13 @@ def release_table(
             report_tmps = [transaction.add(path, param="report") for path in reports]
         finally:  # what was cleaned or put back, also when a check then fails
             stale_messages(transaction, recorder)
-        y, x, o["feature_names"] = _read(
-            data, o["targets"], o["features"], design, o["public_inputs"]
-        )
         if design is not None:
+            y, x, o["feature_names"] = _read(data, o["targets"], o["features"], o["public_inputs"])
             result = _on_design(o, y, x, table_tmp, fmt, report_tmps, recorder)
-        else:
-            result = _on_generator(o, y, x, table_tmp, fmt, report_tmps, transaction, recorder)
-        del x, y
+            del x, y
+        else:  # one pass over the rows: XᵀX, XᵀY and the clipping counts, no copy of the table
+            generator = fit_table(data, o, recorder)
+            result = _on_generator(o, generator, table_tmp, fmt, report_tmps, transaction, recorder)
         transaction.commit()
     return dataclasses.replace(
         result, synthetic=out_path, reports=reports, notes=tuple(recorder.notes)
@@ -516,35 +504,9 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
     return TableRelease(Path(), (), rows, design_report=numbers, summary=tuple(lines))
 
 
-def _on_generator(o, y, x, table_tmp, fmt, report_tmps, transaction, monitor) -> TableRelease:
-    """Step 4: fit (the only step that touches the private data), write, audit, report."""
-    # heavy: scikit-learn (the estimator), loaded after the checks so that an error is quick
-    from synthamp.release._generator import PrivateLinearGenerator
-
-    box = None if o["bounds"] is None else column_bounds(o["bounds"], o["feature_names"])
-    notes = check_clipping(
-        x, o["feature_names"], y, o["targets"], label_bound=o["label_bound"],
-        feature_scale=o["feature_scale"], bounds=box, max_clipped=o["max_clipped"],
-    )  # fmt: skip
-    for note in notes:
-        monitor.message("note", note)
-    with monitor.stage("fitting and accounting"):
-        generator = PrivateLinearGenerator(
-            label_bound=o["label_bound"],
-            ridge=o["ridge"],
-            norm_bound=o["norm_bound"],
-            sigma=o["sigma"],
-            epsilon=o["epsilon"],
-            delta=o["delta"],
-            n_syn=None if o["unlimited"] else o["n_syn"],
-            feature_scale=o["feature_scale"],
-            feature_bounds=box,
-            accounting=o["accounting"],
-            accountant=o["accountant"],
-            time_budget=o["time_budget"],
-            random_state=o["seed"],
-        ).fit(x, y)
-    del x, y
+def _on_generator(o, generator, table_tmp, fmt, report_tmps, transaction, monitor) -> TableRelease:
+    """Step 4: the fitted generator (:func:`~synthamp.release._table_fit.fit_table`, the only
+    step that touches the private data): write, audit, report."""
     monitor.message("note", ridge_note(generator, o))
     privacy = generator.privacy_
     if o["backend"] == "dask":

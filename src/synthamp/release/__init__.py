@@ -44,6 +44,17 @@ Ridge regression with bounded data (docs/theory.md §13)
    debiased_gram      -- vᵀv estimated from the synthetic records
    gram_estimate_errors -- its error, measured
 
+Tables of any length: the fit in one pass (docs/theory.md §13)
+--------------------------------------------------------------
+
+.. autosummary::
+   :toctree: generated/
+
+   iter_table_chunks     -- a table's feature and target columns, a chunk of rows at a time
+   RidgeScaling          -- the declared maps of a row (B, the feature scale or ranges)
+   RidgeStatistics       -- m, XᵀX, XᵀY and the clipping tally (private: never output)
+   accumulate_statistics -- one pass over the chunks (then PrivateLinearGenerator.fit_statistics)
+
 The whole table as the release (docs/theory.md §19)
 ---------------------------------------------------
 
@@ -118,6 +129,8 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
         row_norms,
         scale_clip_rows,
     )
+    from synthamp.release._streaming import RidgeScaling, RidgeStatistics, accumulate_statistics
+    from synthamp.release._table_chunks import iter_table_chunks
     from synthamp.release._table_records import (
         RECORD_KINDS,
         TargetMap,
@@ -183,6 +196,10 @@ _SOURCES: dict[str, str] = {
         "synthamp.release._table_records",
     ),
     **dict.fromkeys(
+        ["RidgeScaling", "RidgeStatistics", "accumulate_statistics"], "synthamp.release._streaming"
+    ),
+    "iter_table_chunks": "synthamp.release._table_chunks",
+    **dict.fromkeys(
         [
             "OBJECTIVE",
             "clip_rows",
@@ -236,8 +253,11 @@ __all__ = [
     "PrivateLinearGenerator",
     "ReleaseAccounting",
     "ReleaseMonitor",
+    "RidgeScaling",
+    "RidgeStatistics",
     "TargetMap",
     "account_release",
+    "accumulate_statistics",
     "atomic_write_text",
     "atomic_write_with",
     "check_csv_names",
@@ -250,6 +270,7 @@ __all__ = [
     "debiased_gram",
     "generator_partitions",
     "gram_estimate_errors",
+    "iter_table_chunks",
     "local_cluster",
     "parse_columns",
     "parse_mode",

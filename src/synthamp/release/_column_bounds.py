@@ -20,19 +20,23 @@ import json
 import math
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from synthamp._validation import InputError, check_open_unit, printable
-from synthamp.release._ridge import row_norms
+from synthamp.release._ridge import norms_exceed, row_norms
 
 __all__ = [
     "DEFAULT_MAX_CLIPPED",
+    "ClippingTally",
     "check_clipping",
     "check_max_clipped",
+    "clipping_verdict",
     "column_bounds",
     "read_bounds",
+    "tally_clipping",
 ]
 
 #: A release is refused when more than this share of feature or target rows is clipped.
@@ -136,7 +140,111 @@ def column_bounds(
 
 
 def _largest(values: np.ndarray) -> np.ndarray:
-    return np.max(np.abs(values), axis=0) if len(values) else np.zeros(values.shape[1])
+    """Each column's largest |value| (max(max x, −min x): two reductions, no |x| copy)."""
+    if not len(values):
+        return np.zeros(values.shape[1])
+    return np.maximum(np.max(values, axis=0), -np.min(values, axis=0))
+
+
+@dataclass(frozen=True)
+class ClippingTally:
+    """What the clipping check needs of the rows, summed over chunks (:meth:`merge`).
+
+    Statistics of the private data, for the data holder only: never written into an output.
+
+    Attributes
+    ----------
+    rows : int
+        Rows seen.
+    feature_rows, target_rows : int
+        Feature rows outside their declared ranges (with ``bounds``) or of norm above 1
+        after ``feature_scale``; target rows of norm above B.
+    feature_low, feature_high : ndarray of shape (d,)
+        With ``bounds``: each column's smallest and largest value; else ``feature_high``
+        is each column's largest |x| (``feature_low`` zeros, unused).
+    outside : ndarray of shape (d,)
+        With ``bounds``: rows outside each column's range (zeros otherwise).
+    target_largest : ndarray of shape (k,)
+        Each target column's largest |y|.
+    """
+
+    rows: int
+    feature_rows: int
+    target_rows: int
+    feature_low: np.ndarray
+    feature_high: np.ndarray
+    outside: np.ndarray
+    target_largest: np.ndarray
+
+    def merge(self, other: ClippingTally) -> ClippingTally:
+        """The tally of both chunks' rows."""
+        return ClippingTally(
+            self.rows + other.rows,
+            self.feature_rows + other.feature_rows,
+            self.target_rows + other.target_rows,
+            np.minimum(self.feature_low, other.feature_low),
+            np.maximum(self.feature_high, other.feature_high),
+            self.outside + other.outside,
+            np.maximum(self.target_largest, other.target_largest),
+        )
+
+
+def tally_clipping(
+    features: np.ndarray,
+    targets: np.ndarray,
+    *,
+    label_bound: float,
+    feature_scale=1.0,
+    bounds: np.ndarray | None = None,
+) -> ClippingTally:
+    """The :class:`ClippingTally` of some rows: row by row, so chunks merge exactly.
+
+    A feature row is clipped when it leaves a declared range (with ``bounds``) or when
+    its norm after ``feature_scale`` exceeds 1 (a row at the bound within rounding is
+    not counted); a target row when its norm exceeds B (the same rounding slack).
+    """
+    d = features.shape[1]
+    if bounds is not None:
+        lo, hi = bounds[:, 0], bounds[:, 1]
+        outside = (features < lo) | (features > hi)
+        feature_rows = outside.any(axis=1) if features.size else np.zeros(len(features), bool)
+        low = np.min(features, axis=0) if len(features) else np.full(d, np.inf)
+        high = np.max(features, axis=0) if len(features) else np.full(d, -np.inf)
+        outside_count = outside.sum(axis=0)
+    else:
+        feature_rows = _rows_over_unit(features, feature_scale)
+        low, high = np.zeros(d), _largest(features)
+        outside_count = np.zeros(d, dtype=np.int64)
+    target_rows = norms_exceed(targets, label_bound * (1.0 + _ROUNDING))
+    return ClippingTally(
+        len(targets), int(np.count_nonzero(feature_rows)), int(np.count_nonzero(target_rows)),
+        low, high, outside_count, _largest(targets),
+    )  # fmt: skip
+
+
+def _rows_over_unit(features: np.ndarray, feature_scale) -> np.ndarray:
+    """Feature rows of norm above 1 after ``feature_scale``, a row at 1 within rounding not
+    counted: ‖(x/r)·s‖ > (1 + 1e-9)/r with r the row's largest |x| (no overflow). Rows far
+    from the limit are decided by the plain √Σ(x·s)² (its margin 4(d + 4)u covers its
+    rounding and the scaled norm's); the others by the scaled norm (the same booleans)."""
+    limit = 1.0 + _ROUNDING
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        unscaled = np.ndim(feature_scale) == 0 and feature_scale == 1
+        plain = features if unscaled else features * feature_scale
+        squares = np.einsum("ij,ij->i", plain, plain)
+        margin = 4.0 * (features.shape[1] + 4) * np.finfo(np.float64).eps
+        safe = np.isfinite(squares) & (squares > 1e-200)
+        root = np.sqrt(squares)
+        below = safe & (root < limit * (1.0 - margin))
+        out = safe & (root > limit * (1.0 + margin))
+    rest = np.flatnonzero(~(below | out))
+    if rest.size:
+        rows = features[rest]
+        largest = np.max(np.abs(rows), axis=1) if rows.shape[1] else np.zeros(len(rows))
+        largest = np.where(largest > 0, largest, 1.0)
+        with np.errstate(over="ignore", divide="ignore"):
+            out[rest] = row_norms((rows / largest[:, None]) * feature_scale) > limit / largest
+    return out
 
 
 def check_clipping(
@@ -154,6 +262,7 @@ def check_clipping(
 
     A feature row is clipped when it leaves a declared range (with ``bounds``) or when
     its norm after ``feature_scale`` exceeds 1; a target row when its norm exceeds B.
+    :func:`tally_clipping` on the rows, then :func:`clipping_verdict`.
 
     Returns
     -------
@@ -166,29 +275,44 @@ def check_clipping(
         ``max_clipped``: one line naming the shares, the columns and their observed
         scales against the declared bounds.
     """
+    tally = tally_clipping(
+        features, targets, label_bound=label_bound, feature_scale=feature_scale, bounds=bounds
+    )
+    return clipping_verdict(
+        tally, feature_names, target_names, label_bound=label_bound,
+        feature_scale=feature_scale, bounds=bounds, max_clipped=max_clipped,
+    )  # fmt: skip
+
+
+def clipping_verdict(
+    tally: ClippingTally,
+    feature_names: Sequence[str],
+    target_names: Sequence[str],
+    *,
+    label_bound: float,
+    feature_scale=1.0,
+    bounds: np.ndarray | None = None,
+    max_clipped: float = DEFAULT_MAX_CLIPPED,
+) -> list[str]:
+    """The refusal (``InputError``) or the notes of :func:`check_clipping`, from a tally."""
+    rows = max(tally.rows, 1)
     if bounds is not None:
         lo, hi = bounds[:, 0], bounds[:, 1]
-        outside = (features < lo) | (features > hi)
-        feature_rows = outside.any(axis=1) if features.size else np.zeros(len(features), bool)
         feature_bound = "their declared `bounds`"  # outside [lo, hi] on either side
-        columns = np.flatnonzero(outside.any(axis=0))
-        order = columns[np.argsort(-outside[:, columns].sum(axis=0), kind="stable")]
+        columns = np.flatnonzero(tally.outside > 0)
+        order = columns[np.argsort(-tally.outside[columns], kind="stable")]
         named = [
-            f"{printable(feature_names[j])} observed [{np.min(features[:, j]):.4g}, "
-            f"{np.max(features[:, j]):.4g}] against [{lo[j]:.4g}, {hi[j]:.4g}]"
+            f"{printable(feature_names[j])} observed [{tally.feature_low[j]:.4g}, "
+            f"{tally.feature_high[j]:.4g}] against [{lo[j]:.4g}, {hi[j]:.4g}]"
             for j in order[:_NAMED]
         ]
         more = len(order) - _NAMED
     else:
-        largest = np.max(np.abs(features), axis=1) if features.size else np.zeros(len(features))
-        largest = np.where(largest > 0, largest, 1.0)
-        scaled = row_norms((features / largest[:, None]) * feature_scale)
-        with np.errstate(over="ignore", divide="ignore"):
-            # a row at the bound within rounding (normalised rows) is not counted as clipped
-            feature_rows = scaled > (1.0 + _ROUNDING) / largest
-        scale = np.broadcast_to(np.asarray(feature_scale, dtype=np.float64), features.shape[1:])
+        scale = np.broadcast_to(
+            np.asarray(feature_scale, dtype=np.float64), tally.feature_high.shape
+        )
         with np.errstate(over="ignore"):
-            observed = _largest(features) * scale
+            observed = tally.feature_high * scale
         order = np.argsort(-observed, kind="stable")
         alone = order[observed[order] > 1.0]  # columns that leave the unit ball on their own
         order = alone if len(alone) else order[observed[order] > 1.0 / math.sqrt(scale.size or 1)]
@@ -196,14 +320,13 @@ def check_clipping(
         more = len(order) - _NAMED
         shown = "per column" if np.ndim(feature_scale) else f"{float(feature_scale):g}"
         feature_bound = f"norm 1 after `feature_scale` {shown}"
-    target_rows = row_norms(targets) > label_bound * (1.0 + _ROUNDING)
-    target_scale = _largest(targets)
     target_named = [
-        f"{printable(name)} up to {target_scale[j]:.4g}" for j, name in enumerate(target_names)
+        f"{printable(name)} up to {tally.target_largest[j]:.4g}"
+        for j, name in enumerate(target_names)
     ]
     shares = [
-        ("feature", float(np.mean(feature_rows)), feature_bound, named, more),
-        ("target", float(np.mean(target_rows)), f"`label_bound` {label_bound:g}", target_named, 0),
+        ("feature", tally.feature_rows / rows, feature_bound, named, more),
+        ("target", tally.target_rows / rows, f"`label_bound` {label_bound:g}", target_named, 0),
     ]
     over = [share for share in shares if share[1] > max_clipped]
     if over:

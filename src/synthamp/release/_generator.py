@@ -91,6 +91,7 @@ from synthamp.release._ridge import (
     row_norms,
     scale_clip_rows,
 )
+from synthamp.release._streaming import RidgeStatistics, solve_statistics
 from synthamp.report._privacy import ADJACENCY, PrivacyReport, seed_policy
 from synthamp.utility import release_utility
 
@@ -317,10 +318,14 @@ class PrivateLinearGenerator(BaseEstimator):
             check_integer("random_state", self.random_state, 0)
         return out
 
-    def _feature_scale(self, features: np.ndarray) -> tuple[np.ndarray | float, str, str | None]:
-        """Return (scale, description, note); the note is set if scaling is data-dependent."""
+    def _feature_scale(
+        self, d: int, features: np.ndarray | None = None
+    ) -> tuple[np.ndarray | float, str, str | None]:
+        """Return (scale, description, note); the note is set if scaling is data-dependent.
+
+        ``features`` (the rows) is needed by ``feature_scale="data"`` only.
+        """
         spec = self.feature_scale
-        d = features.shape[1]
         if self.feature_bounds is not None:
             if not (isinstance(spec, (int, float)) and spec == 1):
                 raise InputError("feature_scale", "give feature_bounds or feature_scale, not both")
@@ -383,8 +388,65 @@ class PrivateLinearGenerator(BaseEstimator):
             raise InputError("X", f"needs at least 2 records, got {m}")
         if k > d:
             raise InputError("Y", f"has k = {k} columns but X has d = {d}; need d ≥ k")
-        scale, scaling_text, scaling_note = self._feature_scale(features)
+        scale, scaling_text, scaling_note = self._feature_scale(d, features)
+        label_bound, ridge = params["label_bound"], params["ridge"]
 
+        def solve() -> np.ndarray:
+            rows = features
+            if self.feature_bounds is not None:
+                bounds = np.asarray(self.feature_bounds, dtype=np.float64)
+                rows = map_into_bounds(rows, bounds[:, 0], bounds[:, 1])
+            return ridge_fit(
+                scale_clip_rows(rows, scale, 1.0), clip_rows(targets, label_bound), ridge
+            )
+
+        return self._fit(params, (m, d, k), solve, scaling_text, scaling_note)
+
+    def fit_statistics(self, statistics: RidgeStatistics) -> PrivateLinearGenerator:
+        """Fit from the sufficient statistics of the clipped rows (the streaming fit).
+
+        ``statistics`` (:func:`~synthamp.release._streaming.accumulate_statistics`: m, XᵀX
+        and XᵀY of the rows mapped and clipped as :meth:`fit` maps and clips them) gives the
+        same ridge solution as :meth:`fit` on the rows, to rounding; the rest (accounting,
+        perturbation, sampler, report) is :meth:`fit`'s. Its maps must be this generator's
+        (``label_bound``, ``feature_scale``, ``feature_bounds``); ``feature_scale="data"``
+        needs the rows and is refused.
+
+        Returns
+        -------
+        self
+        """
+        params = self._checked_params()
+        m, d, k = statistics.records, statistics.dim, statistics.out_dim
+        if m < 2:
+            raise InputError("X", f"needs at least 2 records, got {m}")
+        if k > d:
+            raise InputError("Y", f"has k = {k} columns but X has d = {d}; need d ≥ k")
+        if isinstance(self.feature_scale, str):
+            raise InputError("feature_scale", '"data" needs the rows: fit(X, Y), not statistics')
+        scale, scaling_text, scaling_note = self._feature_scale(d)
+        given = statistics.scaling
+        bounds = None if self.feature_bounds is None else np.asarray(self.feature_bounds, float)
+        same = (
+            given.label_bound == params["label_bound"]
+            and np.array_equal(np.broadcast_to(given.feature_scale, d), np.broadcast_to(scale, d))
+            and (bounds is None) == (given.bounds is None)
+            and (bounds is None or np.array_equal(bounds, given.bounds))
+        )
+        if not same:
+            raise InputError(
+                "statistics", "were accumulated with another label_bound, feature_scale or "
+                "feature_bounds than this generator's",
+            )  # fmt: skip
+        ridge = params["ridge"]
+        return self._fit(
+            params, (m, d, k), lambda: solve_statistics(statistics, ridge), scaling_text,
+            scaling_note,
+        )  # fmt: skip
+
+    def _fit(self, params: dict, shape, solve, scaling_text: str, scaling_note: str | None):
+        """Accounting, the ridge solution ``solve()``, perturbation, sampler and report."""
+        m, d, k = shape
         label_bound, ridge = params["label_bound"], params["ridge"]
         check_ridge_scale(label_bound, ridge, m)
         natural_bound = ridge_norm_bound(label_bound, ridge)
@@ -413,18 +475,9 @@ class PrivateLinearGenerator(BaseEstimator):
         entropy = np.random.SeedSequence(self.random_state)
         noise_seq, sample_seq = entropy.spawn(2)
 
-        if self.feature_bounds is not None:
-            bounds = np.asarray(self.feature_bounds, dtype=np.float64)
-            features = map_into_bounds(features, bounds[:, 0], bounds[:, 1])
         # v and N live only in this block.
-        model = project_frobenius(
-            ridge_fit(
-                scale_clip_rows(features, scale, 1.0), clip_rows(targets, label_bound), ridge
-            ),
-            norm_bound,
-        )
+        model = project_frobenius(solve(), norm_bound)
         _perturb(model, sigma, np.random.Generator(np.random.PCG64(noise_seq)))
-        del features, targets
 
         self.__rng = np.random.Generator(np.random.PCG64(sample_seq))
         self.__model = None

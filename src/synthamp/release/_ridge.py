@@ -61,10 +61,12 @@ __all__ = [
     "debiased_gram",
     "gram_estimate_errors",
     "map_into_bounds",
+    "norms_exceed",
     "project_frobenius",
     "ridge_fit",
     "ridge_norm_bound",
     "ridge_sensitivity",
+    "ridge_solve",
     "row_norms",
     "scale_clip_rows",
 ]
@@ -286,14 +288,74 @@ def scale_clip_rows(values: ArrayLike, scale, bound: float) -> np.ndarray:
     with r‖u‖ > bound becomes u·(bound/‖u‖), the others u·r (norm ≤ bound, so
     finite). Cells of 1e308 with a scale of 10 are clipped like any other row.
 
+    Rows whose norm is clearly below ``bound`` (a plain √Σ(x·s)², below it by more than
+    its rounding and that of the scaled norms) are x·s, one rounding per cell; the others
+    (near or above the bound, or with squares outside the safe range) go through the
+    scaled computation (:func:`_scale_clip_rows_scaled`). So every row is clipped or kept
+    as before, a clipped row is the same to the bit, and a kept row is x·s (the scaled
+    computation's ((x/r)·s)·r differs from it by at most two ulps per cell);
+    ``tests/test_ridge_clipping.py`` checks both against the scaled computation.
+
     Returns
     -------
     ndarray of the shape of ``values``, every row of norm ≤ ``bound``.
     """
+    return _scale_clip_rows(values, scale, bound, copy=True)
+
+
+def _scale_clip_rows(values: ArrayLike, scale, bound: float, *, copy: bool) -> np.ndarray:
+    """:func:`scale_clip_rows`; ``copy=False`` may return ``values`` itself, its clipped
+    rows replaced in place (a float64 array the caller owns and uses no more: the
+    streaming fit's chunks)."""
     values = np.asarray(values, dtype=np.float64)
     scale = np.asarray(scale, dtype=np.float64)
     if values.size == 0:
         return values * scale
+    unscaled = scale.ndim == 0 and scale == 1.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = values * scale if not unscaled else values.copy() if copy else values
+    below = _clearly_below(out, bound)
+    if not below.all():
+        rest = np.flatnonzero(~below)
+        out[rest] = _scale_clip_rows_scaled(values[rest], scale, bound)  # values[rest]: a copy
+    return out
+
+
+def _clearly_below(values: np.ndarray, limit) -> np.ndarray:
+    """Rows with ‖x‖ < limit for certain: the plain √Σx² below the limit by more than the
+    rounding of it and of the scaled norm (each ≤ (d + 2)u relative; margin 4(d + 4)u), with
+    Σx² finite and above 1e-200 (smaller squares may underflow: those rows are not decided)."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        squares = np.einsum("ij,ij->i", values, values)
+        margin = 4.0 * (values.shape[1] + 4) * np.finfo(np.float64).eps
+        safe = np.isfinite(squares) & (squares > 1e-200)
+        return safe & (np.sqrt(squares) < limit * (1.0 - margin))
+
+
+def norms_exceed(values: np.ndarray, limit) -> np.ndarray:
+    """``row_norms(values) > limit``, the same booleans, without the scaled norms of rows
+    clearly below or above the limit (a plain √Σx² with the margin of :func:`_clearly_below`);
+    only the undecided rows get :func:`row_norms`."""
+    values = np.asarray(values, dtype=np.float64)
+    limit = np.broadcast_to(np.asarray(limit, dtype=np.float64), values.shape[:1])
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        squares = np.einsum("ij,ij->i", values, values)
+        margin = 4.0 * (values.shape[1] + 4) * np.finfo(np.float64).eps
+        safe = np.isfinite(squares) & (squares > 1e-200)
+        root = np.sqrt(squares)
+        below = safe & (root < limit * (1.0 - margin))
+        above = safe & (root > limit * (1.0 + margin))
+    out = above.copy()
+    rest = np.flatnonzero(~(below | above))
+    if rest.size:
+        with np.errstate(over="ignore"):
+            out[rest] = row_norms(values[rest]) > limit[rest]
+    return out
+
+
+def _scale_clip_rows_scaled(values: np.ndarray, scale: np.ndarray, bound: float) -> np.ndarray:
+    """:func:`scale_clip_rows` by scaling every row (no overflow, no underflow): the rows
+    near or above the bound."""
     row_max, _ = _scaled_rows(values)
     unit = (values / row_max[:, None]) * scale
     unit_max, unit_scaled = _scaled_rows(unit)
@@ -379,14 +441,23 @@ def ridge_fit(features: ArrayLike, targets: ArrayLike, ridge: float) -> np.ndarr
     features = np.asarray(features, dtype=np.float64)
     targets = np.asarray(targets, dtype=np.float64)
     m, d = features.shape
-    shift = m * ridge
     if m >= d:
-        gram = features.T @ features
-        gram[np.diag_indices_from(gram)] += shift
-        return scipy.linalg.solve(gram, features.T @ targets, assume_a="pos")
+        return ridge_solve(features.T @ features, features.T @ targets, m, ridge)
     gram = features @ features.T
-    gram[np.diag_indices_from(gram)] += shift
+    gram[np.diag_indices_from(gram)] += m * ridge
     return features.T @ scipy.linalg.solve(gram, targets, assume_a="pos")
+
+
+def ridge_solve(gram: np.ndarray, cross: np.ndarray, n_records: int, ridge: float) -> np.ndarray:
+    """(XᵀX + mλI)⁻¹XᵀY by Cholesky, from XᵀX (``gram``, d × d) and XᵀY (``cross``, d × k).
+
+    The solver of :func:`ridge_fit` (m ≥ d) and of the streaming fit
+    (:mod:`synthamp.release._streaming`), which has only these sums. ``gram`` is not
+    modified. The result is **not private**.
+    """
+    shifted = np.array(gram, dtype=np.float64)
+    shifted[np.diag_indices_from(shifted)] += n_records * ridge
+    return scipy.linalg.solve(shifted, cross, assume_a="pos")
 
 
 # ---------------------------------------------------------------------------
