@@ -8,7 +8,8 @@ Clopper–Pearson intervals, 95%), the same family with DKW bands, the threshold
 bound, the GDP estimate, ε_upper, ε_pair, ε_lower/ε_upper, μ_emp/μ with its interval,
 the share of the curve's intervals covering the exact rates, and the time of the runs.
 
-Run by hand (long: about 0.2 ms per run and table, so 10⁶ runs take ~7 min per row):
+Run by hand (long: 70–95 µs of CPU per run and table, so 10⁶ runs take 2–3 min of CPU per
+row, far more wall time on a shared machine):
 ``PYTHONPATH=src python benchmarks/bench_worst_pair.py [--runs 100000 1000000] [--seed 1]
 [--out docs/benchmarks/worst_pair.md]``.
 """
