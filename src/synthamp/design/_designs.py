@@ -333,7 +333,15 @@ def design_pass(
     """:func:`design_spectrum` and, with ``noise``, the noise's projection XN and NᵀN
     (N: D × ``out_dim``, drawn from ``noise`` in the order of one D × k draw), from one
     pass over the design: each block is drawn once from the public seed
-    (:mod:`synthamp.design._stream`). The projection is private."""
+    (:mod:`synthamp.design._stream`). The projection is private. BLAS runs on one thread
+    throughout (the m × m work too: measured under load, docs/benchmarks.md)."""
+    with one_blas_thread():
+        return _design_pass(design, noise, out_dim)
+
+
+def _design_pass(
+    design: PublicDesign, noise: np.random.Generator | None, out_dim: int
+) -> tuple[DesignSpectrum, NoiseProjection | None]:
     m, width = design.n_records, design.width
     if design.name == ORTHOGONAL:  # its bounds are closed forms: no m × m work
         raise InputError(
@@ -404,7 +412,8 @@ def design_bounds(
         spectrum = design
     else:
         spectrum = spectrum_from_kernel(design)
-    evaluated = certified_bounds(spectrum, lam, b)
+    with one_blas_thread():  # m × m products: one BLAS thread (synthamp.design._stream)
+        evaluated = certified_bounds(spectrum, lam, b)
     if not evaluated.rounding_bound <= CERTIFIED_RELATIVE_ERROR:
         raise _uncertified(spectrum, lam, evaluated.rounding_bound)
     return DesignBounds(

@@ -30,8 +30,10 @@ rounding of ŵ (|ŵ − w| <= γ_m|V̂|ᵀ|α| entrywise, Higham eq. 3.5); the t
 certified bounds (:mod:`synthamp.design._gram`, "as in every floating-point mechanism").
 
 **Threads.** Each block's product is small (m × b by b × m with b = 4,096); OpenBLAS's own
-threads on 2 cores under load made it 2.4–26× slower than one thread (docs/benchmarks.md).
-The block loops run with BLAS on one thread (:func:`one_blas_thread`, threadpoolctl, a
+threads on 2 cores under load made it 2.4–26× slower than one thread (docs/benchmarks.md),
+and the m × m work after the pass too (``eigh`` at m = 178: 0.98 s against 15 ms; at
+m = 2,000: 41 s against 5.8 s, load 11 on 2 cores). The block loops, the decomposition and
+the bounds run with BLAS on one thread (:func:`one_blas_thread`, threadpoolctl, a
 scikit-learn dependency; without it BLAS keeps its threads, and ``OPENBLAS_NUM_THREADS=1``
 set before Python starts has the same effect). Two blocks in parallel threads were no
 faster on 2 loaded cores (measured, docs/benchmarks.md) and would hold a second m × m
