@@ -44,8 +44,12 @@ The designs (``DESIGNS``), each a deterministic function of a recorded
   exact law without forming the design (:mod:`synthamp.design._orthogonal`).
 
 Memory and time are flat in D beyond ``DENSE_ENTRIES``: K is accumulated block by
-block (m × BLOCK_COLUMNS at a time, never a dense m × D matrix), v = Xᵀα with
-α = R Y/m is assembled block by block into a D × k array, the only object of size D.
+block (m × BLOCK_COLUMNS at a time, never a dense m × D matrix). A release draws the design
+once (:func:`design_pass`): the same pass accumulates the noise's projection XN and NᵀN,
+and VᵀV is assembled without forming v (:mod:`synthamp.design._stream`); the block loops
+and the m × m work run with BLAS on one thread. :func:`design_model` still assembles
+v = Xᵀα, α = R Y/m, block by block into a D × k array (a second pass over the design),
+for the benchmarks and the tests.
 """
 
 from __future__ import annotations
@@ -249,6 +253,10 @@ class PublicDesign:
         any summation order of depth h); the norms nᵢ = fl(√Ŝᵢᵢ) satisfy ‖x̃ᵢ‖/nᵢ <=
         1/((1 − γ_h)^{1/2}(1 − u)); the division by fl(nᵢnⱼ) and the rows' own division by
         nᵢ add γ₆ (Higham Lemma 3.3): κ = γ_{h+6}/((1 − γ_h)(1 − u)²).
+
+        The bound holds for any order of the additions inside a block's product, so for any
+        number of BLAS threads; the one-pass release (:func:`design_pass`) sums the blocks
+        in the same two levels, so h and κ are those of :meth:`kernel`.
         """
         h = self.summation_depth()
         u = 2.0**-53

@@ -51,6 +51,11 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 
+try:
+    from threadpoolctl import threadpool_limits
+except ImportError:  # pragma: no cover - scikit-learn depends on threadpoolctl
+    threadpool_limits = None
+
 from synthamp._budget import report_status
 from synthamp.design._gram import UNIT_ROUNDOFF, DesignSpectrum, _fro, _up, gamma
 
@@ -67,11 +72,10 @@ __all__ = [
 
 @contextlib.contextmanager
 def one_blas_thread() -> Iterator[None]:
-    """BLAS (and OpenMP) on one thread inside the block (threadpoolctl); without threadpoolctl,
-    BLAS keeps its own thread count (module docstring)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - scikit-learn depends on threadpoolctl
+    """BLAS on one thread inside the block (threadpoolctl; the setting is the process's, so
+    other threads' BLAS calls meanwhile run on one thread too), restored after it; without
+    threadpoolctl, BLAS keeps its own thread count (module docstring)."""
+    if threadpool_limits is None:  # pragma: no cover - scikit-learn depends on threadpoolctl
         yield
         return
     with threadpool_limits(limits=1, user_api="blas"):
