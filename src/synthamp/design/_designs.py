@@ -44,8 +44,12 @@ The designs (``DESIGNS``), each a deterministic function of a recorded
   exact law without forming the design (:mod:`synthamp.design._orthogonal`).
 
 Memory and time are flat in D beyond ``DENSE_ENTRIES``: K is accumulated block by
-block (m × BLOCK_COLUMNS at a time, never a dense m × D matrix), v = Xᵀα with
-α = R Y/m is assembled block by block into a D × k array, the only object of size D.
+block (m × BLOCK_COLUMNS at a time, never a dense m × D matrix). A release draws the design
+once (:func:`design_pass`): the same pass accumulates the noise's projection XN and NᵀN,
+and VᵀV is assembled without forming v (:mod:`synthamp.design._stream`); the block loops
+and the m × m work run with BLAS on one thread. :func:`design_model` still assembles
+v = Xᵀα, α = R Y/m, block by block into a D × k array (a second pass over the design),
+for the benchmarks and the tests.
 """
 
 from __future__ import annotations
@@ -71,6 +75,7 @@ from synthamp.design._gram import (
     spectrum_from_matrix,
 )
 from synthamp.design._orthogonal import ORTHOGONAL, check_orthogonal_width, orthonormal_rows
+from synthamp.design._stream import BlockSums, NoiseProjection, one_blas_thread, sum_blocks
 
 __all__ = [
     "ADJACENCIES",
@@ -82,6 +87,7 @@ __all__ = [
     "check_adjacency",
     "design_bounds",
     "design_model",
+    "design_pass",
     "design_spectrum",
     "gram_sensitivity_terms",
 ]
@@ -201,36 +207,32 @@ class PublicDesign:
             yield block
 
     def kernel(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """(K, row norms): K = XXᵀ of the unit-row design, accumulated by blocks (one pass).
+        """(K, row norms): K = XXᵀ of the unit-row design, accumulated by blocks (one pass,
+        BLAS on one thread: :func:`synthamp.design._stream.sum_blocks`).
 
         Two-level summation: the blocks' products are summed in groups of
         :meth:`_group` blocks, the groups into K, so that every entry passes through at
         most :meth:`summation_depth` rounded operations (Higham §3.1, §4.2), not D.
         """
-        k = np.zeros((self.n_records, self.n_records))
-        group, partial = self._group(), None
-        blocks = -(-self.width // BLOCK_COLUMNS)
-        for j, block in enumerate(self._raw_blocks()):
-            if j % 16 == 0:  # a live status line on the command line (synthamp._budget)
-                report_status(f"{self.name} design: kernel, block {j + 1}/{blocks}")
-            if group == 1:
-                k += block @ block.T
-                continue
-            if partial is None:
-                partial = block @ block.T
-            else:
-                partial += block @ block.T
-            if (j + 1) % group == 0:
-                k += partial
-                partial = None
-        if partial is not None:
-            k += partial
-        del partial
+        k, norms, _ = self._stream_kernel(None, 1)
+        return k, norms
+
+    def _stream_kernel(
+        self, noise: np.random.Generator | None, out_dim: int
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NoiseProjection | None]:
+        """(K, row norms, the noise's projection or None): :meth:`kernel`'s pass, with XN
+        and NᵀN accumulated from the same blocks when ``noise`` is given."""
+        sums = sum_blocks(
+            self._raw_blocks(), self.n_records, n_blocks=-(-self.width // BLOCK_COLUMNS),
+            group=self._group(), kernel=True, noise=noise, out_dim=out_dim,
+            label=f"{self.name} design: kernel",
+        )  # fmt: skip
+        k = sums.kernel
         norms = np.sqrt(np.diag(k).copy())
         if np.any(norms == 0):
             raise InputError("design", "a design row is zero; choose another seed")
         k /= np.outer(norms, norms)
-        return k, norms
+        return k, norms, _projection(sums, norms)
 
     def _group(self) -> int:
         """Blocks summed per group in :meth:`kernel` (about the square root of their number)."""
@@ -251,6 +253,10 @@ class PublicDesign:
         any summation order of depth h); the norms nᵢ = fl(√Ŝᵢᵢ) satisfy ‖x̃ᵢ‖/nᵢ <=
         1/((1 − γ_h)^{1/2}(1 − u)); the division by fl(nᵢnⱼ) and the rows' own division by
         nᵢ add γ₆ (Higham Lemma 3.3): κ = γ_{h+6}/((1 − γ_h)(1 − u)²).
+
+        The bound holds for any order of the additions inside a block's product, so for any
+        number of BLAS threads; the one-pass release (:func:`design_pass`) sums the blocks
+        in the same two levels, so h and κ are those of :meth:`kernel`.
         """
         h = self.summation_depth()
         u = 2.0**-53
@@ -325,6 +331,25 @@ def design_spectrum(design: PublicDesign) -> DesignSpectrum:
     number), else the eigendecomposition of the kernel accumulated by
     :meth:`PublicDesign.kernel` with its per-entry error bound (well conditioned for D >= 2m,
     and the m × D matrix is never held)."""
+    spectrum, _ = design_pass(design)
+    return spectrum
+
+
+def design_pass(
+    design: PublicDesign, noise: np.random.Generator | None = None, out_dim: int = 1
+) -> tuple[DesignSpectrum, NoiseProjection | None]:
+    """:func:`design_spectrum` and, with ``noise``, the noise's projection XN and NᵀN
+    (N: D × ``out_dim``, drawn from ``noise`` in the order of one D × k draw), from one
+    pass over the design: each block is drawn once from the public seed
+    (:mod:`synthamp.design._stream`). The projection is private. BLAS runs on one thread
+    throughout (the m × m work too: measured under load, docs/benchmarks.md)."""
+    with one_blas_thread():
+        return _design_pass(design, noise, out_dim)
+
+
+def _design_pass(
+    design: PublicDesign, noise: np.random.Generator | None, out_dim: int
+) -> tuple[DesignSpectrum, NoiseProjection | None]:
     m, width = design.n_records, design.width
     if design.name == ORTHOGONAL:  # its bounds are closed forms: no m × m work
         raise InputError(
@@ -333,10 +358,29 @@ def design_spectrum(design: PublicDesign) -> DesignSpectrum:
             "(synthamp.design._orthogonal.orthogonal_bounds)",
         )
     if width < m or (width < 2 * m and m * width <= DENSE_ENTRIES):
-        norms = design.row_norms()
-        return spectrum_from_matrix(np.hstack(list(design.blocks(norms))), norms=norms)
-    kernel, norms = design.kernel()
-    return spectrum_from_kernel(kernel, design.kernel_entry_error(), norms=norms, width=width)
+        sums = sum_blocks(
+            design._raw_blocks(), m, n_blocks=-(-width // BLOCK_COLUMNS), group=1,
+            kernel=False, noise=noise, out_dim=out_dim, label=f"{design.name} design",
+        )  # fmt: skip
+        norms = np.sqrt(sums.row_squares)  # as PublicDesign.row_norms
+        if np.any(norms == 0):
+            raise InputError("design", "a design row is zero; choose another seed")
+        for block in sums.blocks:  # as PublicDesign.blocks: the same float design
+            block /= norms[:, None]
+        x = np.hstack(sums.blocks)
+        sums.blocks = None
+        spectrum = spectrum_from_matrix(x, norms=norms)
+        return spectrum, _projection(sums, norms)
+    kernel, norms, projection = design._stream_kernel(noise, out_dim)
+    spectrum = spectrum_from_kernel(kernel, design.kernel_entry_error(), norms=norms, width=width)
+    return spectrum, projection
+
+
+def _projection(sums: BlockSums, norms: NDArray[np.float64]) -> NoiseProjection | None:
+    """XN = diag(1/‖xᵢ‖)·Σ B N_b from the raw blocks' sums, and NᵀN (None without noise)."""
+    if sums.projection is None:
+        return None
+    return NoiseProjection(sums.projection / norms[:, None], sums.noise_gram)
 
 
 @privacy_quantity("certified")
@@ -376,7 +420,8 @@ def design_bounds(
         spectrum = design
     else:
         spectrum = spectrum_from_kernel(design)
-    evaluated = certified_bounds(spectrum, lam, b)
+    with one_blas_thread():  # m × m products: one BLAS thread (synthamp.design._stream)
+        evaluated = certified_bounds(spectrum, lam, b)
     if not evaluated.rounding_bound <= CERTIFIED_RELATIVE_ERROR:
         raise _uncertified(spectrum, lam, evaluated.rounding_bound)
     return DesignBounds(
@@ -426,9 +471,10 @@ def design_model(
     out = np.empty((design.width, y.shape[1]))
     start = 0
     blocks = -(-design.width // BLOCK_COLUMNS)
-    for j, block in enumerate(design.blocks(np.asarray(norms, dtype=float))):
-        if j % 16 == 0:
-            report_status(f"{design.name} design: model, block {j + 1}/{blocks}")
-        out[start : start + block.shape[1]] = block.T @ alpha
-        start += block.shape[1]
+    with one_blas_thread():
+        for j, block in enumerate(design.blocks(np.asarray(norms, dtype=float))):
+            if j % 16 == 0:
+                report_status(f"{design.name} design: model, block {j + 1}/{blocks}")
+            out[start : start + block.shape[1]] = block.T @ alpha
+            start += block.shape[1]
     return out

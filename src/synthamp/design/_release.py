@@ -6,10 +6,12 @@ computes the certified public-design bounds Δ, C, s₂ (docs/theory.md §19),
 calibrates σ under the norm model and, for k = 1, under the statistic-level adjacency
 (docs/gram-adjacency.md), assigns the records to the rows of a random-seeds design by a
 uniform permutation from the noise's entropy (so the guarantee holds whatever the file's
-order, docs/theory.md §19), fits v = M Y block by block, perturbs it once (V = v + σN, N from
+order, docs/theory.md §19), perturbs the model v = M Y once (V = v + σN, N from
 operating-system entropy, never from the design's seed) and keeps only the k × k factor R
-with RᵀR = σ_z²VᵀV, from which the records are drawn (docs/theory.md §17): v, N and V are
-dropped before it returns. The unlimited-release guarantee covers R.
+with RᵀR = σ_z²VᵀV, from which the records are drawn (docs/theory.md §17). The design is
+drawn once: the pass that builds K also accumulates XN and NᵀN, and VᵀV is assembled from
+them without forming v (:mod:`synthamp.design._stream`); N, XN and VᵀV are dropped before
+it returns. The unlimited-release guarantee covers R.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from synthamp.design._designs import (
     PublicDesign,
     check_adjacency,
     design_bounds,
-    design_model,
+    design_pass,
 )
 from synthamp.design._memory import check_design_memory
 from synthamp.design._orthogonal import (
@@ -62,13 +64,13 @@ from synthamp.design._pairs import (
     compare_design_accounting,
     comparison_orders,
 )
+from synthamp.design._stream import factor_of_gram, released_gram
 from synthamp.divergence._wishart import MAX_DIM_K2
 from synthamp.release._partitioned import PartitionTask, partitions_root, plan_partitions
 from synthamp.release._ridge import (
     OBJECTIVE,
     _draw_with_factor,
     _gram_factor,
-    _perturb,
     check_release_scale,
     clip_rows,
 )
@@ -680,11 +682,16 @@ def design_release(
     ridge = check_positive("ridge", ridge)
     check_release_scale(label_bound, ridge, {"label bound B": math.log(label_bound)})
     public = PublicDesign(design, width, m, seed, inputs=inputs)  # orthogonal: D >= m
+    # one root (OS entropy, or the research seed) for the noise, the draws and the rows' order
+    noise_seq, sample_seq, order_seq = np.random.SeedSequence(random_state).spawn(3)
+    noise = np.random.Generator(np.random.PCG64(noise_seq))
+    drawn = None  # the noise's projection XN, NᵀN: private, accumulated in the design's pass
     if design == ORTHOGONAL:  # G = g·I_m exactly: closed forms, no m × m work
         bounds = orthogonal_bounds(m, ridge, label_bound)
-    else:  # certified, or refused naming ridge/width
+    else:  # certified, or refused naming ridge/width; the design drawn once (_stream)
         check_design_memory(m)  # before the m × m work allocates anything
-        bounds = design_bounds(public, ridge, label_bound)
+        spectrum, drawn = design_pass(public, noise, k)
+        bounds = design_bounds(spectrum, ridge, label_bound)
     check_release_scale(label_bound, ridge, design_scale_logs(bounds))
     accounted = account_design(
         bounds, public.width, k, epsilon, delta, adjacency=adjacency, accountant=accountant,
@@ -693,9 +700,6 @@ def design_release(
     sigma, s2 = accounted.sigma, accounted.gram_sensitivity
     scale = 1.0 / math.sqrt(public.width) if seed_scale is None else seed_scale
     scale = check_positive("seed_scale", scale)
-    # one root (OS entropy, or the research seed) for the noise, the draws and the rows' order
-    noise_seq, sample_seq, order_seq = np.random.SeedSequence(random_state).spawn(3)
-    noise = np.random.Generator(np.random.PCG64(noise_seq))
     if design == ORTHOGONAL:  # VᵀV from its exact law; g·YᵀY does not depend on the order
         rows = orthogonal_gram_rows(clip_rows(y, label_bound), public.width, ridge, sigma, noise)
         factor = scale * _gram_factor(rows)
@@ -706,11 +710,12 @@ def design_release(
         order = "secret" if random_state is None else "seeded"
     else:  # row i is φ(uᵢ) of record i's own inputs: v does not depend on the order
         order = "order-free"
-    if design != ORTHOGONAL:  # v and N live only in this block (never printed, logged, written)
-        model = design_model(public, clip_rows(y, label_bound), bounds.dual, bounds.norms)
-        _perturb(model, sigma, noise)
-        factor = scale * _gram_factor(model)
-        del model
+    if drawn is not None:  # VᵀV from the pass's XN, NᵀN (never printed, logged, written)
+        gram = released_gram(spectrum, bounds.dual, clip_rows(y, label_bound), drawn, sigma)
+        drawn.clear()
+        factor = scale * factor_of_gram(gram)
+        gram.fill(0.0)
+        del gram, drawn
     comparison = None
     if accounted.certified is None and (k == 1 or (k == 2 and public.width <= MAX_DIM_K2)):
         orders = comparison_orders(accounted.guarantee.optimal_order)
