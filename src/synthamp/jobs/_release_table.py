@@ -66,7 +66,6 @@ from synthamp.release._monitor import ReleaseMonitor, stale_messages
 from synthamp.release._options import release_mode
 from synthamp.release._partitioned import generator_partitions, write_partitions
 from synthamp.release._planning import error_with_bias
-from synthamp.release._reports import write_design_reports, write_reports
 from synthamp.release._table_records import (
     ALL_COLUMNS,
     CONSTANT_COLUMN,
@@ -78,7 +77,7 @@ from synthamp.release._table_records import (
     target_map,
 )
 from synthamp.release._table_utility import TABLE_ERRORS_NOTE, table_utility_rows
-from synthamp.report import SCHEMA_VERSION, PrivacyReport, utility_text
+from synthamp.report import PrivacyReport, WrittenRecords, build_report, utility_text, write_report
 from synthamp.utility import gram_error_bound
 
 if TYPE_CHECKING:
@@ -103,10 +102,8 @@ class TableRelease:
     records : int
         Synthetic records written.
     privacy : PrivacyReport or None
-        The generator's report (guarantee, σ, utility); None for a public design.
-    design_report : dict or None
-        A public design's numbers, as written into the JSON report (the guarantee,
-        the bounds, σ, ``utility``); None otherwise.
+        The report written (guarantee, σ, utility; on a public design its numbers too),
+        the same shape for every release kind.
     summary : tuple of str
         A public design's summary lines (empty otherwise).
     audit : AuditResult or None
@@ -120,7 +117,6 @@ class TableRelease:
     reports: tuple[Path, Path, Path]
     records: int
     privacy: PrivacyReport | None = None
-    design_report: dict | None = None
     summary: tuple[str, ...] = ()
     audit: AuditResult | None = None
     notes: tuple[str, ...] = ()
@@ -128,19 +124,17 @@ class TableRelease:
     @property
     def epsilon(self) -> float:
         """ε of the guarantee."""
-        return self.privacy.epsilon if self.privacy is not None else self.design_report["epsilon"]
+        return self.privacy.epsilon
 
     @property
     def delta(self) -> float:
         """δ of the guarantee."""
-        return self.privacy.delta if self.privacy is not None else self.design_report["delta"]
+        return self.privacy.delta
 
     @property
     def utility(self) -> dict:
         """The utility of the release beside its baseline (docs/theory.md §16): ``gram_error``,
         ``gram_error_floor``, ``gram_error_baseline``, ``utility_verdict`` (as the report)."""
-        if self.privacy is None:
-            return dict(self.design_report["utility"])
         keys = ("gram_error", "gram_error_floor", "gram_error_baseline", "utility_verdict")
         return {key: getattr(self.privacy, key) for key in keys}
 
@@ -474,36 +468,18 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
         if o["records"] == "table" and o["design"] == ORTHOGONAL:
             extra = table_utility_rows(released, tmap, source, rows)
             table_notes += (TABLE_ERRORS_NOTE,)
-        numbers = {
-            "document": "design-report",
-            "schema_version": SCHEMA_VERSION,
-            **released.to_dict(rows),
-            "records": rows,
-            "columns": columns,
-            "records_kind": o["records"],
-            "records_note": " ".join(table_notes) or None,
-            "target_bounds": None if tmap is None else tmap.ranges(),
-        }
+        written = WrittenRecords(
+            rows, tuple(columns), kind=o["records"], records_notes=table_notes,
+            notes=(DISTRIBUTED_NOTE,) if o["backend"] == "dask" else (),
+            target_bounds=None if tmap is None else tmap.ranges(), utility_rows=tuple(extra),
+        )  # fmt: skip
+        privacy = build_report(released.result, written)
         lines = released.summary(rows) + list(table_notes)
-        privacy = released.privacy_report(released.design.n_records, rows)
         if extra:
-            numbers["utility"]["utility_table"] = (*numbers["utility"]["utility_table"], *extra)
-            privacy = dataclasses.replace(privacy, utility_table=(*privacy.utility_table, *extra))
             lines += utility_text("", extra)
-        if table_notes:
-            privacy = dataclasses.replace(
-                privacy, notes=(*privacy.notes, *table_notes),
-                released=(
-                    f"{rows:,} synthetic records of the table's {len(columns)} columns, in its "
-                    "units (a post-processing of VᵀV; any number is covered)",
-                    *privacy.released[1:],
-                ),
-            )  # fmt: skip
-        if o["backend"] == "dask":
-            privacy = dataclasses.replace(privacy, notes=(*privacy.notes, DISTRIBUTED_NOTE))
-        write_design_reports(numbers, privacy, report_tmps, n_released=rows)
+        write_report(privacy, report_tmps)
     # the paths are filled in by the caller
-    return TableRelease(Path(), (), rows, design_report=numbers, summary=tuple(lines))
+    return TableRelease(Path(), (), rows, privacy=privacy, summary=tuple(lines))
 
 
 def _on_generator(o, y, x, table_tmp, fmt, report_tmps, transaction, monitor) -> TableRelease:
@@ -536,16 +512,17 @@ def _on_generator(o, y, x, table_tmp, fmt, report_tmps, transaction, monitor) ->
         ).fit(x, y)
     del x, y
     monitor.message("note", ridge_note(generator, o))
-    privacy = generator.privacy_
-    if o["backend"] == "dask":
-        privacy = dataclasses.replace(privacy, notes=(*privacy.notes, DISTRIBUTED_NOTE))
     with transaction.writing("out"):
         rows = _write_records(generator, table_tmp, o, fmt, monitor)
     audit = None
     if o["audit_trials"] is not None:
-        audit = run_audit(privacy, o["audit_trials"], o["seed"], monitor)
+        audit = run_audit(generator.privacy_, o["audit_trials"], o["seed"], monitor)
+    written = WrittenRecords(
+        rows, tuple(o["targets"]), notes=(DISTRIBUTED_NOTE,) if o["backend"] == "dask" else ()
+    )
+    privacy = build_report(generator.accounting_, written)
     with transaction.writing("report"):
-        privacy = write_reports(privacy, report_tmps, n_released=rows, audit=audit)
+        write_report(privacy, report_tmps, audit=audit)
     return TableRelease(Path(), (), rows, privacy=privacy, audit=audit)  # paths: the caller
 
 
