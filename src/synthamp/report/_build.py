@@ -212,7 +212,7 @@ def _with_records(report: PrivacyReport, written: WrittenRecords) -> PrivacyRepo
     released = report.released
     if written.kind == "table":  # records in the table's units, read off VᵀV
         released = (
-            f"{written.records:,} synthetic records of the table's {len(written.columns)} "
+            f"{written.records:,} synthetic records of the table's {len(written.column_names)} "
             "columns, in its units (a post-processing of VᵀV; any number is covered)",
             *released[1:],
         )
@@ -220,7 +220,7 @@ def _with_records(report: PrivacyReport, written: WrittenRecords) -> PrivacyRepo
         released = (f"{written.records:,} {released[0]}", *released[1:])
     bounds = None if written.target_bounds is None else dict(written.target_bounds)
     return dataclasses.replace(
-        report, records=written.records, columns=tuple(written.columns),
+        report, records=written.records, columns=tuple(written.column_names),
         records_kind=written.kind, records_note=" ".join(written.records_notes) or None,
         target_bounds=bounds, released=released,
         notes=(*report.notes, *written.records_notes, *written.notes),

@@ -239,10 +239,17 @@ class PrivacyReport:
         guarantee over it (None where unbounded) and what it is.
     accounting_beside_concrete_pairs : dict or None
         A design's accounted curve beside concrete adjacent datasets.
-    records, columns, records_kind, records_note, target_bounds : optional
-        What the job wrote: the records, their columns, ``"raw"`` (ZV) or ``"table"``
-        (in the table's units, read off VᵀV), what such records are, and the targets'
-        declared public ranges. None in a fitted generator's ``privacy_``.
+    records : int or None
+        Synthetic records written (None in a fitted generator's ``privacy_``, before any
+        record is written; so are the four fields below).
+    columns : tuple of str or None
+        Their column names.
+    records_kind : {"raw", "table"} or None
+        The mechanism's records ZV, or records in the table's units read off VᵀV.
+    records_note : str or None
+        What records in the table's units are (None for raw records).
+    target_bounds : dict or None
+        The targets' declared public ranges (a whole-table release).
     schema : int
         Version of this layout.
     """

@@ -121,8 +121,8 @@ class WrittenRecords:
     ----------
     records : int
         Synthetic records written.
-    columns : tuple of str
-        Their column names, in order.
+    column_names : tuple of str
+        Their columns, in order (the report's ``columns``).
     kind : {"raw", "table"}
         The mechanism's records ZV, or records in the table's units read off VᵀV.
     records_notes : tuple of str
@@ -137,7 +137,7 @@ class WrittenRecords:
     """
 
     records: int
-    columns: tuple[str, ...]
+    column_names: tuple[str, ...]
     kind: str = "raw"
     records_notes: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
