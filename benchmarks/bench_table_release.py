@@ -88,10 +88,10 @@ def main() -> None:
                 synthetic = pd.read_csv(out)
             assert list(synthetic.columns) == [str(c) for c in frame.columns]
             e = errors(frame, synthetic)
-            report = result.design_report
+            report = result.privacy.to_dict()
             rows.append([
                 name, str(frame.shape[1]), f"{epsilon:g}", f"{report['sigma']:.4g}",
-                f"{report['epsilon']:.4g} ({report['accountant']}, {report['adjacency']})",
+                f"{report['epsilon']:.4g} ({report['accountant']}, {report['adjacency_model']})",
                 f"{e['mean_max']:.3g}", f"{e['mean_rms']:.3g}", f"{e['cov_rel']:.3g}",
                 f"{e['corr_fro']:.3g}", f"{e['corr_max']:.3g}", f"{e['sd_ratio_max']:.3g}",
                 f"{seconds:.2f}",

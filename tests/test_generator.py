@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from synthamp import InputError
+from synthamp.accountant import Guarantee
 from synthamp.release import (
     PrivateLinearGenerator,
     project_frobenius,
@@ -46,7 +47,7 @@ def fake_accounting(monkeypatch):
     def fake(**kwargs):
         calls.append(kwargs)
         sigma = kwargs["sigma"] if kwargs["sigma"] is not None else 0.5
-        return generator._Accounting(
+        return Guarantee(  # the guarantee room's decision, fixed
             sigma=sigma,
             epsilon=kwargs["epsilon"] if kwargs["epsilon"] is not None else 2.0,
             optimal_order=8.0,

@@ -201,7 +201,7 @@ def test_the_verdict_is_the_same_text_in_every_rendering(tmp_path, capsys, k):
     terminal = capsys.readouterr().out
     report = json.loads((tmp_path / "syn.csv.privacy.json").read_text())
     verdict = report["utility_verdict"]
-    assert verdict.startswith("Verdict: ") and report["schema_version"] == SCHEMA_VERSION == 4
+    assert verdict.startswith("Verdict: ") and report["schema_version"] == SCHEMA_VERSION == 5
     first, *rest = verdict.splitlines()
     # terminal: each line of the verdict on a line of its own
     assert all(line in terminal.splitlines() for line in verdict.splitlines())

@@ -184,7 +184,7 @@ RELEASE_OPTIONS: dict[str, Option] = {
     "accountant": Option(("--accountant", "rdp"), every(equals("accountant", "rdp"))),
     "unlimited": Option(
         ("--unlimited",),
-        {"none": equals("n_syn", None), **dict.fromkeys(DESIGNS[1:], equals("unlimited", True))},
+        every(equals("n_syn", None)),  # one report shape: null n_syn is unlimited
     ),
     "partitions": Option(
         ("--partitions", "2", "--out", "parts"),
@@ -200,7 +200,7 @@ RELEASE_OPTIONS: dict[str, Option] = {
         ("--audit", "100", "--json"), generator_only(lambda b, r: "audit" in r.printed)
     ),
     "design": Option((), every(lambda b, r: True)),  # the axis of this walk
-    "width": Option(("--width", "150"), design_only(equals("width", 150))),
+    "width": Option(("--width", "150"), design_only(equals("dim", 150))),
     "design_seed": Option(("--design-seed", "4"), design_only(equals("design_seed", 4))),
     "adjacency": Option(
         ("--adjacency", "norm"),

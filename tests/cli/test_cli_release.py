@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 
 from release_cases import FEATURES, TARGETS, private_frame, release_args, run, snapshot
+from synthamp.accountant import Guarantee
 from synthamp.cli import main
 from synthamp.cli import release as release_cli
 from synthamp.jobs import _demo as demo_lib
@@ -296,7 +297,7 @@ def quick_accounting(monkeypatch):
 
     def fake(**kwargs):
         sigma = kwargs["sigma"] if kwargs["sigma"] is not None else 0.9
-        return generator._Accounting(
+        return Guarantee(  # the guarantee room's decision, fixed
             sigma=sigma, epsilon=kwargs["epsilon"] or 1.0, delta=kwargs["delta"], kind="exact",
             accountant="rdp", reason="a fixed test result", method=kwargs["method"],
             optimal_order=12.0, sigma_post_processing=1.5, epsilon_post_processing=1.7,

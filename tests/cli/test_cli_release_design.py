@@ -41,14 +41,14 @@ def test_design_release_writes_records_and_reports_with_the_public_bounds(table,
     assert report["gram_sensitivity"] == pytest.approx(bounds.gram_sensitivity, rel=1e-12)
     assert report["design_seed"] == 9 and report["design_seed_public"] is True
     assert report["sigma"] == report["sigma_gram"] < report["sigma_norm"]
-    assert report["epsilon"] <= 1.0 and report["kind"] == "exact"
+    assert report["epsilon"] <= 1.0 and report["accounting_kind"] == "exact"
     # the utility beside the baseline on the same statistic, and never noise saved as utility
-    verdict = report["utility"]["utility_verdict"]
+    verdict = report["utility_verdict"]
     assert verdict.startswith("Verdict: ") and "from the 500 records written" in verdict
-    rows = report["utility"]["utility_table"]
+    rows = report["utility_table"]
     assert rows[0]["n_syn"] == 500 and rows[0]["rmse_unlimited"] < rows[0]["rmse"]
-    assert report["utility"]["gram_error_baseline"] == report["utility"]["gram_error_baseline_s2"]
-    assert printed["written"]["synthetic"].endswith("s.csv") and printed["design"] == report
+    assert report["document"] == "privacy-report" and report["design"] == "random-seeds"
+    assert printed["written"]["synthetic"].endswith("s.csv") and printed["privacy"] == report
     page = (table / "s.csv.privacy.html").read_text()
     assert "public seed 9" in page and "not utility" in page
 

@@ -59,9 +59,9 @@ def test_the_whole_wine_table_is_released_in_its_columns(wine, capsys, tmp_path)
     assert "post-processing of VᵀV" in note and note in out
     assert note in (tmp_path / "syn.csv.privacy.md").read_text()
     assert "post-processing of VᵀV" in (tmp_path / "syn.csv.privacy.html").read_text()
-    assert report["width"] == 1_000_000 and report["adjacency"] == "gram"  # k' = 14
+    assert report["dim"] == 1_000_000 and report["adjacency_model"] == "gram"  # k' = 14
     # k' = 14: the certified angle certificate, beside a realised pair's lower bound
-    assert report["kind"] == "certified"
+    assert report["accounting_kind"] == "certified"
     assert 0 < report["epsilon_lower_realised"] <= report["epsilon"] <= 1.0
     ratio = report["epsilon"] / report["epsilon_lower_realised"]
     assert report["certified_over_lower"] == pytest.approx(ratio, rel=1e-12)
@@ -164,7 +164,7 @@ def test_the_plan_of_the_whole_table_gives_the_release_s_numbers(wine, capsys, t
     (row,) = plan["rows"]
     rc, out, err = _run(capsys, "release", *common, "--n-syn", "50", "--out", "syn.csv")
     assert rc == 0, err
-    release = json.loads(out)["design"]
+    release = json.loads(out)["privacy"]
     for key in ("sigma", "epsilon", "epsilon_lower_realised", "norm_bound", "sensitivity"):
         assert row[key] == pytest.approx(release[key], rel=1e-12), key
     # named targets with their ranges: the same plan

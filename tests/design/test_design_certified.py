@@ -23,7 +23,7 @@ from synthamp.accountant import (
 from synthamp.design import design_release
 from synthamp.design._designs import PublicDesign, design_bounds
 from synthamp.design._plan import plan_design
-from synthamp.report import render_html
+from synthamp.report import WrittenRecords, build_report, render_html
 
 EPSILON, DELTA, RIDGE, B = 1.0, 1e-5, 0.1, 1.0
 
@@ -50,8 +50,8 @@ def test_orthogonal_k_columns_are_certified_with_the_calibrated_sigma(k):
         label_bound=B, random_state=1,
     )  # fmt: skip
     expected = calibrate_certified(_orthogonal_public(m, width, k), EPSILON, DELTA)
-    record = out.to_dict()
-    assert record["kind"] == "certified" and record["adjacency"] == "gram"
+    record = out.privacy.to_dict()
+    assert record["accounting_kind"] == "certified" and record["adjacency_model"] == "gram"
     assert math.isclose(record["sigma"], expected.sigma, rel_tol=1e-9)
     assert record["epsilon"] <= EPSILON
     lower = record["epsilon_lower_realised"]
@@ -91,7 +91,7 @@ def test_norm_adjacency_keeps_theorem_5_4():
     norm = calibrate(EPSILON, DELTA, dim=width, out_dim=2, norm_bound=out.norm_bound,
                      sensitivity=out.sensitivity)  # fmt: skip
     assert out.certified is None and math.isclose(out.sigma, norm.sigma, rel_tol=1e-12)
-    record = out.to_dict()
+    record = out.privacy.to_dict()
     assert record["epsilon_lower_realised"] is None and record["certified_over_lower"] is None
 
 
@@ -103,7 +103,7 @@ def test_every_output_states_the_lower_bound_and_the_plan_agrees():
     )  # fmt: skip
     lower = f"{out.epsilon_lower_realised:.6g}"
     assert any(lower in line and REALISED_LOWER in line for line in out.summary(100))
-    report = out.privacy_report(m, 100)
+    report = build_report(out.result, WrittenRecords(100, ("y1", "y2")))
     assert any(REALISED_LOWER in note for note in report.notes)
     assert REALISED_LOWER in report.to_markdown()
     page = render_html(report, n_released=100)

@@ -12,6 +12,7 @@ from synthamp.accountant import profile_epsilon
 from synthamp.design._designs import PublicDesign
 from synthamp.design._release import design_release
 from synthamp.release._ridge import ridge_fit
+from synthamp.report import WrittenRecords, build_report
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +63,7 @@ def test_design_release_privacy_report_is_a_full_report_of_the_gram_guarantee(ta
     from synthamp.report import PrivacyReport, render_html
 
     out = design_release(targets, "random-seeds", 3000, seed=5, epsilon=1.0, delta=1e-5)
-    report = out.privacy_report(targets.size, 1000)
+    report = build_report(out.result, WrittenRecords(1000, ("y",)))
     assert report.epsilon == out.guarantee.epsilon and report.sigma == out.sigma_gram
     assert report.dim == 3000 and report.n_records == targets.size and report.n_syn is None
     assert "s₂" in report.adjacency and "public seed 5" in report.feature_scaling
@@ -116,16 +117,16 @@ def test_a_two_column_design_release_reports_its_accounting_beside_concrete_pair
     from synthamp.accountant import rdp_curve
 
     np.testing.assert_allclose(found.certified, rdp_curve(out.release, found.alpha).rdp)
-    numbers = out.to_dict()["accounting_beside_concrete_pairs"]
+    numbers = out.privacy.to_dict()["accounting_beside_concrete_pairs"]
     assert numbers["searched_gram_set_kind"] == "heuristic"
     summary = "\n".join(out.summary())
     assert "(a lower bound)" in summary and "(heuristic)" in summary
-    report = out.privacy_report(two.shape[0], 100)
+    report = build_report(out.result, WrittenRecords(100, ("y1", "y2")))
     assert any("concrete adjacent datasets" in note for note in report.notes)
     # beyond the k = 2 engine's width, nothing is computed and the output says so
     wide = design_release(
         two, "random-seeds", 10_001, seed=2, epsilon=1.0, delta=1e-5, adjacency="norm"
     )
     assert wide.comparison is None
-    assert wide.to_dict()["accounting_beside_concrete_pairs"] is None
+    assert wide.privacy.to_dict()["accounting_beside_concrete_pairs"] is None
     assert "not computed" in "\n".join(wide.summary())

@@ -109,7 +109,8 @@ def test_the_release_fits_the_records_in_the_permuted_order(sorted_wine):
     assert abs(float(out._factor[0, 0])) != pytest.approx(
         out.seed_scale * float(np.linalg.norm(plain)), rel=1e-6
     )
-    assert out.to_dict()["row_permutation"] == "seeded" and not out.to_dict()["noise_secret"]
+    record = out.privacy.to_dict()
+    assert record["row_permutation"] == "seeded" and not record["noise_secret"]
 
 
 def test_unseeded_runs_draw_fresh_permutations_never_from_the_design_seed(monkeypatch):
@@ -136,7 +137,7 @@ def test_unseeded_runs_draw_fresh_permutations_never_from_the_design_seed(monkey
         np.random.default_rng([DESIGN_SEED, 0]).permutation(40),
     ):
         assert not np.array_equal(order1, public)
-    numbers = first.to_dict()
+    numbers = first.privacy.to_dict()
     assert numbers["row_permutation"] == "secret" and numbers["noise_secret"] is True
     assert numbers["seed_policy"].startswith(seed_policy(False))
     # the permutation is never written: no field of the JSON holds m integers
@@ -154,7 +155,7 @@ def test_random_features_do_not_depend_on_the_order():
     one = design_release(y, "random-features", 200, 3, inputs=inputs, **kwargs)
     two = design_release(y[shuffle], "random-features", 200, 3, inputs=inputs[shuffle], **kwargs)
     assert float(one._factor[0, 0]) == pytest.approx(float(two._factor[0, 0]), rel=1e-9)
-    assert one.to_dict()["row_permutation"] == "order-free"
+    assert one.privacy.to_dict()["row_permutation"] == "order-free"
 
 
 @pytest.mark.parametrize(

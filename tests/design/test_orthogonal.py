@@ -178,8 +178,8 @@ def test_the_release_draws_from_the_sampler_with_the_noise_stream():
     noise = np.random.Generator(np.random.PCG64(noise_seq))
     rows = orthogonal_gram_rows(y, 40, RIDGE, out.sigma, noise)
     assert out._factor == pytest.approx(out.seed_scale * _gram_factor(rows), rel=1e-12)
-    assert out.to_dict()["row_permutation"] == "order-free"
-    assert "only through YᵀY" in out.seed_policy
+    assert out.privacy.to_dict()["row_permutation"] == "order-free"
+    assert "only through YᵀY" in out.privacy.seed_policy
     # the design's seed does not enter the law: another seed, the same draws
     other = design_release(y, "orthogonal", 40, seed=10, epsilon=1.0, delta=1e-5, ridge=RIDGE,
                            random_state=11, time_budget=None)  # fmt: skip

@@ -70,7 +70,7 @@ def test_release_table_writes_and_returns_the_release(workdir, capsys):
     written = json.loads((workdir / "syn.csv.privacy.json").read_text())
     assert written == json.loads(result.privacy.to_json())
     assert result.epsilon == written["epsilon"] and result.delta == written["delta"] == 1e-5
-    assert written["sigma"] == 0.5 and result.design_report is None and result.audit is None
+    assert written["sigma"] == 0.5 and written["design"] is None and result.audit is None
     assert result.utility["gram_error"] == written["gram_error"]
     assert result.utility["utility_verdict"] == written["utility_verdict"]
     # the monitor saw the fit as one step and every record written
@@ -123,12 +123,12 @@ def test_release_table_on_a_public_design_returns_its_numbers(workdir):
         private_frame(), ["y1"], label_bound=1.0, ridge=0.1, n_syn=50, out="d.csv",
         epsilon=1.0, delta=1e-5, design="random-seeds", width=200, design_seed=3, monitor=monitor,
     )  # fmt: skip
-    assert result.privacy is None and result.records == 50
+    assert result.privacy.design == "random-seeds" and result.records == 50
     written = json.loads((workdir / "d.csv.privacy.json").read_text())
-    assert written == json.loads(json.dumps(result.design_report))  # tuples become lists
+    assert written == json.loads(result.privacy.to_json())  # one report shape
     page = (workdir / "d.csv.privacy.html").read_text()  # the full report of the design release
     assert 'id="utility-baselines"' in page and "public design random-seeds" in page
-    assert result.design_report["records"] == 50 and result.design_report["columns"] == ["y1"]
+    assert written["records"] == 50 and written["columns"] == ["y1"]
     assert result.epsilon <= 1.0 and result.delta == 1e-5 and result.utility["gram_error"] > 0
     assert result.summary[0].startswith("design: random-seeds, width D = 200, public seed 3")
     assert monitor.events == [("stage", "fitting on the public design"), ("progress", 50, 50)]

@@ -108,7 +108,7 @@ def _log_delta_rounding(eps: float, mu: float) -> float:
     which moves log Φ by at most |x|(|x| + 2)·2u (the Mills ratio bounds d log Φ/dx by
     |x| + 2); log_ndtr and the sums carry 16u relative error; the difference x = b − a is
     amplified by e^x/(1 − e^x) through log(−expm1(x))."""
-    from scipy import special
+    from scipy import special  # scipy is heavy (~0.25 s to import): loaded on first use
 
     u = float(np.finfo(float).eps)
     a_arg, b_arg = 0.5 * mu - eps / mu, -0.5 * mu - eps / mu

@@ -106,26 +106,15 @@ def print_release_summary(privacy, rows: int, out_path: Path, report_paths: tupl
 
 def show_release(result, as_json: bool) -> None:
     """A :class:`~synthamp.jobs.TableRelease` as JSON (``--json``) or the summary."""
-    if result.design_report is not None:  # a public design: its numbers and summary lines
-        if as_json:
-            json_path, md_path, html_path = result.reports
-            written = {
-                "synthetic": str(result.synthetic),
-                "report_json": str(json_path),
-                "report_markdown": str(md_path),
-                "report_html": str(html_path),
-            }
-            design = result.design_report
-            echo_json({"written": written, "records": result.records, "design": design})
-            return
+    privacy, audit = result.privacy, result.audit
+    if as_json:  # one report shape for every release kind
+        extra = {} if audit is None else {"audit": audit_json(audit)}
+        echo_json(written_json(privacy, result.records, result.synthetic, result.reports, **extra))
+        return
+    if privacy.design is not None:  # a public design: its summary lines
         for line in result.summary:
             click.echo(line)
         click.echo(f"wrote {result.records:,} records to {printable(result.synthetic)}")
-        return
-    privacy, audit = result.privacy, result.audit
-    if as_json:
-        extra = {} if audit is None else {"audit": audit_json(audit)}
-        echo_json(written_json(privacy, result.records, result.synthetic, result.reports, **extra))
         return
     print_release_summary(privacy, result.records, result.synthetic, result.reports)
     if audit is not None:

@@ -27,6 +27,7 @@ from synthamp.jobs import (
     DESIGNS,
     RECORD_KINDS,
     ReleaseMonitor,
+    release_table,
     run_demo,
 )
 
@@ -194,9 +195,6 @@ def release(no_progress, as_json, **options):
       synthamp release ... --backend dask --scheduler tcp://host:8786 \\
           --n-syn 1000000000 --partitions 100 --out synthetic/
     """
-    # heavy: scikit-learn and scipy (the estimator), only to release
-    from synthamp.jobs import release_table
-
     show_release(release_table(**options, monitor=_Terminal(not no_progress)), as_json)
     return 0
 

@@ -17,7 +17,6 @@ it returns. The unlimited-release guarantee covers R.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 from dataclasses import dataclass, field
 
@@ -32,7 +31,6 @@ from synthamp._validation import (
     check_positive,
     check_real_table,
 )
-from synthamp._version import __version__
 from synthamp.accountant import (
     REALISED_LOWER,
     CertifiedGuarantee,
@@ -41,9 +39,7 @@ from synthamp.accountant import (
     SyntheticDataRelease,
     calibrate,
     calibrate_certified,
-    release_curves,
 )
-from synthamp.amplification import amplification_outlook
 from synthamp.design._designs import (
     DesignBounds,
     PublicDesign,
@@ -66,6 +62,7 @@ from synthamp.design._pairs import (
 )
 from synthamp.design._stream import factor_of_gram, released_gram
 from synthamp.divergence._wishart import MAX_DIM_K2
+from synthamp.release._curves import guarantee_curves
 from synthamp.release._partitioned import PartitionTask, partitions_root, plan_partitions
 from synthamp.release._ridge import (
     OBJECTIVE,
@@ -74,14 +71,18 @@ from synthamp.release._ridge import (
     check_release_scale,
     clip_rows,
 )
-from synthamp.report._privacy import (
-    DESIGN_ADJACENCY,
-    SEEDED_WARNING,
-    PrivacyReport,
-    protected_columns,
-    seed_policy,
-    utility_text,
+from synthamp.report._build import build_report
+from synthamp.report._design_wording import (
+    BEYOND,
+    ORTHOGONAL_EXACT,
+    design_seed_policy,
+    exact_on_orthogonal,
+    lower_line,
+    noise_sentence,
+    protected,
 )
+from synthamp.report._privacy import SEEDED_WARNING, PrivacyReport, utility_text
+from synthamp.report._result import DesignFacts, ReleaseResult
 from synthamp.utility import design_statistic_sensitivity, release_utility
 
 __all__ = [
@@ -91,39 +92,6 @@ __all__ = [
     "design_release",
     "row_permutation",
 ]
-
-_BEYOND = "not computed: the exact engines reach k = 1, and k = 2 with D <= 10,000"
-
-#: How the records were assigned to the design's rows (the JSON's ``row_permutation``), and
-#: the sentence the report's randomness line adds to the seed policy (docs/theory.md §19).
-ROW_PERMUTATIONS: dict[str, str] = {
-    "secret": "Records were assigned to the design's rows by a uniform random permutation "
-    "drawn from the same entropy, neither stored nor shown; the design's seed is public and "
-    "recorded.",
-    "seeded": "Records were assigned to the design's rows by a permutation derived from the "
-    "same user-supplied seed (public to anyone who knows the seed, reproducible); the "
-    "design's seed is public and recorded.",
-    "order-free": "Each design row is computed from its own record's public inputs, so the "
-    "model does not depend on the records' order and no permutation is needed; the design's "
-    "seed is public and recorded.",
-}
-#: What the Gram adjacency is on an orthogonal design (k = 1), in the summary and the report.
-ORTHOGONAL_EXACT = (
-    "On this orthogonal design the Gram adjacency's worst case is realised (one record going "
-    "from B to 0, every other record 0): the accounting is exact, not only an upper bound "
-    "(docs/theory.md §19)."
-)
-#: The orthogonal design's sentence (its ``row_permutation`` is "order-free").
-ORTHOGONAL_ORDER = (
-    "On the orthogonal design the release depends on the records only through YᵀY, whatever "
-    "their order, so no permutation is needed; VᵀV was sampled from its exact law without "
-    "forming the design, whose seed is public and recorded."
-)
-
-
-def _finite_or_none(value: float | None) -> float | None:
-    """JSON has no infinity: an unbounded ratio (lower bound 0) is null."""
-    return None if value is None or not math.isfinite(value) else value
 
 
 def row_permutation(entropy: np.random.SeedSequence, n_records: int) -> NDArray[np.intp]:
@@ -176,6 +144,9 @@ class DesignRelease:
     certified : CertifiedGuarantee or None
         k ≥ 2 under the Gram adjacency: the certified reduction's guarantee
         (docs/theory.md §20), with the realised pair's lower bound; None otherwise.
+    result : ReleaseResult
+        What was accounted, as data (public numbers, the guarantee room's decision, the
+        design's facts): :func:`synthamp.report.build_report` builds the report from it.
     """
 
     design: PublicDesign
@@ -207,6 +178,8 @@ class DesignRelease:
     certified: CertifiedGuarantee | None = None
     #: the replace-one sensitivity of vᵀv on the design, for the anchors (account_design)
     statistic_sensitivity: float | None = None
+    #: what was accounted, as data: the report's one source (:func:`synthamp.report.build_report`)
+    result: ReleaseResult | None = field(default=None, repr=False)
 
     @property
     def epsilon_lower_realised(self) -> float | None:
@@ -219,32 +192,10 @@ class DesignRelease:
         """The certified guarantee's ε over :attr:`epsilon_lower_realised`."""
         return None if self.certified is None else self.certified.certified_over_lower
 
-    def _lower_line(self) -> str | None:
-        """The lower bound beside the certified guarantee, and what it is (one sentence)."""
-        if self.certified is None or self.epsilon_lower_realised is None:
-            return None
-        if not self.epsilon_lower_realised > 0:  # past the exact profile's range
-            return f"true ε >= 0: the realised pair's ε is not computed here. {REALISED_LOWER}."
-        return (
-            f"true ε >= {self.epsilon_lower_realised:.6g} (lower bound; the guarantee is "
-            f"{self.certified_over_lower:.4g}× it). {REALISED_LOWER}."
-        )
-
     @property
-    def protected(self) -> str:
-        """What the release protects (one wording, :func:`synthamp.report.protected_columns`)."""
-        return protected_columns(self.design.inputs is not None)
-
-    @property
-    def seed_policy(self) -> str:
-        """Where the noise and the rows' order came from (the generator's wording, then the
-        design's own sentence)."""
-        order = (
-            ORTHOGONAL_ORDER
-            if self.design.name == ORTHOGONAL
-            else ROW_PERMUTATIONS[self.row_permutation]
-        )
-        return f"{seed_policy(self.seeded)} {order}"
+    def facts(self) -> DesignFacts:
+        """The public design and its accountings, as the report reads them."""
+        return self.result.design
 
     def sample(self, n: int) -> NDArray[np.float64]:
         """``n`` synthetic records σ_z·gR, g ~ N(0, I_k): exactly the law of ZV given V."""
@@ -275,46 +226,6 @@ class DesignRelease:
             out["gram_error_baseline_s2"] = out["gram_error_baseline"]
         return out
 
-    def to_dict(self, n_syn: int | None = None) -> dict:
-        """The public numbers of the release (JSON-ready): design, bounds, σ, utility.
-
-        ``n_syn``: the records written; the utility is for them (None: n → ∞).
-        """
-        return {
-            "design": self.design.name,
-            "width": self.design.width,
-            "design_seed": self.design.seed,
-            "design_seed_public": True,
-            "protected": self.protected,
-            "row_permutation": self.row_permutation,
-            "noise_secret": not self.seeded,
-            "seed_policy": self.seed_policy,
-            "ridge": self.ridge,
-            "label_bound": self.label_bound,
-            "sensitivity": self.sensitivity,
-            "norm_bound": self.norm_bound,
-            "gram_sensitivity": self.gram_sensitivity,
-            "adjacency": self.adjacency,
-            "unlimited": True,  # one unlimited release: any number of records is covered
-            "epsilon": self.guarantee.epsilon,
-            "delta": self.delta,
-            "kind": self.guarantee.kind,
-            "accountant": self.guarantee.accountant,
-            "accountant_reason": self.guarantee.reason,
-            "sigma": self.sigma,
-            "sigma_norm": self.sigma_norm,
-            "sigma_gram": self.sigma_gram,
-            "sigma_post_processing": self.guarantee.sigma_post_processing,
-            "noise_saved": self.guarantee.noise_saved,
-            "epsilon_lower_realised": self.epsilon_lower_realised,
-            "certified_over_lower": _finite_or_none(self.certified_over_lower),
-            "lower_bound": None if self.certified is None else REALISED_LOWER,
-            "utility": self.utility_at(n_syn),
-            "accounting_beside_concrete_pairs": (
-                None if self.comparison is None else self.comparison.to_dict()
-            ),
-        }
-
     def summary(self, n_syn: int | None = None) -> list[str]:
         """What a data holder reads: the guarantee, both accountings, the utility beside the
         baselines at the ``n_syn`` records written (None: n → ∞; the verdict says which
@@ -323,18 +234,15 @@ class DesignRelease:
         lines = [
             f"design: {d.name}, width D = {d.width:,}, public seed {d.seed} (recorded; not the "
             "noise's entropy)",
-            f"protected: {self.protected}",
+            f"protected: {protected(self.facts)}",
             f"guarantee: ({self.guarantee.epsilon:.6g}, {self.delta:g})-DP for any number of "
             f"records ({self.guarantee.accountant}, {self.guarantee.kind}; {self.adjacency} "
             "adjacency)",
             *([] if self.certified is None else [f"  {self.guarantee.reason}."]),
-            *([] if self._lower_line() is None else [self._lower_line()]),
+            *([] if lower_line(self.facts) is None else [lower_line(self.facts)]),
             f"bounds: Δ = {self.sensitivity:.4g}, C = {self.norm_bound:.4g}"
             + ("" if self.gram_sensitivity is None else f", s₂ = {self.gram_sensitivity:.4g}"),
-            f"noise: σ = {self.sigma_norm:.4g} (norm model, Theorem 5.4)"
-            + ("" if self.sigma_gram is None else f", {self.sigma_gram:.4g} ({self._gram_name})")
-            + f"; releasing the model needs {self.guarantee.sigma_post_processing:.4g} "
-            f"({100 * self.guarantee.noise_saved:.1f}% less noise: not utility)",
+            f"noise: {noise_sentence(self.facts, self.guarantee.sigma_post_processing)}",
         ]
         utility = self.utility_at(n_syn)
         verdict = utility.get("utility_verdict")
@@ -346,29 +254,19 @@ class DesignRelease:
                 "(the baseline is the Gaussian mechanism on ‖v‖² with its public-design "
                 f"sensitivity s₂ = {self.gram_sensitivity:.4g}: the same statistic, same (ε, δ))"
             )
-        if self._exact_on_orthogonal:
+        if exact_on_orthogonal(self.facts):
             lines.append(ORTHOGONAL_EXACT)
         if self.seeded:
-            lines.append(f"warning: {SEEDED_WARNING}. {self.seed_policy}")
+            policy = design_seed_policy(self.facts, self.seeded)
+            lines.append(f"warning: {SEEDED_WARNING}. {policy}")
         return lines + self._comparison_lines()
-
-    @property
-    def _gram_name(self) -> str:
-        """The Gram adjacency's accounting, by k."""
-        return "Gram adjacency" if self.certified is None else "Gram adjacency, certified k ≥ 2"
-
-    @property
-    def _exact_on_orthogonal(self) -> bool:
-        """k = 1 under the Gram adjacency on an orthogonal design: the corner is realised."""
-        orthogonal = self.design.name == ORTHOGONAL
-        return orthogonal and self.adjacency == "gram" and self.certified is None
 
     def _comparison_lines(self) -> list[str]:
         """The accounted RDP beside concrete pairs (and, k = 2, the searched Gram pairs)."""
         if self.comparison is None:
             if self.certified is not None:  # the realised pair's lower bound stands beside it
                 return []
-            return [f"Rényi divergence (nats) beside concrete pairs: {_BEYOND}"]
+            return [f"Rényi divergence (nats) beside concrete pairs: {BEYOND}"]
         return [
             "Rényi divergence (nats) of the accounted curve beside concrete adjacent datasets "
             "on this design:",
@@ -376,90 +274,11 @@ class DesignRelease:
             self.comparison.note,
         ]
 
-    def privacy_report(self, n_records: int, n_syn: int) -> PrivacyReport:
-        """The release's :class:`~synthamp.report.PrivacyReport`, rendered as every release's.
-
-        Public quantities only. The design and both accountings are in the report's
-        feature-scaling line, adjacency and notes; its curves (HTML page) are those of
-        the accounted release (with the Gram adjacency where it is used), computed on
-        first use.
-        """
-        d, g = self.design, self.guarantee
-        adjacency = DESIGN_ADJACENCY
-        if self.certified is not None:
-            adjacency += f"; {g.reason}"
-        elif self.adjacency == "gram":
-            adjacency += (
-                "; accounted on the reachable pairs of the Gram statistic ‖v‖², whose change "
-                f"under a replaced record is at most s₂ = {self.gram_sensitivity:.4g} on this "
-                "public design (docs/gram-adjacency.md, docs/theory.md §19)"
-            )
-        notes = [
-            f"Protected: {self.protected}.",
-            f"σ = {self.sigma_norm:.4g} under the norm model (Theorem 5.4)"
-            + (
-                ""
-                if self.sigma_gram is None
-                else f", {self.sigma_gram:.4g} under the {self._gram_name}"
-            )
-            + f" (used: {self.adjacency}); releasing the model needs "
-            f"{g.sigma_post_processing:.4g}: noise saved is not utility.",
-            *([] if self._lower_line() is None else [self._lower_line()]),
-            self.comparison.sentence()
-            if self.comparison
-            else ("" if self.certified else f"Concrete pairs: {_BEYOND}."),
-            *([ORTHOGONAL_EXACT] if self._exact_on_orthogonal else []),
-        ]
-        notes = [note for note in notes if note]
-        report = PrivacyReport(
-            epsilon=g.epsilon, delta=self.delta, optimal_order=g.optimal_order,
-            sigma=self.sigma, sensitivity=self.sensitivity, norm_bound=self.norm_bound,
-            dim=d.width, out_dim=self.release.out_dim, n_records=n_records, n_syn=None,
-            ridge=self.ridge, label_bound=self.label_bound, seed_scale=self.seed_scale,
-            accounting_method=g.method, accounting_kind=str(g.kind), accountant=g.accountant,
-            epsilon_rdp=g.epsilon_rdp, epsilon_pld=g.epsilon_pld,
-            epsilon_unlimited_pld=g.epsilon_unlimited_pld, guarantee=g.guarantee,
-            sigma_post_processing=g.sigma_post_processing,
-            epsilon_post_processing=g.epsilon_post_processing, model_released=False,
-            adjacency=adjacency, objective=OBJECTIVE,
-            feature_scaling=(
-                f"public design {d.name}: width D = {d.width:,} generated from the recorded "
-                f"public seed {d.seed} (not the noise's entropy); {self.protected}"
-            ),
-            seed_policy=self.seed_policy,
-            noise_secret=not self.seeded,
-            released=(
-                f"{n_syn:,} synthetic records ZV of dimension k = {self.release.out_dim} (any "
-                "number is covered)",
-                "this report: the declared bounds and public parameters (D, k, m, λ, B, C, Δ, "
-                "s₂, σ, σ_z, the design and its seed)",
-            ),
-            not_released=(
-                "the private target columns", *self._order_not_released(),
-                "the unperturbed model v", "the noisy model V", "the noise N", "the hidden seeds Z",
-            ),
-            notes=tuple(notes), synthamp_version=__version__, accounting_note=g.note,
-            amplification=amplification_outlook(
-                d.width, self.norm_bound, self.sigma, self.release.out_dim, g.noise_saved,
-                wider="a wider design (a larger --width)",
-            ).message,
-            # release_utility's fields at the records written (the generator's report takes
-            # them all), not the copy
-            **{
-                k: value
-                for k, value in self.utility_at(n_syn).items()
-                if k != "gram_error_baseline_s2"
-            },
-        )  # fmt: skip
-        curve = None if self.certified is None else self.certified.rdp
-        curves = functools.partial(release_curves, self.release, self.delta, curve=curve)
-        return dataclasses.replace(report, curves=curves)
-
-    def _order_not_released(self) -> tuple[str, ...]:
-        """The rows' order, where a permutation was drawn (random-seeds)."""
-        if self.row_permutation == "order-free":
-            return ()
-        return ("the records' assignment to the design's rows",)
+    @property
+    def privacy(self) -> PrivacyReport:
+        """The release's report (n → ∞; a job's report names the records it wrote):
+        :func:`synthamp.report.build_report` of :attr:`result`, as every release's."""
+        return build_report(self.result)
 
     def partition_tasks(self, n_total: int, partitions: int) -> tuple[PartitionTask, ...]:
         """``n_total`` records in ``partitions`` independent tasks (local or dask workers).
@@ -722,7 +541,25 @@ def design_release(
         comparison = compare_design_accounting(
             accounted.release, bounds, label_bound, orders, seconds=time_budget
         )
+    facts = DesignFacts(
+        name=public.name, seed=public.seed, has_inputs=public.inputs is not None,
+        row_permutation=order, adjacency=adjacency, sigma_norm=accounted.sigma_norm,
+        sigma_gram=accounted.sigma_gram, gram_sensitivity=s2,
+        statistic_sensitivity=accounted.statistic_sensitivity, certified=accounted.certified,
+        lower_bound=None if accounted.certified is None else REALISED_LOWER,
+        comparison=comparison,
+    )  # fmt: skip
+    result = ReleaseResult(
+        guarantee=accounted.guarantee, release=accounted.release, n_records=m, ridge=ridge,
+        label_bound=label_bound, seed_scale=scale, objective=OBJECTIVE,
+        seeded=random_state is not None, anchor_epsilon=epsilon, design=facts,
+        curves=guarantee_curves(
+            accounted.release, accounted.guarantee, method="exact",
+            curve=None if accounted.certified is None else accounted.certified.rdp,
+        ),
+    )  # fmt: skip
     return DesignRelease(
+        result=result,
         design=public,
         ridge=ridge,
         label_bound=label_bound,

@@ -31,8 +31,7 @@ from synthamp._validation import (
 from synthamp.release import _tabular
 from synthamp.release._monitor import ReleaseMonitor, stale_messages
 from synthamp.release._options import DEMO_DIR, release_mode
-from synthamp.release._reports import write_reports
-from synthamp.report import PrivacyReport
+from synthamp.report import PrivacyReport, WrittenRecords, build_report, write_report
 from synthamp.utility import gaussian_gram_sigma
 
 __all__ = ["DEMO_FILES", "DEMO_RANGES", "DemoRelease", "demo_dataset", "run_demo"]
@@ -243,7 +242,10 @@ def _write(generator, privacy, directory, paths, n_syn, force, mode, monitor):
             with transaction.writing("out"):
                 chunks = generator.iter_samples(n_syn, chunk_size=WRITE_CHUNK)
                 _tabular.write_rows(synthetic_tmp, chunks, ["progression"], fmt="csv")
-                privacy = write_reports(privacy, report_tmps, n_released=n_syn)
+                privacy = build_report(
+                    generator.accounting_, WrittenRecords(n_syn, ("progression",))
+                )
+                write_report(privacy, report_tmps)
             transaction.commit()
         return privacy
     except BaseException:

@@ -65,7 +65,6 @@ from synthamp.release._monitor import ReleaseMonitor, stale_messages
 from synthamp.release._options import release_mode
 from synthamp.release._partitioned import generator_partitions, write_partitions
 from synthamp.release._planning import error_with_bias
-from synthamp.release._reports import write_design_reports, write_reports
 from synthamp.release._table_fit import fit_table
 from synthamp.release._table_partitions import table_partition_tasks
 from synthamp.release._table_records import (
@@ -80,7 +79,7 @@ from synthamp.release._table_records import (
     target_map,
 )
 from synthamp.release._table_utility import TABLE_ERRORS_NOTE, table_utility_rows
-from synthamp.report import SCHEMA_VERSION, PrivacyReport, utility_text
+from synthamp.report import PrivacyReport, WrittenRecords, build_report, utility_text, write_report
 from synthamp.utility import gram_error_bound
 
 if TYPE_CHECKING:
@@ -105,10 +104,8 @@ class TableRelease:
     records : int
         Synthetic records written.
     privacy : PrivacyReport or None
-        The generator's report (guarantee, σ, utility); None for a public design.
-    design_report : dict or None
-        A public design's numbers, as written into the JSON report (the guarantee,
-        the bounds, σ, ``utility``); None otherwise.
+        The report written (guarantee, σ, utility; on a public design its numbers too),
+        the same shape for every release kind.
     summary : tuple of str
         A public design's summary lines (empty otherwise).
     audit : AuditResult or None
@@ -122,7 +119,6 @@ class TableRelease:
     reports: tuple[Path, Path, Path]
     records: int
     privacy: PrivacyReport | None = None
-    design_report: dict | None = None
     summary: tuple[str, ...] = ()
     audit: AuditResult | None = None
     notes: tuple[str, ...] = ()
@@ -130,19 +126,17 @@ class TableRelease:
     @property
     def epsilon(self) -> float:
         """ε of the guarantee."""
-        return self.privacy.epsilon if self.privacy is not None else self.design_report["epsilon"]
+        return self.privacy.epsilon
 
     @property
     def delta(self) -> float:
         """δ of the guarantee."""
-        return self.privacy.delta if self.privacy is not None else self.design_report["delta"]
+        return self.privacy.delta
 
     @property
     def utility(self) -> dict:
         """The utility of the release beside its baseline (docs/theory.md §16): ``gram_error``,
         ``gram_error_floor``, ``gram_error_baseline``, ``utility_verdict`` (as the report)."""
-        if self.privacy is None:
-            return dict(self.design_report["utility"])
         keys = ("gram_error", "gram_error_floor", "gram_error_baseline", "utility_verdict")
         return {key: getattr(self.privacy, key) for key in keys}
 
@@ -466,58 +460,43 @@ def _on_design(o, y, x, table_tmp, fmt, report_tmps, monitor) -> TableRelease:
         extra = ()  # the written table beside the anchors' synthesizers (orthogonal design)
         if o["records"] == "table" and o["design"] == ORTHOGONAL:
             extra = table_utility_rows(released, tmap, source, rows)
-        numbers = {
-            "document": "design-report",
-            "schema_version": SCHEMA_VERSION,
-            **released.to_dict(rows),
-            "records": rows,
-            "columns": columns,
-            "records_kind": o["records"],
-            "records_note": " ".join(table_notes) or None,
-            "target_bounds": None if tmap is None else tmap.ranges(),
-        }
+        # the records' notes say what the records are; the utility rows' note what they measure
+        notes = ((_distributed_note(o),) if o["backend"] == "dask" else ()) + (
+            (TABLE_ERRORS_NOTE,) if extra else ()
+        )
+        written = WrittenRecords(
+            rows, tuple(columns), kind=o["records"], records_notes=table_notes, notes=notes,
+            target_bounds=None if tmap is None else tmap.ranges(), utility_rows=tuple(extra),
+        )  # fmt: skip
+        privacy = build_report(released.result, written)
         lines = released.summary(rows) + list(table_notes)
-        privacy = released.privacy_report(released.design.n_records, rows)
-        if extra:  # the rows, and what they are in one sentence, in every output
-            utility = numbers["utility"]
-            utility["utility_table"] = (*utility["utility_table"], *extra)
-            utility["table_rows_note"] = TABLE_ERRORS_NOTE
-            privacy = dataclasses.replace(
-                privacy, utility_table=(*privacy.utility_table, *extra),
-                notes=(*privacy.notes, TABLE_ERRORS_NOTE),
-            )  # fmt: skip
+        if extra:
             lines += [TABLE_ERRORS_NOTE, *utility_text("", extra)]
-        if table_notes:
-            privacy = dataclasses.replace(
-                privacy, notes=(*privacy.notes, *table_notes),
-                released=(
-                    f"{rows:,} synthetic records of the table's {len(columns)} columns, in its "
-                    "units (a post-processing of VᵀV; any number is covered)",
-                    *privacy.released[1:],
-                ),
-            )  # fmt: skip
-        if o["backend"] == "dask":
-            note = TABLE_DISTRIBUTED_NOTE if table_notes else DISTRIBUTED_NOTE
-            privacy = dataclasses.replace(privacy, notes=(*privacy.notes, note))
-        write_design_reports(numbers, privacy, report_tmps, n_released=rows)
+        write_report(privacy, report_tmps)
     # the paths are filled in by the caller
-    return TableRelease(Path(), (), rows, design_report=numbers, summary=tuple(lines))
+    return TableRelease(Path(), (), rows, privacy=privacy, summary=tuple(lines))
+
+
+def _distributed_note(o: dict) -> str:
+    """What a release written on a dask cluster says: the table's records, or ZV."""
+    return TABLE_DISTRIBUTED_NOTE if o["records"] == "table" else DISTRIBUTED_NOTE
 
 
 def _on_generator(o, generator, table_tmp, fmt, report_tmps, transaction, monitor) -> TableRelease:
     """Step 4: the fitted generator (:func:`~synthamp.release._table_fit.fit_table`, the only
     step that touches the private data): write, audit, report."""
     monitor.message("note", ridge_note(generator, o))
-    privacy = generator.privacy_
-    if o["backend"] == "dask":
-        privacy = dataclasses.replace(privacy, notes=(*privacy.notes, DISTRIBUTED_NOTE))
     with transaction.writing("out"):
         rows = _write_records(generator, table_tmp, o, fmt, monitor)
     audit = None
     if o["audit_trials"] is not None:
-        audit = run_audit(privacy, o["audit_trials"], o["seed"], monitor)
+        audit = run_audit(generator.privacy_, o["audit_trials"], o["seed"], monitor)
+    written = WrittenRecords(
+        rows, tuple(o["targets"]), notes=(DISTRIBUTED_NOTE,) if o["backend"] == "dask" else ()
+    )
+    privacy = build_report(generator.accounting_, written)
     with transaction.writing("report"):
-        privacy = write_reports(privacy, report_tmps, n_released=rows, audit=audit)
+        write_report(privacy, report_tmps, audit=audit)
     return TableRelease(Path(), (), rows, privacy=privacy, audit=audit)  # paths: the caller
 
 

@@ -8,17 +8,21 @@ it, the RDP curve its guarantee used into a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+import functools
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from synthamp._budget import PLATEAU_FALLBACK
 from synthamp.accountant._epsilon_delta import ReleaseCurves, release_curves
+from synthamp.accountant._guarantee import Guarantee
 from synthamp.accountant._rdp_conversion import RdpCurve
 from synthamp.accountant._releases import SyntheticDataRelease
 
 if TYPE_CHECKING:  # pragma: no cover
     from synthamp.report import PrivacyReport
 
-__all__ = ["report_curves"]
+__all__ = ["guarantee_curves", "report_curves"]
 
 
 def report_curves(
@@ -60,4 +64,39 @@ def report_curves(
     return release_curves(
         release, report.delta, method=report.accounting_method, curve=curve, deltas=deltas,
         accountants=accountants, time_budget=time_budget,
+    )  # fmt: skip
+
+
+def guarantee_curves(
+    release: SyntheticDataRelease,
+    guarantee: Guarantee,
+    *,
+    curve: RdpCurve | None = None,
+    method: str | None = None,
+    time_budget: float | None = None,
+) -> Callable[[], ReleaseCurves]:
+    """The curves of an accounted release, as a function computing them on first use.
+
+    What a release hands its typed result (:class:`synthamp.report.ReleaseResult`): a fit
+    that never renders HTML does not pay for them.
+
+    Parameters
+    ----------
+    release : SyntheticDataRelease
+        The release accounted; the plateau where the finite accounting fell back to it
+        (the guarantee's note says so).
+    guarantee : Guarantee
+        Its guarantee (δ, the accounting method).
+    curve : RdpCurve, optional
+        The RDP curve the guarantee used, drawn as it is.
+    method : str, optional
+        The RDP accounting method of the page (default: the guarantee's).
+    time_budget : float or None
+        Seconds for a finite RDP curve recomputed (None: no limit).
+    """
+    if release.n_syn is not None and PLATEAU_FALLBACK in guarantee.note:
+        release = dataclasses.replace(release, n_syn=None)
+    return functools.partial(
+        release_curves, release, guarantee.delta, method=method or guarantee.method,
+        curve=curve, time_budget=time_budget,
     )  # fmt: skip

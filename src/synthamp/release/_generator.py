@@ -45,8 +45,6 @@ referenced afterwards). Seeds are drawn per chunk and dropped.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import math
 import numbers
 import warnings
@@ -69,12 +67,10 @@ from synthamp._validation import (
     check_real_table,
     check_sigma,
 )
-from synthamp._version import __version__
 from synthamp.accountant._choice import ACCOUNTANTS
-from synthamp.amplification import amplification_outlook
-from synthamp.release._accounting import ReleaseAccounting as _Accounting
+from synthamp.accountant._releases import SyntheticDataRelease
 from synthamp.release._accounting import account_release as _account
-from synthamp.release._curves import report_curves
+from synthamp.release._curves import guarantee_curves
 from synthamp.release._ridge import (
     OBJECTIVE,
     _draw_with_factor,
@@ -92,8 +88,8 @@ from synthamp.release._ridge import (
     scale_clip_rows,
 )
 from synthamp.release._streaming import RidgeStatistics, solve_statistics
-from synthamp.report._privacy import ADJACENCY, PrivacyReport, seed_policy
-from synthamp.utility import release_utility
+from synthamp.report._build import build_report
+from synthamp.report._result import FeatureScaling, ReleaseResult
 
 __all__ = ["ACCOUNTING_METHODS", "DEFAULT_DELTA", "SAMPLERS", "PrivateLinearGenerator"]
 
@@ -209,8 +205,11 @@ class PrivateLinearGenerator(BaseEstimator):
         σ_z used.
     epsilon_, delta_ : float
         The guarantee.
+    accounting_ : ReleaseResult
+        What the fit accounted (public numbers and the guarantee room's decision), from
+        which :func:`synthamp.report.build_report` builds the report.
     privacy_ : PrivacyReport
-        The privacy report.
+        The privacy report (``build_report(accounting_)``).
     n_features_in_ : int
         d.
     n_targets_ : int
@@ -320,8 +319,8 @@ class PrivateLinearGenerator(BaseEstimator):
 
     def _feature_scale(
         self, d: int, features: np.ndarray | None = None
-    ) -> tuple[np.ndarray | float, str, str | None]:
-        """Return (scale, description, note); the note is set if scaling is data-dependent.
+    ) -> tuple[np.ndarray | float, FeatureScaling]:
+        """Return (scale, how it was chosen); the report words the latter.
 
         ``features`` (the rows) is needed by ``feature_scale="data"`` only.
         """
@@ -334,39 +333,25 @@ class PrivateLinearGenerator(BaseEstimator):
                 raise InputError("feature_bounds", f"must have shape ({d}, 2): [lo, hi] per column")
             if not (np.isfinite(bounds).all() and (bounds[:, 0] < bounds[:, 1]).all()):
                 raise InputError("feature_bounds", "every range must be finite with lo < hi")
-            text = (
-                "each feature column clamped into its declared public range [lo, hi], mapped "
-                "affinely onto [−1, 1] and divided by √d, rows then clipped to norm ≤ 1"
-            )
-            return 1.0, text, None
+            return 1.0, FeatureScaling("bounds")
         if isinstance(spec, str):
             if spec != "data":
                 raise InputError("feature_scale", 'must be a number, an array or "data"')
             largest = float(row_norms(features).max())
             scale = 1.0 / largest if largest > 0 else 1.0
-            text = "features divided by their largest row norm, computed from the private data"
-            note = (
-                "The feature scale was learned from the private data (largest row norm). "
-                "That step is not covered by this guarantee: the release can reveal it."
-            )
-            return scale, text, note
+            return scale, FeatureScaling("data")
         try:
             scale = np.asarray(spec, dtype=np.float64)
         except (TypeError, ValueError):
             raise InputError("feature_scale", 'must be a number, an array or "data"') from None
-        clipping = "rows then clipped to norm ≤ 1"
         if scale.ndim == 0:
             value = check_positive("feature_scale", float(scale))
-            return (
-                value,
-                f"features multiplied by the declared constant {value:g}, {clipping}",
-                None,
-            )
+            return value, FeatureScaling("constant", value)
         if scale.shape != (d,):
             raise InputError("feature_scale", f"must be a number or have shape ({d},)")
         if not (np.isfinite(scale).all() and (scale > 0).all()):
             raise InputError("feature_scale", "every entry must be finite and > 0")
-        return scale, f"features multiplied column-wise by declared constants, {clipping}", None
+        return scale, FeatureScaling("columns")
 
     # -- fit ----------------------------------------------------------------
 
@@ -388,7 +373,7 @@ class PrivateLinearGenerator(BaseEstimator):
             raise InputError("X", f"needs at least 2 records, got {m}")
         if k > d:
             raise InputError("Y", f"has k = {k} columns but X has d = {d}; need d ≥ k")
-        scale, scaling_text, scaling_note = self._feature_scale(d, features)
+        scale, scaling = self._feature_scale(d, features)
         label_bound, ridge = params["label_bound"], params["ridge"]
 
         def solve() -> np.ndarray:
@@ -400,7 +385,7 @@ class PrivateLinearGenerator(BaseEstimator):
                 scale_clip_rows(rows, scale, 1.0), clip_rows(targets, label_bound), ridge
             )
 
-        return self._fit(params, (m, d, k), solve, scaling_text, scaling_note)
+        return self._fit(params, (m, d, k), solve, scaling)
 
     def fit_statistics(self, statistics: RidgeStatistics) -> PrivateLinearGenerator:
         """Fit from the sufficient statistics of the clipped rows (the streaming fit).
@@ -424,7 +409,7 @@ class PrivateLinearGenerator(BaseEstimator):
             raise InputError("Y", f"has k = {k} columns but X has d = {d}; need d ≥ k")
         if isinstance(self.feature_scale, str):
             raise InputError("feature_scale", '"data" needs the rows: fit(X, Y), not statistics')
-        scale, scaling_text, scaling_note = self._feature_scale(d)
+        scale, scaling = self._feature_scale(d)
         given = statistics.scaling
         bounds = None if self.feature_bounds is None else np.asarray(self.feature_bounds, float)
         same = (
@@ -439,12 +424,9 @@ class PrivateLinearGenerator(BaseEstimator):
                 "feature_bounds than this generator's",
             )  # fmt: skip
         ridge = params["ridge"]
-        return self._fit(
-            params, (m, d, k), lambda: solve_statistics(statistics, ridge), scaling_text,
-            scaling_note,
-        )  # fmt: skip
+        return self._fit(params, (m, d, k), lambda: solve_statistics(statistics, ridge), scaling)
 
-    def _fit(self, params: dict, shape, solve, scaling_text: str, scaling_note: str | None):
+    def _fit(self, params: dict, shape, solve, scaling: FeatureScaling):
         """Accounting, the ridge solution ``solve()``, perturbation, sampler and report."""
         m, d, k = shape
         label_bound, ridge = params["label_bound"], params["ridge"]
@@ -499,109 +481,21 @@ class PrivateLinearGenerator(BaseEstimator):
         self.delta_ = params["delta"]
         self.n_syn_ = n_syn
         self.n_sampled_ = 0
-        self.privacy_ = self._report(accounting, params, scaling_text, scaling_note, d, k, m, n_syn)
-        return self
-
-    def _report(
-        self,
-        accounting: _Accounting,
-        params: dict,
-        scaling_text: str,
-        scaling_note: str | None,
-        d: int,
-        k: int,
-        m: int,
-        n_syn: int | None,
-    ) -> PrivacyReport:
-        seeded = self.random_state is not None
-        records = "any number of" if n_syn is None else f"up to {n_syn:,}"
-        released = [
-            f"{records} synthetic records ZV of dimension k = {k} (rows iid N(0, σ_z²VᵀV) given V)",
-            "this report: the declared bounds and public parameters (d, k, m, λ, B, C, Δ, σ, σ_z)",
-        ]
-        not_released = [
-            "the private records",
-            "the unperturbed model v (the ridge solution)",
-            "the noise N",
-            "the hidden seeds Z",
-        ]
-        if self.release_model:
-            released.insert(0, f"the noisy model V = v + σN ({d} × {k})")
-        else:
-            not_released.insert(2, "the noisy model V = v + σN")
-        notes = []
-        if scaling_note:
-            notes.append(scaling_note)
-        if params["delta"] >= 1.0 / m:
-            notes.append(
-                f"δ = {params['delta']:g} ≥ 1/m = {1.0 / m:.3g}: such a δ allows a mechanism "
-                "that publishes one record in the clear; choose δ well below 1/m."
-            )
-        if self.release_model and self.accounting != "post-processing":
-            notes.append(
-                "The model V is released, so the guarantee uses post-processing accounting "
-                f"(the requested {self.accounting!r} accounting applies to synthetic data only)."
-            )
-        report = PrivacyReport(
-            epsilon=accounting.epsilon,
-            delta=params["delta"],
-            optimal_order=accounting.optimal_order,
-            sigma=accounting.sigma,
-            sensitivity=self.sensitivity_,
-            norm_bound=self.norm_bound_,
-            dim=d,
-            out_dim=k,
-            n_records=m,
-            n_syn=n_syn,
-            ridge=params["ridge"],
-            label_bound=params["label_bound"],
-            seed_scale=self.seed_scale_,
-            accounting_method=accounting.method,
-            accounting_kind=accounting.kind,
-            accountant=accounting.accountant,
-            epsilon_rdp=accounting.epsilon_rdp,
-            epsilon_pld=accounting.epsilon_pld,
-            epsilon_unlimited_pld=accounting.epsilon_unlimited_pld,
-            guarantee=accounting.guarantee,
-            sigma_post_processing=accounting.sigma_post_processing,
-            epsilon_post_processing=accounting.epsilon_post_processing,
-            model_released=bool(self.release_model),
-            adjacency=ADJACENCY,
-            objective=OBJECTIVE,
-            feature_scaling=scaling_text,
-            seed_policy=seed_policy(seeded),
-            noise_secret=not seeded,
-            released=tuple(released),
-            not_released=tuple(not_released),
-            notes=tuple(notes),
-            synthamp_version=__version__,
-            accounting_note=accounting.note,
-            amplification=""
-            if accounting.method == "post-processing"
-            else amplification_outlook(
-                d, self.norm_bound_, accounting.sigma, k, accounting.noise_saved
-            ).message,
-            **release_utility(  # public quantities only: C, Δ, σ, d, k, n_syn, ε, δ, B, m
-                epsilon=accounting.epsilon,
-                delta=params["delta"],
-                sigma=accounting.sigma,
-                dim=d,
-                out_dim=k,
-                norm_bound=self.norm_bound_,
-                sensitivity=self.sensitivity_,
-                n_syn=n_syn,
-                label_bound=params["label_bound"],
-                n_records=m,
+        release = SyntheticDataRelease(d, k, norm_bound, sensitivity, sigma, n_syn=n_syn)
+        self.accounting_ = ReleaseResult(
+            guarantee=accounting,
+            release=release,
+            n_records=m, ridge=ridge, label_bound=label_bound, seed_scale=seed_scale,
+            objective=OBJECTIVE, seeded=self.random_state is not None,
+            anchor_epsilon=accounting.epsilon, model_released=bool(self.release_model),
+            requested_method=self.accounting, feature_scaling=scaling,
+            curves=guarantee_curves(
+                release, accounting, curve=getattr(accounting.rdp, "curve", None),
+                time_budget=params["time_budget"],
             ),
-        )
-        # the curves of the HTML page, from the RDP curve the guarantee used (computed on
-        # first use only; the page computes nothing)
-        curve = getattr(accounting.rdp, "curve", None)
-        budget = params["time_budget"]
-        return dataclasses.replace(
-            report,
-            curves=functools.partial(report_curves, report, curve=curve, time_budget=budget),
-        )
+        )  # fmt: skip
+        self.privacy_ = build_report(self.accounting_)
+        return self
 
     # -- the released model (opt-in) ----------------------------------------
 

@@ -13,10 +13,17 @@ renders what it is given (docs/theory.md §13–§16).
 .. autosummary::
    :toctree: generated/
 
-   PrivacyReport      -- the report of one release (JSON, Markdown)
+   PrivacyReport      -- the report of one release (JSON, Markdown), whatever its kind
+   build_report       -- the report of a release from its typed result
+   write_report       -- the report as JSON, Markdown and HTML
    render_html        -- the report as one self-contained HTML page
    markdown_text      -- a name or path shown as itself in Markdown
    html_text          -- a name or path shown as itself in HTML
+
+The typed result a release hands :func:`build_report`: ``ReleaseResult`` (what was
+accounted: the public numbers and the guarantee room's decision), ``DesignFacts`` (a public
+design's), ``FeatureScaling`` (how a generator's features were scaled), ``WrittenRecords``
+(what a job wrote).
 
 Constants: ``SCHEMA_VERSION`` (the version of every JSON synthamp writes),
 ``ADJACENCY`` (the neighbouring relation every guarantee refers to), ``DESIGN_ADJACENCY``
@@ -32,6 +39,7 @@ from typing import TYPE_CHECKING
 from synthamp._lazy import lazy_attributes
 
 if TYPE_CHECKING:  # loaded on first use, see __getattr__
+    from synthamp.report._build import build_report
     from synthamp.report._escape import html_text, markdown_text
     from synthamp.report._glossary import GLOSSARY
     from synthamp.report._html import render_html
@@ -48,12 +56,25 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
         utility_table_cells,
         utility_text,
     )
+    from synthamp.report._result import (
+        DesignFacts,
+        FeatureScaling,
+        ReleaseResult,
+        WrittenRecords,
+    )
+    from synthamp.report._write import write_report
 
 _SOURCES: dict[str, str] = {
     "GLOSSARY": "synthamp.report._glossary",
     "html_text": "synthamp.report._escape",
     "markdown_text": "synthamp.report._escape",
     "render_html": "synthamp.report._html",
+    "build_report": "synthamp.report._build",
+    "write_report": "synthamp.report._write",
+    **dict.fromkeys(
+        ["DesignFacts", "FeatureScaling", "ReleaseResult", "WrittenRecords"],
+        "synthamp.report._result",
+    ),
     **dict.fromkeys(
         [
             "ADJACENCY",
@@ -80,7 +101,12 @@ __all__ = [
     "REPORT_SCHEMA",
     "SCHEMA_VERSION",
     "SEEDED_WARNING",
+    "DesignFacts",
+    "FeatureScaling",
     "PrivacyReport",
+    "ReleaseResult",
+    "WrittenRecords",
+    "build_report",
     "html_text",
     "markdown_text",
     "protected_columns",
@@ -88,6 +114,7 @@ __all__ = [
     "seed_policy",
     "utility_table_cells",
     "utility_text",
+    "write_report",
 ]
 
 __getattr__, __dir__ = lazy_attributes(__name__, _SOURCES, public=__all__)

@@ -9,8 +9,10 @@ seed policy. It holds public quantities only: it is built from the declared
 bounds and the accountant's output, never from the private data or from the
 unperturbed model, the noise or the seeds.
 
-:class:`synthamp.release._generator.PrivateLinearGenerator` builds it (``privacy_``);
-``synthamp release`` and ``synthamp demo`` write it as JSON and Markdown.
+One shape for every release kind (the generator, a public design, a whole table): the
+fields a kind lacks are None. :func:`synthamp.report.build_report` builds it from a
+release's typed result (the generator's ``privacy_``, a design release's ``privacy``);
+:func:`synthamp.report.write_report` writes it as JSON, Markdown and HTML.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from synthamp._budget import PLATEAU_FALLBACK
+from synthamp.report._escape import markdown_text
 from synthamp.utility import NO_INFORMATION
 
 __all__ = [
@@ -47,8 +50,11 @@ __all__ = [
 #: release's own σ, and ``calibrate``'s ``sigma_rdp`` is null when the finite calibration
 #: was provably useless and not started; 4: the report's ``utility_table``, the records
 #: beside every baseline of docs/theory.md §18, and a ``utility_verdict`` naming the best
-#: mechanism for the second moment and for the coefficients; ``plan`` rows gain both).
-SCHEMA_VERSION = 4
+#: mechanism for the second moment and for the coefficients; ``plan`` rows gain both; 5: one
+#: report shape for every release kind: a release on a public design writes this report (its
+#: numbers in ``design``, ``design_seed``, ``sigma_norm``, ... null for the generator), every
+#: report gains ``accountant_reason`` and, once written, ``records`` and ``columns``).
+SCHEMA_VERSION = 5
 
 #: Version of the report's layout (the same number: one schema for everything).
 REPORT_SCHEMA = SCHEMA_VERSION
@@ -111,7 +117,7 @@ def seed_policy(seeded: bool) -> str:
 
 @dataclass(frozen=True)
 class PrivacyReport:
-    """Privacy report of one release by a private linear generator.
+    """Privacy report of one release, whatever its kind (generator or public design).
 
     All numbers are in natural units (σ, Δ and C in the units of the model
     parameters after the declared scaling). ``n_syn = None`` means the guarantee
@@ -218,6 +224,32 @@ class PrivacyReport:
         baseline at the same (ε, δ) (mechanism, releases, statistic, rmse,
         relative_error, ratio_to_records, rmse_floor, kind); empty in a report written
         before schema 4 or without a baseline. Every rendering shows them.
+    accountant_reason : str or None
+        Why this accountant and this bound, in the guarantee room's one sentence.
+    design, design_seed, design_seed_public, protected, row_permutation : optional
+        A release on a public design (docs/theory.md §19): the design's name, its public
+        seed (recorded; not the noise's entropy), what the release protects and how the
+        records were assigned to the design's rows. None for the generator.
+    adjacency_model : {"gram", "norm"} or None
+        The adjacency a design release is accounted under (None for the generator).
+    gram_sensitivity, sigma_norm, sigma_gram : float or None
+        s₂ and σ under the norm model and the Gram adjacency (a public design).
+    epsilon_lower_realised, certified_over_lower, lower_bound : optional
+        The certified k ≥ 2 guarantee's realised pair: a lower bound on the true ε, the
+        guarantee over it (None where unbounded) and what it is.
+    accounting_beside_concrete_pairs : dict or None
+        A design's accounted curve beside concrete adjacent datasets.
+    records : int or None
+        Synthetic records written (None in a fitted generator's ``privacy_``, before any
+        record is written; so are the four fields below).
+    columns : tuple of str or None
+        Their column names.
+    records_kind : {"raw", "table"} or None
+        The mechanism's records ZV, or records in the table's units read off VᵀV.
+    records_note : str or None
+        What records in the table's units are (None for raw records).
+    target_bounds : dict or None
+        The targets' declared public ranges (a whole-table release).
     schema : int
         Version of this layout.
     """
@@ -262,6 +294,25 @@ class PrivacyReport:
     gram_error_baseline: float | None = None
     utility_verdict: str = ""
     utility_table: tuple[dict[str, Any], ...] = ()
+    accountant_reason: str | None = None
+    design: str | None = None
+    design_seed: int | None = None
+    design_seed_public: bool | None = None
+    protected: str | None = None
+    row_permutation: str | None = None
+    adjacency_model: str | None = None
+    gram_sensitivity: float | None = None
+    sigma_norm: float | None = None
+    sigma_gram: float | None = None
+    epsilon_lower_realised: float | None = None
+    certified_over_lower: float | None = None
+    lower_bound: str | None = None
+    accounting_beside_concrete_pairs: dict[str, Any] | None = None
+    records: int | None = None
+    columns: tuple[str, ...] | None = None
+    records_kind: str | None = None
+    records_note: str | None = None
+    target_bounds: dict[str, Any] | None = None
     curves: Any = dataclasses.field(default=None, compare=False, repr=False)
 
     def release_curves(self) -> Any:
@@ -323,8 +374,8 @@ class PrivacyReport:
         """Inverse of :meth:`to_dict` (unknown keys, e.g. ``noise_saved``, are ignored)."""
         names = {field.name for field in dataclasses.fields(cls)} - {"curves"}
         kwargs = {key: value for key, value in data.items() if key in names}
-        for key in ("released", "not_released", "notes"):
-            if key in kwargs:
+        for key in ("released", "not_released", "notes", "columns"):
+            if kwargs.get(key) is not None:
                 kwargs[key] = tuple(kwargs[key])
         if "utility_table" in kwargs:
             kwargs["utility_table"] = tuple(dict(row) for row in kwargs["utility_table"])
@@ -532,7 +583,37 @@ class PrivacyReport:
             f"_synthamp {self.synthamp_version}, report schema {self.schema}_",
             "",
         ]
-        return "\n".join(lines)
+        return "\n".join(lines + self._design_markdown())
+
+    def _design_markdown(self) -> list[str]:
+        """A public design's numbers as a Markdown table (none for the generator)."""
+        if self.design is None:
+            return []
+        data = self.to_dict()
+        rows = [
+            f"| {markdown_text(key)} | {_markdown_value(data[key])} |"
+            for key in DESIGN_KEYS
+            if data[key] is not None
+        ]
+        return ["## The public design's numbers", "", "| field | value |", "|---|---|", *rows, ""]
+
+
+#: The report's keys a release on a public design fills (None for the generator), and what
+#: the job wrote; the Markdown report lists them in its table of the design's numbers.
+DESIGN_KEYS = (
+    "design", "dim", "design_seed", "design_seed_public", "protected", "row_permutation",
+    "adjacency_model", "gram_sensitivity", "sigma_norm", "sigma_gram", "accountant_reason",
+    "epsilon_lower_realised", "certified_over_lower", "lower_bound",
+    "accounting_beside_concrete_pairs", "records", "columns", "records_kind", "records_note",
+    "target_bounds",
+)  # fmt: skip
+
+
+def _markdown_value(value: Any) -> str:
+    """One value of the design's table as a Markdown cell: lists and mappings as JSON, every
+    character shown as itself (:func:`~synthamp.report.markdown_text`)."""
+    text = json.dumps(value, ensure_ascii=False) if isinstance(value, list | dict) else str(value)
+    return markdown_text(text)
 
 
 def _num(value: float) -> str:
