@@ -34,7 +34,8 @@ PACKAGE = "synthamp"
 #: The floors, lowest first: a room (the first name below ``synthamp``) imports only rooms
 #: of its own floor or of floors below. ``synthamp`` itself is the package face, on top.
 FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
-    ("foundations", frozenset({"_validation", "_kinds", "_version", "_budget", "_lazy"})),
+    ("foundations", frozenset({"_validation", "_parameters", "_kinds", "_version", "_budget",
+                               "_lazy"})),
     ("engine", frozenset({"divergence"})),
     ("bounds", frozenset({"bounds", "amplification"})),
     ("accounting", frozenset({"accountant"})),
