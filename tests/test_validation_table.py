@@ -13,23 +13,35 @@ at every public entry point that takes the parameter.
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib
 import inspect
 import math
 import pathlib
+import signal
 import warnings
 from collections import Counter
 
 import numpy as np
 import pytest
 
-from synthamp._parameters import PARAMETERS, Integer, Orders, Real, declared, validated
+from synthamp._parameters import (
+    DOMAINS,
+    PARAMETERS,
+    Integer,
+    Orders,
+    Real,
+    declared,
+    rule,
+    validated,
+    validated_optional,
+)
 from synthamp._validation import MAX_DIM, MAX_N_SYN, MAX_SIGMA, InputError
 
 SOURCE = pathlib.Path(__file__).resolve().parents[1] / "src" / "synthamp"
 
 #: The packages whose public boundary validates through the table (grows as they move).
-WALKED: tuple[str, ...] = ()
+WALKED: tuple[str, ...] = ("accountant",)
 
 #: The checks of synthamp._validation that word a single-parameter rule.
 RULE_CHECKS = {
@@ -61,12 +73,14 @@ def test_each_rule_accepts_just_inside_and_refuses_just_outside(name):
 
 @pytest.mark.parametrize("name", RULED)
 def test_none_passes_only_where_the_table_says_what_it_means(name):
-    _, entry = declared(name)
-    if entry.none is not None:
-        assert validated(**{name: None}) == (None,)
+    with pytest.raises(InputError, match=f"^{name}: must be a number"):
+        validated(**{name: None})
+    if declared(name)[1].none is not None:
+        assert validated_optional(**{name: None}) == (None,)
+        assert validated_optional(**{name: declared(name)[1].example}) is not None
     else:
-        with pytest.raises(InputError, match=f"^{name}: must be a number"):
-            validated(**{name: None})
+        with pytest.raises(TypeError, match="no meaning"):
+            validated_optional(**{name: None})
 
 
 def test_the_rules_of_the_issue():
@@ -103,6 +117,24 @@ def _release(**changes):
     return SyntheticDataRelease(**{**fields, **changes})
 
 
+#: The folder of the test being run (its tmp_path): the walk's tables and outputs.
+WORK: list[pathlib.Path] = []
+
+
+def _table():
+    """A small private table on disk (features x1, x2 and a target y in [-1, 1])."""
+    path = WORK[-1] / "data.csv"
+    if not path.exists():
+        rng = np.random.default_rng(0)
+        rows = np.column_stack([rng.uniform(-0.5, 0.5, (40, 2)), rng.uniform(-1, 1, 40)])
+        np.savetxt(path, rows, delimiter=",", header="x1,x2,y", comments="", fmt="%.6f")
+    return path
+
+
+def _out():
+    return WORK[-1] / "syn.csv"
+
+
 def _design_release():
     from synthamp.accountant import PublicDesignRelease
 
@@ -127,10 +159,40 @@ OTHERS = {
     "theta": lambda: 0.5,
     "t": lambda: 0.5,
     "x": lambda: 1.0,
+    "feature_bound": lambda: 1.0,
     "s": lambda: 1.0,
     "amp": lambda: 1.0,
     "amp_p": lambda: 1.0,
     "amp_q": lambda: 0.5,
+    "model_gram": lambda: np.eye(1),
+    "method": lambda: "exact",
+    "synthetic": lambda: np.ones((5, 3)),
+    "model": lambda: np.ones((3, 1)),
+    "features": lambda: np.linspace(-0.5, 0.5, 40).reshape(20, 2),
+    "targets": lambda: np.linspace(-1.0, 1.0, 20),
+    "bounds": lambda: {"y": (-1.0, 1.0)},
+    "names": lambda: ["y"],
+    "widths": lambda: [16],
+    "path": lambda: WORK[-1] / "dataset",
+    "generator": lambda: _fit(
+        __import__("synthamp.release").release.PrivateLinearGenerator,
+        {"sigma": 1.0, "n_syn": 10, "random_state": 0, "label_bound": 1.0, "ridge": 1.0},
+    ),
+    "successes": lambda: 5,
+    "fpr": lambda: 0.1,
+    "fnr": lambda: 0.2,
+    "scores_p": lambda: np.linspace(0.0, 1.0, 50),
+    "scores_q": lambda: np.linspace(0.5, 1.5, 50),
+    "law_of": lambda: None,
+    "pair_epsilon": lambda: None,
+    "start_p": lambda: 1.0,
+    "start_q": lambda: 0.5,
+    "y": lambda: np.linspace(-1.0, 1.0, 20),
+    "fisher": lambda: 1.0,
+    "fisher_sup": lambda: 1.0,
+    "step": lambda: 0.1,
+    "path_length": lambda: 1.0,
+    "path_length_sq": lambda: 1.0,
 }
 
 #: Entry points walked with arguments of their own (the defaults would not reach the check).
@@ -138,6 +200,40 @@ OWN = {
     ("accountant", "account_certified"): {"release": _design_release},
     ("accountant", "calibrate_certified"): {"release": _design_release},
     ("accountant", "PublicDesignRelease"): {"dim": lambda: 8, "out_dim": lambda: 2},
+    ("bounds", "fisher_criterion_bound"): {
+        "envelope": lambda: lambda z, alpha: np.ones_like(z),
+        "lower": lambda: 0.0,
+        "upper": lambda: 1.0,
+    },
+    ("divergence", "renyi_plateau_gram3_estimate"): {
+        "dim": lambda: 4,
+        "gram_v": lambda: np.diag([1.0, 0.0, 0.0]),
+        "gram_w": lambda: np.diag([0.0, 1.0, 0.0]),
+    },
+    ("release", "design_bounds"): {"design": lambda: np.eye(4)[:3] / 2},
+    ("release", "design_release"): {"design": lambda: "random-seeds", "seed": lambda: 7},
+    ("release", "plan_design"): {"n_records": lambda: 20},
+    ("release", "plan_release"): {"n_records": lambda: 20},
+    ("release", "ridge_sensitivity"): {"n_records": lambda: 20},
+    ("release", "plan_table"): {"data": _table, "targets": lambda: "y"},
+    ("release", "release_table"): {
+        "data": _table, "targets": lambda: "y", "out": _out, "label_bound": lambda: 1.0,
+        "epsilon": lambda: 1.0, "delta": lambda: 1e-5,
+    },
+    ("release", "PrivateLinearGenerator"): {
+        "epsilon": lambda: 1.0, "delta": lambda: 1e-5, "n_syn": lambda: 50,
+    },
+    ("release", "PublicDesign"): {
+        "name": lambda: "random-seeds", "width": lambda: 16, "n_records": lambda: 20,
+        "seed": lambda: 7,
+    },
+    ("release", "account_release"): {"sigma": lambda: 1.0, "epsilon": lambda: None},
+    ("release", "account_release", "epsilon"): {"sigma": lambda: None, "epsilon": lambda: 1.0},
+    ("release", "PrivateLinearGenerator", "sigma"): {"epsilon": lambda: None},
+    ("release", "target_map"): {"label_bound": lambda: 1.0},
+    ("release", "run_demo"): {"out_dir": lambda: _out().parent},
+    ("utility", "adassp"): {"x": lambda: np.linspace(-0.5, 0.5, 40).reshape(20, 2)},
+    ("divergence", "pair_divergence"): {"norm_v": lambda: 1.0, "norm_w": lambda: 0.5},
     ("accountant", "privacy_loss_distribution"): {
         "mechanism": lambda: __import__("synthamp.accountant").accountant.GaussianRelease(
             sensitivity=1.0, sigma=1.0
@@ -155,12 +251,18 @@ NOT_WALKED = {
             "LaplaceCalibration", "PairSearch", "PldCalibration", "PldEpsilon",
             "PrivacyLossDistribution", "PrivacyProfile", "ProfileEpsilon", "WorstCase",
             "DivergenceResult", "EstimateResult", "PairDivergence", "WishartResult",
-            "AdaSSPResult", "AuditResult", "EmpiricalEpsilon", "EndToEndAudit",
+            "AdaSSPResult", "AmplificationOutlook", "AuditResult", "DemoRelease",
+            "TableRelease", "TablePlan", "EmpiricalEpsilon", "EndToEndAudit",
             "FamilyEpsilon", "PairEpsilon", "DesignPlanRow", "DesignRelease", "Plan",
             "PlanRow", "ReleaseAccounting", "TargetMap",
         ],
         "a result type, built from validated values",
     ),
+    "utility_table": "formats the errors the library computed (each validated where computed)",
+    "release_utility": "the report's assembly from a release's validated numbers (ε = 0 or ∞: "
+    "no baseline); walked through the release's entry points",
+    "report_curves": "takes a report the library built; its δ and time budget go to "
+    "release_curves (walked in accountant)",
     "RdpCurve": "a curve's orders are validated (tests/accountant/test_validation_once.py); "
     "its rdp values need a matching length",
 }  # fmt: skip
@@ -172,6 +274,13 @@ NOT_WALKED_PARAMETERS = {
     ("laplace_delta", "epsilon"): POINTS,
     ("privacy_profile", "epsilon"): POINTS,
     ("pair_privacy_profile", "epsilon"): POINTS,
+    ("clopper_pearson_upper", "trials"): "an array of binomial counts (each ≥ 1), checked "
+    "with the successes",
+    ("PublicDesign", "bandwidth"): "used (and validated) by random-features only",
+    ("PublicDesign", "seed"): "the design's seed, refused as `design_seed` (the release's name)",
+    ("design_release", "seed"): "the design's seed, refused as `design_seed` (the release's name)",
+    ("design_statistic_sensitivity", "gram_sensitivity_theory"): "used (and validated) at "
+    "out_dim ≥ 2 only",
 }
 
 
@@ -195,10 +304,11 @@ def _entry_points():
                     yield package, public, name
 
 
-def _outside(name):
+def _outside(package, public, name):
     """The values just outside the rule at its ends (not every malformed value)."""
-    _, entry = declared(name)
-    constraint = entry.constraint
+    where = {m: domain for domain, ms in DOMAINS.items() for m in ms}
+    domain = where.get(f"synthamp.{package}.{public}", where.get(f"synthamp.{package}"))
+    constraint = rule(name, domain)
     if isinstance(constraint, Orders):
         return [1.0]
     if isinstance(constraint, Integer):
@@ -210,8 +320,8 @@ def _outside(name):
     return ends
 
 
-def _arguments(package, public, signature):
-    own = OWN.get((package, public), {})
+def _arguments(package, public, signature, name=None):
+    own = {**OWN.get((package, public), {}), **OWN.get((package, public, name), {})}
     arguments = {}
     for name, parameter in signature.parameters.items():
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
@@ -230,15 +340,46 @@ def _arguments(package, public, signature):
 ENTRY_POINTS = sorted(set(_entry_points()))
 
 
+def _call(obj, arguments):
+    return obj(**arguments)
+
+
+def _fit(obj, arguments):
+    """An estimator validates its parameters when it is fitted (scikit-learn's convention)."""
+    rng = np.random.default_rng(0)
+    return obj(**arguments).fit(rng.uniform(-1, 1, (30, 2)), rng.uniform(-1, 1, 30))
+
+
+#: Entry points reached through another call than the constructor's.
+CALL = {("release", "PrivateLinearGenerator"): _fit}
+
+
+@contextlib.contextmanager
+def _at_most(seconds):
+    """Fail (not hang) if a refused value is not refused before any long computation."""
+
+    def late(*_):
+        raise TimeoutError(f"no refusal within {seconds} s: computing with an invalid value")
+
+    previous = signal.signal(signal.SIGALRM, late)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @pytest.mark.parametrize(("package", "public", "name"), ENTRY_POINTS)
-def test_every_entry_point_refuses_a_value_just_outside_the_rule(package, public, name):
+def test_every_entry_point_refuses_a_value_just_outside_the_rule(package, public, name, tmp_path):
+    WORK.append(tmp_path)
     obj = getattr(importlib.import_module(f"synthamp.{package}"), public)
-    arguments = _arguments(package, public, inspect.signature(obj))
-    for value in _outside(name):
-        with warnings.catch_warnings():
+    arguments = _arguments(package, public, inspect.signature(obj), name)
+    for value in _outside(package, public, name):
+        with warnings.catch_warnings(), _at_most(20):
             warnings.simplefilter("ignore")
             with pytest.raises(InputError) as caught:
-                obj(**{**arguments, name: value})
+                CALL.get((package, public), _call)(obj, {**arguments, name: value})
         assert caught.value.param == name, (value, str(caught.value))
 
 

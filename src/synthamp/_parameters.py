@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -40,12 +40,18 @@ from synthamp._validation import (
     check_open_unit,
     check_positive,
     check_sigma,
+    check_unit_interval,
     integer_at_least,
     integer_at_most,
 )
 
 __all__ = [
+    "CLOSED_FORMS",
+    "DOMAINS",
+    "MAX_TRIALS",
+    "MAX_WIDTH",
     "PARAMETERS",
+    "RECORDS_WRITTEN",
     "Constraint",
     "Integer",
     "Orders",
@@ -54,8 +60,11 @@ __all__ = [
     "at_least",
     "at_most",
     "declared",
+    "rule",
     "validated",
+    "validated_in",
     "validated_one",
+    "validated_optional",
 ]
 
 
@@ -85,12 +94,14 @@ _REAL_CHECKS = {
     (0.0, math.inf, True, False): "nonnegative",
     (0.0, 1.0, False, False): "open_unit",
     (0.0, MAX_SIGMA, False, True): "sigma",
+    (0.0, 1.0, True, True): "unit_interval",
 }
 
 
 @dataclass(frozen=True)
 class Real(Constraint):
-    """A finite real number in an interval (0 < x, 0 ≤ x, 0 < x < 1 or 0 < x ≤ MAX_SIGMA).
+    """A finite real number in an interval (0 < x, 0 ≤ x, 0 < x < 1, 0 ≤ x ≤ 1 or
+    0 < x ≤ MAX_SIGMA).
 
     Only the intervals a check of :mod:`synthamp._validation` words are declared, so
     every message reads as it always has.
@@ -117,6 +128,8 @@ class Real(Constraint):
             return check_nonnegative(param, value)
         if which == "open_unit":
             return check_open_unit(param, value)
+        if which == "unit_interval":
+            return check_unit_interval(param, value)
         return check_sigma(param, value)
 
     def describe(self) -> str:
@@ -184,7 +197,9 @@ class Parameter:
     ``same_as`` names the library parameter this name spells at some entry points
     (``orders`` for ``alpha``): the rule is that parameter's, the error names the
     spelling the caller used. ``example``: a typical valid value (the test that
-    walks the entry points calls them with it).
+    walks the entry points calls them with it). ``where``: the rule of its own in a
+    domain of :data:`DOMAINS` (the paper's closed forms take C = 0 and Δ = 0, their
+    trivial limits), applied by :func:`validated_in`.
     """
 
     constraint: Constraint | None = None
@@ -192,10 +207,28 @@ class Parameter:
     same_as: str | None = None
     doc: str = ""
     example: Any = None
+    where: Mapping[str, Constraint] = field(default_factory=dict)
 
+
+#: Largest width D of a public design (the engine's d limit).
+MAX_WIDTH = MAX_DIM
+#: Largest number of an audit's trials per dataset (memory: 16 bytes per trial).
+MAX_TRIALS = 10**8
 
 _POSITIVE = Real()
 _NONNEGATIVE = Real(low_closed=True)
+
+#: The domains whose public functions apply a rule of their own to some parameters, and
+#: the modules (or single public functions) in the domain.
+CLOSED_FORMS = "closed forms"
+RECORDS_WRITTEN = "records written"
+DOMAINS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    CLOSED_FORMS: ("synthamp.bounds",),  # the paper's formulas: C = 0, Δ = 0 their limits
+    # n_syn: the records written or planned, any number (unlimited accounting)
+    RECORDS_WRITTEN: ("synthamp.utility", "synthamp.release.gram_estimate_errors",
+                      "synthamp.release.plan_release", "synthamp.release.plan_table"),
+})  # fmt: skip
+_CLOSED_FORMS = MappingProxyType({CLOSED_FORMS: _NONNEGATIVE})
 _OPEN_UNIT = Real(0.0, 1.0)
 _SIGMA = Real(0.0, MAX_SIGMA, high_closed=True)
 
@@ -214,10 +247,13 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType({
                        doc="noise σ: finite, and small enough that VᵀV cannot overflow"),
     "dim": Parameter(Integer(1, MAX_DIM), example=10, doc="model width d"),
     "out_dim": Parameter(Integer(1), example=1, doc="columns k of the released statistic"),
-    "norm_bound": Parameter(_POSITIVE, example=2.0, doc="norm bound C of a record's contribution"),
-    "sensitivity": Parameter(_POSITIVE, example=0.5, doc="replace-one sensitivity Δ of the target"),
-    "n_syn": Parameter(Integer(1, MAX_N_SYN), none="unlimited accounting", example=None,
-                       doc="synthetic records of a finite release"),
+    "norm_bound": Parameter(_POSITIVE, example=2.0, where=_CLOSED_FORMS,
+                            doc="norm bound C of a record's contribution"),
+    "sensitivity": Parameter(_POSITIVE, example=0.5, where=_CLOSED_FORMS,
+                             doc="replace-one sensitivity Δ of the target"),
+    "n_syn": Parameter(Integer(1, MAX_N_SYN), none="unlimited accounting", example=50,
+                       where={RECORDS_WRITTEN: Integer(1)},
+                       doc="synthetic records of a finite release (the engine's range)"),
     "releases": Parameter(Integer(1), example=1, doc="releases T composed"),
     # --- the accountants' numerics
     "discretization": Parameter(_POSITIVE, example=1e-3, doc="the PLD's loss grid step"),
@@ -240,6 +276,53 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType({
     "count": Parameter(Integer(1), example=2, doc="times a PLD is composed with itself"),
     "search": Parameter(Integer(0), example=0, doc="pairs searched for a k = 2 lower bound"),
     "starts": Parameter(Integer(0), example=0, doc="random starts of a pair search"),
+    # --- the engine's and the closed forms' own inputs
+    "norm_v": Parameter(_NONNEGATIVE, example=1.0, doc="‖v‖ of one dataset of a pair"),
+    "norm_w": Parameter(_NONNEGATIVE, example=0.5, doc="‖w‖ of the other dataset of a pair"),
+    "amp": Parameter(_NONNEGATIVE, example=1.0, doc="amplitude a = ‖v‖/σ of a law"),
+    "amp_p": Parameter(same_as="amp"),
+    "amp_q": Parameter(same_as="amp"),
+    "theta": Parameter(_NONNEGATIVE, example=0.5, doc="a point θ = ‖v‖/σ of the Fisher path"),
+    "samples": Parameter(Integer(2, 10**8), example=1000, doc="Monte Carlo samples"),
+    "fisher": Parameter(_NONNEGATIVE, example=1.0, doc="a Fisher information I(θ)"),
+    "fisher_sup": Parameter(same_as="fisher"),
+    "path_length": Parameter(_NONNEGATIVE, example=1.0, doc="the length of a Fisher path"),
+    "path_length_sq": Parameter(_NONNEGATIVE, example=1.0, doc="the squared length of a path"),
+    "t": Parameter(_NONNEGATIVE, example=0.5, doc="the norm t = ‖v‖ of the no-norm bound"),
+    "num_points": Parameter(Integer(1, 10**7), example=100, doc="quadrature points"),
+    # --- the utility's and the release's own inputs
+    "n_records": Parameter(Integer(1), example=100, doc="records n of the private table"),
+    "feature_bound": Parameter(_POSITIVE, example=1.0, doc="bound on a feature row's norm"),
+    "rho": Parameter(_OPEN_UNIT, example=0.05, doc="AdaSSP's failure probability"),
+    "trace_sensitivity": Parameter(_POSITIVE, example=1.0, doc="sensitivity of tr-shaped noise"),
+    "statistic_sensitivity": Parameter(_POSITIVE, example=1.0, doc="a statistic's sensitivity"),
+    "gram_sensitivity_theory": Parameter(_POSITIVE, example=1.0, doc="s₂ in theory units"),
+    "gram_noise_error": Parameter(_POSITIVE, example=1.0, doc="the Gram noise's error"),
+    "gram_norm_bound": Parameter(_POSITIVE, example=1.0, doc="a bound on ‖vᵀv‖"),
+    # --- the audit's inputs
+    "confidence": Parameter(_OPEN_UNIT, example=0.95, doc="a confidence level"),
+    "trials": Parameter(Integer(2, MAX_TRIALS), example=100, doc="trials per dataset"),
+    "epsilon_upper": Parameter(_NONNEGATIVE, example=1.0, doc="the ε an audit is checked against"),
+    "seed": Parameter(Integer(0), none="fresh OS entropy", example=0, doc="a public seed"),
+    "audit": Parameter(Integer(100), example=1000, doc="a release's audit trials"),
+    # --- the release's and the designs' inputs
+    "width": Parameter(Integer(1, MAX_WIDTH), example=16, doc="the public design's width D"),
+    "design_seed": Parameter(Integer(0), example=7, doc="the public design's seed S"),
+    "n_features": Parameter(Integer(1), example=3, doc="features p of the private table"),
+    "n_targets": Parameter(Integer(1), example=1, doc="target columns k"),
+    "n": Parameter(Integer(1), example=10, doc="records to draw"),
+    "n_total": Parameter(Integer(1), example=10, doc="records of a partitioned output"),
+    "partitions": Parameter(Integer(1), example=2, doc="partitions of a written output"),
+    "chunk_size": Parameter(Integer(1), example=10, doc="records drawn per chunk"),
+    "repeats": Parameter(Integer(1), example=2, doc="repeated draws of an estimate"),
+    "dof": Parameter(Integer(0), example=1, doc="degrees of freedom"),
+    "random_state": Parameter(Integer(0), none="fresh OS entropy", example=0,
+                              doc="the seed of a public draw"),
+    "seed_scale": Parameter(_POSITIVE, example=1.0, doc="the scale of the seed matrix Z"),
+    "feature_scale": Parameter(_POSITIVE, example=1.0, doc="a feature's public scale"),
+    "bandwidth": Parameter(_POSITIVE, example=1.0, doc="random-features' bandwidth γ"),
+    "max_clipped": Parameter(Real(0.0, 1.0, True, True), example=0.01,
+                             doc="largest share of clipped rows (0: none, 1: any)"),
 })  # fmt: skip
 
 
@@ -251,17 +334,23 @@ def declared(name: str) -> tuple[str, Parameter]:
     return name, entry
 
 
-def validated_one(name: str, value: Any) -> Any:
+def rule(name: str, domain: str | None = None) -> Constraint:
+    """The rule of parameter ``name`` (in ``domain``, one of :data:`DOMAINS`, if given)."""
+    _, entry = declared(name)
+    if domain is not None:
+        if domain not in DOMAINS:
+            raise KeyError(domain)
+        return entry.where.get(domain, entry.constraint)
+    return entry.constraint
+
+
+def validated_one(name: str, value: Any, domain: str | None = None) -> Any:
     """``value`` checked against the rule of parameter ``name`` and converted.
 
-    ``None`` passes unchecked where the table says what it means; elsewhere it is
-    refused like any value that is not a number.
+    ``None`` is refused like any value that is not a number (an entry point where it
+    means something says so with :func:`validated_optional`).
     """
-    _, entry = declared(name)
-    if value is None and entry.none is not None:
-        return None
-    assert entry.constraint is not None, name
-    return entry.constraint.check(name, value)
+    return rule(name, domain).check(name, value)
 
 
 def validated(**values: Any) -> tuple:
@@ -270,6 +359,25 @@ def validated(**values: Any) -> tuple:
     >>> sigma, dim = validated(sigma=1.0, dim=10)
     """
     return tuple(validated_one(name, value) for name, value in values.items())
+
+
+def validated_optional(domain: str | None = None, /, **values: Any) -> tuple:
+    """As :func:`validated` (in ``domain`` if given), but ``None`` passes for a parameter
+    whose table entry says what it means (``n_syn=None``: unlimited accounting);
+    declaring it optional for any other parameter is a programming error.
+    """
+    out = []
+    for name, value in values.items():
+        meaning = declared(name)[1].none
+        if meaning is None:
+            raise TypeError(f"the table gives no meaning to {name}=None")
+        out.append(None if value is None else validated_one(name, value, domain))
+    return tuple(out)
+
+
+def validated_in(domain: str, /, **values: Any) -> tuple:
+    """As :func:`validated`, by the rules of ``domain`` (one of :data:`DOMAINS`)."""
+    return tuple(validated_one(name, value, domain) for name, value in values.items())
 
 
 def at_most(param: str, value: int, maximum: int) -> int:

@@ -27,6 +27,7 @@ __all__ = [
     "check_positive",
     "check_real_table",
     "check_sigma",
+    "check_unit_interval",
     "flag_text",
     "plain_text",
     "printable",
@@ -144,6 +145,14 @@ def check_open_unit(param: str, value) -> float:
     value = _as_real(param, value)
     if not 0 < value < 1:
         raise InputError(param, f"must be in (0, 1), got {value:g}")
+    return value
+
+
+def check_unit_interval(param: str, value) -> float:
+    """Return ``value`` as a float, requiring 0 <= value <= 1 (a share, ends included)."""
+    value = _as_real(param, value)
+    if not 0 <= value <= 1:
+        raise InputError(param, f"must be in [0, 1], got {value:g}")
     return value
 
 

@@ -73,7 +73,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from synthamp._budget import check_budget
 from synthamp._kinds import Kind, privacy_quantity
-from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
+from synthamp._parameters import validated, validated_one
+from synthamp._validation import InputError
 from synthamp.accountant._pld_grid import (
     PROFILE_RTOL,
     DirectedGrid,
@@ -244,7 +245,7 @@ class PrivacyLossDistribution:
 
     def self_compose(self, count: int, tail_mass: float = DEFAULT_TAIL_MASS):
         """The PLD of ``count`` independent runs (repeated squaring)."""
-        return self._self_compose(check_integer("count", count, 1), tail_mass)
+        return self._self_compose(validated_one("count", count), tail_mass)
 
     def _self_compose(self, count: int, tail_mass: float) -> PrivacyLossDistribution:
         """The kernel of :meth:`self_compose`, for a validated ``count``."""
@@ -393,7 +394,7 @@ class PairPld:
 
     def self_compose(self, count: int, tail_mass: float = DEFAULT_TAIL_MASS) -> PairPld:
         """``count`` runs of the same pair (the same adjacent pair in every run)."""
-        return self._self_compose(check_integer("count", count, 1), tail_mass)
+        return self._self_compose(validated_one("count", count), tail_mass)
 
     def _self_compose(self, count: int, tail_mass: float) -> PairPld:
         """The kernel of :meth:`self_compose`, for a validated ``count``."""
@@ -508,9 +509,7 @@ def privacy_loss_distribution(
     PairPld
         Its T runs composed (the same adjacent pair in every run).
     """
-    h = check_positive("discretization", discretization)
-    tail = check_open_unit("tail", tail)
-    tail_mass = check_open_unit("tail_mass", tail_mass)
+    h, tail, tail_mass = validated(discretization=discretization, tail=tail, tail_mass=tail_mass)
     return _privacy_loss_distribution(mechanism, h, tail, tail_mass, _companion)
 
 
@@ -580,8 +579,8 @@ def composed_pld(
     same PLD for both directions); the mechanism's ε is the largest over the
     returned compositions (:func:`_orientations`).
     """
-    h = check_positive("discretization", discretization)
-    return _composed_pld(release, extra, h, check_open_unit("tail", tail), _companion)
+    h = validated_one("discretization", discretization)
+    return _composed_pld(release, extra, h, validated_one("tail", tail), _companion)
 
 
 def _composed_pld(
@@ -646,9 +645,7 @@ def compute_epsilon_pld(
     -------
     PldEpsilon
     """
-    delta = check_open_unit("delta", delta)
-    h = check_positive("discretization", discretization)
-    tail = check_open_unit("tail", tail)
+    delta, h, tail = validated(delta=delta, discretization=discretization, tail=tail)
     return _compute_epsilon_pld(release, delta, tuple(extra), h, tail, _companion)
 
 
@@ -735,10 +732,9 @@ def calibrate_sigma_pld(
     <= the target: conservative by construction. ``gram_sensitivity``: s₂ of
     statistic-level adjacency, as in :class:`SyntheticDataRelease`.
     """
-    target = check_positive("epsilon", epsilon)
-    delta = check_open_unit("delta", delta)
-    h = check_positive("discretization", discretization)
-    rtol = check_positive("rtol", rtol)
+    target, delta, h, rtol = validated(
+        epsilon=epsilon, delta=delta, discretization=discretization, rtol=rtol
+    )
     base = SyntheticDataRelease(
         dim, out_dim, norm_bound, sensitivity, 1.0, n_syn, releases, gram_sensitivity
     )

@@ -30,14 +30,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind
+from synthamp._parameters import validated, validated_one, validated_optional
 from synthamp._validation import (
     InputError,
-    check_alpha,
-    check_dim,
-    check_integer,
-    check_n_syn,
-    check_open_unit,
-    check_positive,
 )
 
 if TYPE_CHECKING:  # optional dependency, for the annotation of to_dp_event only
@@ -103,7 +98,7 @@ def _check_method(method: str) -> str:
 def _check_orders(orders: ArrayLike | None) -> NDArray[np.float64]:
     if orders is None:
         return DEFAULT_ORDERS
-    return check_alpha(orders, "orders")
+    return validated_one("orders", orders)
 
 
 def _check_rdp(rdp: ArrayLike, orders: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -199,21 +194,20 @@ class SyntheticDataRelease:
     gram_sensitivity: float | None = None
 
     def __post_init__(self) -> None:
-        dim = check_dim(self.dim)
-        out_dim = check_integer("out_dim", self.out_dim, 1)
+        dim, out_dim = validated(dim=self.dim, out_dim=self.out_dim)
         if out_dim > dim:
             raise InputError("out_dim", f"must be <= dim = {dim}, got {out_dim}")
         values = {
             "dim": dim,
             "out_dim": out_dim,
-            "norm_bound": check_positive("norm_bound", self.norm_bound),
-            "sensitivity": check_positive("sensitivity", self.sensitivity),
-            "sigma": check_positive("sigma", self.sigma),
-            "n_syn": None if self.n_syn is None else check_n_syn(self.n_syn),
-            "releases": check_integer("releases", self.releases, 1),
+            "norm_bound": validated_one("norm_bound", self.norm_bound),
+            "sensitivity": validated_one("sensitivity", self.sensitivity),
+            "sigma": validated_one("sigma", self.sigma),
+            "n_syn": validated_optional(n_syn=self.n_syn)[0],
+            "releases": validated_one("releases", self.releases),
         }
         if self.gram_sensitivity is not None:
-            values["gram_sensitivity"] = check_positive("gram_sensitivity", self.gram_sensitivity)
+            values["gram_sensitivity"] = validated_one("gram_sensitivity", self.gram_sensitivity)
             if out_dim != 1 or self.n_syn is not None:
                 raise InputError(
                     "gram_sensitivity",
@@ -322,9 +316,9 @@ class GaussianRelease:
     releases: int = 1
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "sensitivity", check_positive("sensitivity", self.sensitivity))
-        object.__setattr__(self, "sigma", check_positive("sigma", self.sigma))
-        object.__setattr__(self, "releases", check_integer("releases", self.releases, 1))
+        object.__setattr__(self, "sensitivity", validated_one("sensitivity", self.sensitivity))
+        object.__setattr__(self, "sigma", validated_one("sigma", self.sigma))
+        object.__setattr__(self, "releases", validated_one("releases", self.releases))
 
 
 Release = SyntheticDataRelease | GaussianRelease
@@ -389,7 +383,7 @@ class RdpCurve:
     search_note: str | None = None
 
     def __post_init__(self) -> None:
-        self._set(_frozen(check_alpha(self.orders, "orders")))
+        self._set(_frozen(validated_one("orders", self.orders)))
 
     def _set(self, orders: NDArray[np.float64]) -> None:
         rdp = _frozen(_check_rdp(self.rdp, orders))
@@ -426,7 +420,7 @@ class RdpCurve:
     def __mul__(self, count: int) -> RdpCurve:
         if isinstance(count, bool) or not isinstance(count, int | np.integer):
             return NotImplemented
-        count = check_integer("releases", count, 1)
+        count = validated_one("releases", count)
         lower = None if self.rdp_lower is None else count * self.rdp_lower
         search = None if self.rdp_search is None else count * self.rdp_search
         return _curve(
@@ -452,7 +446,7 @@ class RdpCurve:
         """
         if not self.kind.usable_in_guarantee:
             raise InputError("curve", f"a {self.kind} curve ({self.method}) is never a guarantee")
-        delta = check_open_unit("delta", delta)
+        delta = validated_one("delta", delta)
         return _epsilon(self.orders, self.rdp, delta, warn=True, stacklevel=3)[0]
 
 
@@ -506,9 +500,9 @@ def rdp_to_epsilon(
     optimal_order : float
         The order attaining it.
     """
-    orders = check_alpha(orders, "orders")
+    orders = validated_one("orders", orders)
     rdp = _check_rdp(rdp, orders)
-    delta = check_open_unit("delta", delta)
+    delta = validated_one("delta", delta)
     return _epsilon(orders, rdp, delta, warn=warn, stacklevel=3)
 
 
