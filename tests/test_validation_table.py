@@ -41,7 +41,7 @@ from synthamp._validation import MAX_DIM, MAX_N_SYN, MAX_SIGMA, InputError
 SOURCE = pathlib.Path(__file__).resolve().parents[1] / "src" / "synthamp"
 
 #: The packages whose public boundary validates through the table (grows as they move).
-WALKED: tuple[str, ...] = ("accountant",)
+WALKED: tuple[str, ...] = ("accountant", "divergence", "amplification", "bounds")
 
 #: The checks of synthamp._validation that word a single-parameter rule.
 RULE_CHECKS = {
