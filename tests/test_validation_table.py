@@ -41,11 +41,14 @@ from synthamp._validation import MAX_DIM, MAX_N_SYN, MAX_SIGMA, InputError
 SOURCE = pathlib.Path(__file__).resolve().parents[1] / "src" / "synthamp"
 
 #: The packages whose public boundary validates through the table (grows as they move).
-WALKED: tuple[str, ...] = ("accountant", "divergence", "amplification", "bounds")
+WALKED: tuple[str, ...] = (
+    "accountant", "divergence", "amplification", "bounds", "utility", "audit",
+)
 
 #: The checks of synthamp._validation that word a single-parameter rule.
 RULE_CHECKS = {
     "check_positive", "check_nonnegative", "check_open_unit", "check_sigma", "check_integer",
+    "check_unit_interval",
 }
 #: Checks whose name is itself the parameter's rule (a declared parameter).
 NAMED_CHECKS = {"check_dim": "dim", "check_n_syn": "n_syn", "check_alpha": "alpha"}
