@@ -42,7 +42,7 @@ SOURCE = pathlib.Path(__file__).resolve().parents[1] / "src" / "synthamp"
 
 #: The packages whose public boundary validates through the table (grows as they move).
 WALKED: tuple[str, ...] = (
-    "accountant", "divergence", "amplification", "bounds", "utility", "audit",
+    "accountant", "divergence", "amplification", "bounds", "utility", "audit", "release",
 )
 
 #: The checks of synthamp._validation that word a single-parameter rule.
