@@ -4,7 +4,7 @@ wine's size (m = 178; the numbers depend on the design and B only, not on the ta
 ``random-seeds`` design of width D (public seed 7), B = 1, k = 2, ε = 1, δ = 1e-5, one
 unlimited release. σ is calibrated under the norm model (the certified k = 2 accounting:
 Theorem 5.4 with post-processing, RDP). At the orders 2, α* (the guarantee's optimal
-order) and 2α*, :func:`synthamp.release._design_pairs.compare_design_accounting` gives
+order) and 2α*, :func:`synthamp.design._pairs.compare_design_accounting` gives
 the certified RDP, the best pair of the reachable Gram set S₂ found by the search
 (heuristic) and the exact divergence of concrete adjacent datasets on the design (a
 proven lower bound on the mechanism). Time: the comparison alone, one run.
@@ -20,9 +20,9 @@ import datetime
 import time
 
 from _common import machine_summary, markdown_table, write_report
-from synthamp.release._design_pairs import compare_design_accounting, comparison_orders
-from synthamp.release._design_release import account_design
-from synthamp.release._designs import PublicDesign, design_bounds
+from synthamp.design._designs import PublicDesign, design_bounds
+from synthamp.design._pairs import compare_design_accounting, comparison_orders
+from synthamp.design._release import account_design
 
 EPSILON, DELTA, SEED, M = 1.0, 1e-5, 7, 178
 WIDTHS = ((2000, 1e-3), (2000, 1e-2), (10**4, 1e-2))

@@ -2,7 +2,7 @@
 
 wine (scikit-learn ``load_wine``, m = 178), target = class − 1 ∈ {−1, 0, 1} (B = 1),
 ``random-seeds`` design of width D (public seed 7), ε = 1, δ = 1e-5, unlimited release.
-For each D: Δ, C, s₂ (``synthamp.release._designs``), σ calibrated under the norm model
+For each D: Δ, C, s₂ (``synthamp.design._designs``), σ calibrated under the norm model
 (C, Δ) and under the statistic-level adjacency (C, Δ, s₂; docs/gram-adjacency.md), by the
 RDP accountant and by the exact privacy profile (PLD accountant, one release), and the
 median relative error of the debiased second moment ‖V‖² − Dσ² against ‖v‖² (simulated:
@@ -32,8 +32,8 @@ import numpy as np
 from _common import machine_summary, write_report
 from synthamp.accountant import calibrate_sigma
 from synthamp.accountant._pld import gaussian_sigma
-from synthamp.release._designs import PublicDesign, design_bounds, design_model
-from synthamp.release._orthogonal import orthogonal_bounds
+from synthamp.design._designs import PublicDesign, design_bounds, design_model
+from synthamp.design._orthogonal import orthogonal_bounds
 from synthamp.utility import gaussian_gram_sigma
 
 EPSILON, DELTA, SEED = 1.0, 1e-5, 7

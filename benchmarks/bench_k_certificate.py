@@ -35,7 +35,7 @@ from synthamp.accountant import (
 )
 from synthamp.accountant._gaussian import gaussian_epsilon
 from synthamp.accountant._pld import gaussian_sigma
-from synthamp.release._designs import design_bounds
+from synthamp.design._designs import design_bounds
 
 M, B, RIDGE, K = 178, 1.0, 1e-2, 2
 EPSILON, DELTA = 1.0, 1e-5

@@ -4,7 +4,7 @@ On wine's shape (m = 178, B = 1, λ = 0.01) and an orthogonal design, at (ε, δ
 
 * one certified accounting at fixed σ (:func:`synthamp.accountant.account_certified`, with
   its realised lower bound), k = 2 and 13, D = 10⁴ and 10⁶ (target ≤ 5 s);
-* the design release's calibration (:func:`synthamp.release._design_release.account_design`:
+* the design release's calibration (:func:`synthamp.design._release.account_design`:
   :func:`synthamp.accountant.calibrate_certified` plus Theorem 5.4's σ beside it), and the
   certified calibration alone (target ≤ 20 s);
 * the release end to end, ``synthamp release --design orthogonal --width 1000000`` with wine's 13
@@ -32,8 +32,8 @@ import numpy as np
 
 from _common import machine_summary, markdown_table, median_time, write_report
 from synthamp.accountant import PublicDesignRelease, account_certified, calibrate_certified
-from synthamp.release._design_release import account_design
-from synthamp.release._orthogonal import orthogonal_bounds
+from synthamp.design._orthogonal import orthogonal_bounds
+from synthamp.design._release import account_design
 
 M, B, RIDGE = 178, 1.0, 0.01
 EPSILON, DELTA = 1.0, 1e-5

@@ -4,7 +4,7 @@ On an orthogonal public design (G = g·I, g = (1 + mλ)⁻², docs/theory.md §1
 is vᵀv = g·YᵀY, so the records estimate the targets' Gram YᵀY by the debiased Gram over g
 (:func:`synthamp.release.debiased_gram`), with the exact RMSE of
 :func:`synthamp.utility.records_gram_rmse` divided by g. σ is the release's own
-(:func:`synthamp.release._design_release.account_design` under the Gram adjacency: the exact
+(:func:`synthamp.design._release.account_design` under the Gram adjacency: the exact
 k = 1 theorem, the certified reduction for k ≥ 2), at (ε, δ) = (1, 1e-5). Beside it, each
 calibrated exactly at the same (ε, δ), on YᵀY (replace-one sensitivity B² for k = 1, √2·B²
 for k ≥ 2, :func:`synthamp.utility.targets_gram_sensitivity`):
@@ -37,8 +37,8 @@ import numpy as np
 
 from _common import machine_summary, markdown_table, write_report
 from synthamp.accountant._pld import gaussian_sigma
-from synthamp.release._design_release import account_design
-from synthamp.release._orthogonal import orthogonal_bounds
+from synthamp.design._orthogonal import orthogonal_bounds
+from synthamp.design._release import account_design
 from synthamp.utility import (
     gaussian_synthesizer_error,
     laplace_statistic_error,

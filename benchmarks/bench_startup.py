@@ -11,8 +11,10 @@ wall time of each command and its ratio to the numpy baseline of the same run.
 * baseline: ``python -c "import numpy"``;
 * ``python -c "import synthamp"``: the package face (light by design: the
   engine, the accountant and the generator load on first use);
-* ``synthamp --help``: the console script (``python -m synthamp.cli --help``
-  if the script is not on PATH); the command table is lazy;
+* ``synthamp --help``: the console script (``python -m synthamp --help``
+  if the script is not on PATH); the command table is lazy: listing the commands imports
+  none of them (their one-line helps are in ``synthamp.cli.COMMANDS``), so neither the
+  accountant nor scipy, pandas or scikit-learn is loaded (reported below the table);
 * for information: ``import synthamp.accountant`` (numpy + scipy.special +
   the engine) and ``synthamp account --help``.
 
@@ -45,8 +47,8 @@ def commands() -> list[tuple[str, list[str]]]:
     """(label, argv) of every command timed; the first is the baseline."""
     python = sys.executable
     script = shutil.which("synthamp")
-    cli = [script] if script else [python, "-m", "synthamp.cli"]
-    cli_label = "synthamp" if script else "python -m synthamp.cli"
+    cli = [script] if script else [python, "-m", "synthamp"]
+    cli_label = "synthamp" if script else "python -m synthamp"
     return [
         ('`python -c "import numpy"` (baseline)', [python, "-c", "import numpy"]),
         ('`python -c "import synthamp"`', [python, "-c", "import synthamp"]),
@@ -71,6 +73,29 @@ def heavy_modules_at_import() -> list[str]:
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     return out.stdout.split()
+
+
+#: The library rooms and heavy packages ``synthamp --help`` should not load.
+NOT_AT_HELP = (
+    "scipy", "pandas", "sklearn", "matplotlib", "rich", "synthamp.accountant",
+    "synthamp.divergence", "synthamp.release", "synthamp.design", "synthamp.audit",
+    "synthamp.figures", "synthamp.report", "synthamp.bounds",
+)  # fmt: skip
+
+
+def heavy_modules_at_help() -> list[str]:
+    """Which of :data:`NOT_AT_HELP` ``python -m synthamp --help`` loads (should be none)."""
+    code = (
+        "import runpy, sys\n"
+        "sys.argv = ['synthamp', '--help']\n"
+        "try:\n"
+        "    runpy.run_module('synthamp', run_name='__main__', alter_sys=True)\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"print(' '.join(m for m in {NOT_AT_HELP!r} if m in sys.modules), file=sys.stderr)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return out.stderr.split()
 
 
 def main() -> None:
@@ -105,6 +130,7 @@ def main() -> None:
             ]
         )
     heavy = heavy_modules_at_import()
+    at_help = heavy_modules_at_help()
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         "# Start-up benchmark",
@@ -117,6 +143,9 @@ def main() -> None:
         *markdown_table(["command", "median", "range", "ratio", "target"], rows),
         "",
         "Heavy packages loaded by `import synthamp`: " + (", ".join(heavy) or "none") + ".",
+        "Library rooms and heavy packages loaded by `synthamp --help`: "
+        + (", ".join(at_help) or "none")
+        + ".",
         "",
     ]
     print("\n".join(lines))

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from _common import machine_summary, markdown_table, write_report
-from synthamp.release import release_table
+from synthamp.jobs import release_table
 
 WIDTH, SEED, RIDGE, DELTA, N_SYN = 1_000_000, 7, 0.01, 1e-5, 100_000
 

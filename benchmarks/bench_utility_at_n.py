@@ -26,7 +26,7 @@ import numpy as np
 from synthamp.accountant import calibrate_sigma
 from synthamp.accountant._laplace import laplace_calibration
 from synthamp.accountant._pld import gaussian_sigma
-from synthamp.release._designs import PublicDesign, design_bounds, design_model
+from synthamp.design._designs import PublicDesign, design_bounds, design_model
 from synthamp.utility import release_utility
 
 EPSILON, DELTA, SEED, RIDGE, N_SYN = 1.0, 1e-5, 7, 1e-2, 10_000

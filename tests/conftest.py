@@ -15,6 +15,15 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_variable] = "1"
 
 import pytest  # noqa: E402  (after the BLAS settings)
+from hypothesis import settings  # noqa: E402
+
+# Property tests draw the same examples on every run (derandomize: a seed fixed by each
+# test's source) and keep no example database (a .hypothesis folder in the checkout made a
+# run replay what earlier runs found): a run's verdict does not depend on the runs before it.
+# HYPOTHESIS_PROFILE=explore draws fresh examples (for hunting, not for CI).
+settings.register_profile("synthamp", derandomize=True, database=None)
+settings.register_profile("explore", database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "synthamp"))
 
 from synthamp.cli import main  # noqa: E402
 
@@ -48,6 +57,17 @@ def pytest_report_header(config) -> list[str]:
         except (OSError, subprocess.TimeoutExpired):
             chromium = "did not answer --version"
     return ["versions: " + ", ".join(versions), f"chromium: {chromium}"]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_engine_memo():
+    """Each test starts with the finite engine's memo empty (divergence/_memo.py): a result
+    remembered from another test (whose order depends on the xdist worker) must not decide
+    a test that patches the engine or spends a time budget."""
+    from synthamp.divergence._finite import finite_scaled
+
+    finite_scaled.cache_clear()
+    yield
 
 
 @pytest.fixture

@@ -216,7 +216,11 @@ def _approx_log_hyp0f1(nu: float, z: np.ndarray) -> np.ndarray:
         series = np.log1p(y / (nu + 1) * (1 + y / (2 * (nu + 2)) * (1 + y / (3 * (nu + 3)))))
         with np.errstate(divide="ignore", invalid="ignore"):
             zz = np.where(y < 1, 1.0, z)
-            big = np.log(sps.ive(nu, zz)) + zz + sps.gammaln(nu + 1) + nu * np.log(2 / zz)
+            log_ive = np.log(sps.ive(nu, zz))
+            # scipy's ive is NaN beyond z ≈ 2·10⁹ (C/σ = 10⁵): Hankel's leading terms there
+            hankel = -0.5 * np.log(2 * np.pi * zz) - (4 * nu * nu - 1) / (8 * zz)
+            log_ive = np.where(np.isfinite(log_ive), log_ive, hankel)
+            big = log_ive + zz + sps.gammaln(nu + 1) + nu * np.log(2 / zz)
         return np.where(y < 1, series, big)
     w = z / nu
     root = np.sqrt(1 + w * w)

@@ -1,4 +1,4 @@
-"""The Bures–Wasserstein distance of 2 × 2 PSD matrices at 40 digits (mpmath).
+"""References of 2 × 2 matrix arguments (mpmath): the Bures–Wasserstein distance, log ₀F₁.
 
 Part of the independent reference of the tests (tests/mpref.py): nothing here
 imports synthamp (tests/test_mpref.py checks it). The definition, not the closed
@@ -6,6 +6,11 @@ form the library uses: BW(A, B)² = tr A + tr B − 2 tr (A^{1/2} B A^{1/2})^{1/
 both square roots by mpmath's symmetric eigendecomposition (``eigsy``) at 60 digits,
 eigenvalues clipped at 0 (rank-one and zero matrices included; A = B's cancellation is
 harmless at that precision).
+
+``log_hyp0f1_2x2_integral``: log ₀F₁(d/2; diag(x₁, x₂)) by the §8 integral in θ
+(docs/theory.md; u = sin θ), mpmath quadrature at 30 digits split around the peak: an
+independent formula for the engine's ₀F₁ (tests/divergence/test_wishart.py; seconds
+per point, so stored by tests/data/make_references.py).
 """
 
 from __future__ import annotations
@@ -31,3 +36,19 @@ def _psd_sqrt(m: mp.matrix) -> mp.matrix:
     values, vectors = mp.eigsy(m)
     roots = mp.diag([mp.sqrt(max(v, 0)) for v in values])
     return vectors * roots * vectors.T
+
+
+def log_hyp0f1_2x2_integral(dim: int, x1: float, x2: float) -> mp.mpf:
+    """log ₀F₁(d/2; diag(x₁, x₂)) by the §8 integral in θ (u = sin θ), split around the peak."""
+    with mp.workdps(30):
+        nu1 = mp.mpf(dim - 1) / 2
+
+        def f(theta):
+            c2 = mp.cos(theta) ** 2
+            return mp.cos(theta) ** (dim - 2) * mp.hyp0f1(nu1, x1 * c2) * mp.hyp0f1(nu1, x2 * c2)
+
+        width = 1 / mp.sqrt(dim + 2 * mp.sqrt(x1) + 2 * mp.sqrt(x2))
+        pts = [0] + [width * k for k in (1, 2, 4, 8, 16, 32) if width * k < mp.pi / 2] + [mp.pi / 2]
+        integral = 2 * mp.quad(f, pts)
+        norm = mp.gamma(mp.mpf(dim) / 2) / (mp.sqrt(mp.pi) * mp.gamma(nu1))
+        return mp.log(integral * norm)

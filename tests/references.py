@@ -42,6 +42,7 @@ import mpref
 import mpref_angle
 import mpref_convolution
 import mpref_design
+import mpref_loss
 import mpref_matrix
 
 #: The store (``SYNTHAMP_REFERENCE_STORE`` overrides it: the script rebuilds into an empty one).
@@ -60,8 +61,10 @@ FUNCTIONS = {
     "log_likelihood_ratio": mpref.log_likelihood_ratio,
     "renyi_finite_convolution": mpref_convolution.renyi_finite_convolution,
     "bures_wasserstein_2x2": mpref_matrix.bures_wasserstein_2x2,
+    "log_hyp0f1_2x2_integral": mpref_matrix.log_hyp0f1_2x2_integral,
     "design_bounds": mpref_design.design_bounds,
     "canonical_pair_renyi": mpref_angle.canonical_pair_renyi,
+    "loss_upper_tail": mpref_loss.loss_upper_tail,
 }
 
 
@@ -252,6 +255,11 @@ def bures_wasserstein_2x2(a: list, b: list) -> mp.mpf:
     return lookup("bures_wasserstein_2x2", list(a), list(b))
 
 
+def log_hyp0f1_2x2_integral(dim: int, x1: float, x2: float) -> mp.mpf:
+    """Stored :func:`mpref_matrix.log_hyp0f1_2x2_integral`."""
+    return lookup("log_hyp0f1_2x2_integral", dim, x1, x2)
+
+
 def design_bounds(m: int, width: int, seed: int, ridge: float) -> tuple:
     """Stored :func:`mpref_design.design_bounds`: (Δ/2B, C/B, s₂/B², theory/B²)."""
     return lookup("design_bounds", m, width, seed, ridge)
@@ -260,3 +268,8 @@ def design_bounds(m: int, width: int, seed: int, ridge: float) -> tuple:
 def canonical_pair_renyi(alpha, dim: int, amp: float, phi: float) -> mpref.Reference:
     """Stored :func:`mpref_angle.canonical_pair_renyi` (the canonical pair (c, φ), §20)."""
     return lookup("canonical_pair_renyi", list(alpha), dim, amp, phi)
+
+
+def loss_upper_tail(u: float, dim: int, amp: float) -> mp.mpf:
+    """Stored :func:`mpref_loss.loss_upper_tail`: P(U > u) on the k = 2 pair's neighbour."""
+    return lookup("loss_upper_tail", u, dim, amp)

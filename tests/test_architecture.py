@@ -9,7 +9,10 @@ The rules:
 
 * every module stands on a floor (:data:`FLOORS`) and no import goes up;
   imports go down, or sideways between rooms of one floor;
-* no cycle among the modules;
+* no cycle among the modules, and none among the packages (rooms): two rooms of one
+  floor import each other one way only;
+* the command line imports the library through :mod:`synthamp.jobs` only (and the
+  foundations);
 * a function-local import only of a heavy or optional dependency
   (:data:`HEAVY`), with a comment naming it on that line or the line above (the
   line above a run of imports);
@@ -34,14 +37,19 @@ PACKAGE = "synthamp"
 #: The floors, lowest first: a room (the first name below ``synthamp``) imports only rooms
 #: of its own floor or of floors below. ``synthamp`` itself is the package face, on top.
 FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
-    ("foundations", frozenset({"_validation", "_parameters", "_kinds", "_version", "_budget",
-                               "_lazy"})),
+    (
+        "foundations",
+        frozenset(
+            {"_validation", "_parameters", "_kinds", "_version", "_budget", "_lazy", "_output"}
+        ),
+    ),
     ("engine", frozenset({"divergence"})),
     ("bounds", frozenset({"bounds", "amplification"})),
     ("accounting", frozenset({"accountant"})),
     ("utility", frozenset({"utility"})),
     ("presentation", frozenset({"report"})),
-    ("applications", frozenset({"release", "audit", "figures"})),
+    ("applications", frozenset({"release", "design", "audit", "figures"})),
+    ("jobs", frozenset({"jobs"})),
     ("command line", frozenset({"cli", "__main__"})),
     ("package face", frozenset({""})),
 )
@@ -91,6 +99,9 @@ class Import:
     line: int
     local: bool
     typing_only: bool = False
+    #: the module the statement names (``from synthamp.jobs import f``: ``synthamp.jobs``),
+    #: before a lazy face's name is followed to the module that defines it
+    written: str = ""
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -189,6 +200,7 @@ def imports(root: Path) -> list[Import]:
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
+                base = ""
             elif isinstance(node, ast.ImportFrom):
                 base = _absolute(node, importer, is_package)
                 if base == "__future__":
@@ -205,8 +217,17 @@ def imports(root: Path) -> list[Import]:
             for name in dict.fromkeys(names):
                 internal = name == PACKAGE or name.startswith(PACKAGE + ".")
                 target = _resolve(name, modules) if internal else name
+                written = _resolve(base or name, modules) if internal else name
                 found.append(
-                    Import(importer, target, path, node.lineno, node in local, node in typing_only)
+                    Import(
+                        importer,
+                        target,
+                        path,
+                        node.lineno,
+                        node in local,
+                        node in typing_only,
+                        written,
+                    )
                 )
     return found
 
@@ -285,6 +306,60 @@ def cycles(root: Path) -> list[list[str]]:
         if v not in index:
             visit(v)
     return found
+
+
+def package_graph(root: Path) -> dict[str, set[str]]:
+    """Room -> the other rooms it imports (a room: a package or a module below ``synthamp``).
+
+    The package face (``synthamp`` itself, on top) is left out: it imports every room
+    lazily and none imports it.
+    """
+    graph: dict[str, set[str]] = {room(m): set() for m in source_files(root) if room(m)}
+    for e in _internal(imports(root)):
+        source, target = room(e.importer), room(e.target)
+        if source and target and source != target:
+            graph[source].add(target)
+    return graph
+
+
+def package_cycles(root: Path) -> list[list[str]]:
+    """The cycles among rooms (packages): the strongly connected components of more than one.
+
+    Two rooms of one floor may import each other's modules without a module cycle
+    (``audit._x -> release._y`` and ``release._z -> audit._w``); this finds them.
+    """
+    graph = package_graph(root)
+    reach = {v: _reachable(graph, v) for v in graph}
+    found = {tuple(sorted({v} | {w for w in reach[v] if v in reach[w]})) for v in graph}
+    return sorted([list(c) for c in found if len(c) > 1])
+
+
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for w in graph.get(todo.pop(), ()):
+            if w not in seen:
+                seen.add(w)
+                todo.append(w)
+    return seen
+
+
+#: The rooms the command line may import: the jobs (which re-export what it needs) and the
+#: foundations (``InputError``, ``printable``, the version, the status callback).
+COMMAND_LINE_IMPORTS = frozenset({"jobs"}) | FLOORS[0][1]
+
+
+def command_line_reaches_past_jobs(root: Path) -> list[str]:
+    """Imports of the command line into the library other than :mod:`synthamp.jobs` and
+    the foundations (the command line parses, calls one job, serialises): the module the
+    statement names, though a lazy face's name loads a module of another room."""
+    return [
+        f"{e.path.name}:{e.line}: {e.importer} -> {e.written}"
+        for e in _internal(imports(root))
+        if room(e.importer) in {"cli", "__main__"}
+        and room(e.written) not in COMMAND_LINE_IMPORTS | {"cli"}
+    ]
 
 
 def _heavy_key(target: str) -> str | None:
@@ -433,6 +508,24 @@ def test_no_import_cycle():
     assert not bad, "\n".join(bad)
 
 
+def test_no_cycle_between_packages():
+    bad = _new_breaches([" <-> ".join(c) for c in package_cycles(SRC)])
+    assert not bad, "\n".join(bad)
+
+
+def test_the_command_line_imports_only_the_jobs_and_the_foundations():
+    bad = _new_breaches(command_line_reaches_past_jobs(SRC))
+    assert not bad, "\n".join(bad)
+
+
+def test_the_release_imports_neither_the_designs_nor_the_audit():
+    """The two one-way streets of the applications floor: ``design`` uses ``release``'s
+    ridge, plan and partitions, the audit uses the generator; never the other way."""
+    graph = package_graph(SRC)
+    assert "design" not in graph["release"] and "audit" not in graph["release"]
+    assert "release" in graph["design"]
+
+
 def test_function_local_imports_are_heavy_and_say_so():
     bad = _new_breaches(bad_local_imports(SRC))
     assert not bad, "\n".join(bad)
@@ -556,6 +649,62 @@ def test_a_cycle_is_found_even_through_a_local_import(tmp_path):
         },
     )
     assert cycles(root) == [["synthamp.divergence", "synthamp.divergence._finite"]]
+
+
+def test_a_cycle_between_packages_is_found_without_a_module_cycle(tmp_path):
+    # the audit ⇄ release shape: each package imports another module of the other
+    root = _tree(
+        tmp_path,
+        {
+            "release/_pipeline.py": "def job():\n    from synthamp.audit import _release\n",
+            "release/_io.py": "",
+            "audit/_release.py": "",
+            "audit/_summary.py": "from synthamp.release import _io\n",
+            "bounds.py": "",
+        },
+    )
+    assert cycles(root) == []
+    assert upward_imports(root) == []
+    assert package_cycles(root) == [["audit", "release"]]
+
+
+def test_the_command_line_importing_past_the_jobs_is_found(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "cli/account.py": (
+                "from synthamp._validation import InputError\n"
+                "from synthamp.jobs import account_summary\n"
+                "from synthamp.accountant import METHODS\n"
+            ),
+            "jobs/__init__.py": "account_summary = 1\n",
+            "accountant.py": "METHODS = ()\n",
+            "_validation.py": "",
+        },
+    )
+    found = command_line_reaches_past_jobs(root)
+    assert len(found) == 1 and "synthamp.cli.account -> synthamp.accountant" in found[0]
+
+
+def test_the_jobs_floor_stands_between_the_applications_and_the_command_line():
+    assert floor("synthamp.release._ridge") < floor("synthamp.jobs._demo") < floor("synthamp.cli")
+    assert floor("synthamp.design._release") == floor("synthamp.release._ridge")
+    assert floor("synthamp._output._io") == floor("synthamp._validation") == 0
+
+
+def test_an_application_importing_a_job_goes_up(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "jobs/_demo.py": "",
+            "release/__init__.py": "from synthamp.jobs import _demo\n",
+            "_output/_io.py": "from synthamp.release import x\n",
+        },
+    )
+    found = upward_imports(root)
+    assert len(found) == 2
+    assert any("synthamp.release -> synthamp.jobs._demo goes up" in f for f in found)
+    assert any("synthamp._output._io -> synthamp.release goes up" in f for f in found)
 
 
 def test_local_imports_need_a_heavy_target_and_a_comment(tmp_path):

@@ -19,7 +19,8 @@ import pytest
 
 from synthamp import InputError
 from synthamp.cli import main
-from synthamp.release import PrivateLinearGenerator, release_table
+from synthamp.jobs import release_table
+from synthamp.release import PrivateLinearGenerator
 from synthamp.release._ridge import map_into_bounds
 
 sklearn_datasets = pytest.importorskip("sklearn.datasets", reason="scikit-learn is a dependency")

@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 
 from release_cases import TARGETS, private_frame, release_args, run
+from synthamp._output._io import MANIFEST_NAME
 from synthamp._validation import InputError
 from synthamp.release import PrivateLinearGenerator
-from synthamp.release._io import MANIFEST_NAME
 from synthamp.release._partitioned import PartitionTask, iter_partition, plan_partitions
 
 dd = pytest.importorskip("dask.dataframe", reason="needs the optional extra synthamp[dask]")

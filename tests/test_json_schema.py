@@ -72,6 +72,8 @@ COMMANDS = {
     "fisher": ["fisher", "--dim", "10", "--theta", "2"],
     "audit": ["audit", "--dim", "20", "--norm-bound", "2", "--sensitivity", "1", "--sigma", "1",
               "--trials", "500", "--delta", "1e-5", "--seed", "1"],
+    "audit-design": ["audit", "--design", "orthogonal", "--width", "10", "--sigma", "1",
+                     "--trials", "500", "--seed", "1"],
 }  # fmt: skip
 
 
@@ -127,7 +129,7 @@ def test_plan_and_release_json_and_the_report_validate(tmp_path, table, capsys, 
 
 
 def test_figures_json_validates(tmp_path, capsys, validator, monkeypatch):
-    import synthamp.figures as figures
+    from synthamp.jobs import _figures as figures
 
     written = [tmp_path / "a.csv", tmp_path / "a.png", tmp_path / "b.csv", tmp_path / "b.png"]
     written.append(tmp_path / "index.md")

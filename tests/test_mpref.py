@@ -21,6 +21,7 @@ REFERENCE_MODULES = [
     Path(__file__).with_name("mpref_convolution.py"),
     Path(__file__).with_name("mpref_matrix.py"),
     Path(__file__).with_name("mpref_design.py"),
+    Path(__file__).with_name("mpref_loss.py"),
     Path(__file__).with_name("references.py"),
     Path(__file__).parent / "data" / "make_references.py",
 ]

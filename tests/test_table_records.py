@@ -102,7 +102,7 @@ def test_the_records_are_in_the_table_units_in_the_noise_free_limit():
     factor = scale * np.linalg.cholesky(g * rows.T @ rows).T
     release = SimpleNamespace(
         _factor=factor, seed_scale=scale, sigma=0.0, design=SimpleNamespace(width=500),
-        _rng=np.random.default_rng(4), ones_gram=g * len(y),
+        _rng=np.random.default_rng(4), ones_gram=g * len(y), seeded=False,
     )  # fmt: skip
     records = np.vstack(list(table_records(release, tmap).iter_samples(200_000, 65_536)))
     assert records.shape == (200_000, 3)

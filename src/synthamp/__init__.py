@@ -51,8 +51,8 @@ The exact engine, k = 1 (:mod:`synthamp.divergence`)
    log_likelihood_ratio -- log-likelihood ratio of an unlimited release
    log_likelihood_ratio_finite -- log-likelihood ratio of a finite release
 
-The release (:mod:`synthamp.release`)
--------------------------------------
+The release (:mod:`synthamp.release`, :mod:`synthamp.jobs`)
+---------------------------------------------------------
 
 .. autosummary::
    :toctree: generated/
@@ -80,7 +80,9 @@ Conventions
    privacy_quantity     -- decorator labelling a function with its kind
 
 Closed-form bounds of the paper are in :mod:`synthamp.bounds`, the release
-pipeline and the ridge mathematics in :mod:`synthamp.release`, the reports in
+pipeline and the ridge mathematics in :mod:`synthamp.release`, releases on a public
+design in :mod:`synthamp.design`, one function per command in :mod:`synthamp.jobs`,
+the reports in
 :mod:`synthamp.report`, empirical audits in
 :mod:`synthamp.audit`, the paper's figures in :mod:`synthamp.figures`.
 """
@@ -120,7 +122,8 @@ if TYPE_CHECKING:  # the names below are loaded on first use, see __getattr__
         renyi_plateau,
         renyi_plateau_gram,
     )
-    from synthamp.release import PrivateLinearGenerator, plan_release, release_table
+    from synthamp.jobs import release_table
+    from synthamp.release import PrivateLinearGenerator, plan_release
     from synthamp.report import render_html
 
 __all__ = [
@@ -190,7 +193,7 @@ _LAZY: dict[str, str] = {
     ),
     "PrivateLinearGenerator": "synthamp.release",
     "plan_release": "synthamp.release",
-    "release_table": "synthamp.release",
+    "release_table": "synthamp.jobs",
     "render_html": "synthamp.report",
 }
 

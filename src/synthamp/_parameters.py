@@ -226,7 +226,7 @@ DOMAINS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     CLOSED_FORMS: ("synthamp.bounds",),  # the paper's formulas: C = 0, Δ = 0 their limits
     # n_syn: the records written or planned, any number (unlimited accounting)
     RECORDS_WRITTEN: ("synthamp.utility", "synthamp.release.gram_estimate_errors",
-                      "synthamp.release.plan_release", "synthamp.release.plan_table"),
+                      "synthamp.release.plan_release", "synthamp.jobs.plan_table"),
 })  # fmt: skip
 _CLOSED_FORMS = MappingProxyType({CLOSED_FORMS: _NONNEGATIVE})
 _OPEN_UNIT = Real(0.0, 1.0)
@@ -315,6 +315,9 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType({
     "partitions": Parameter(Integer(1), example=2, doc="partitions of a written output"),
     "chunk_size": Parameter(Integer(1), example=10, doc="records drawn per chunk"),
     "repeats": Parameter(Integer(1), example=2, doc="repeated draws of an estimate"),
+    "reps": Parameter(Integer(2), example=10, doc="Monte Carlo repetitions of an error"),
+    "gram_scale": Parameter(_POSITIVE, example=1.0, doc="the scale of a Gram matrix"),
+    "run_sigma": Parameter(same_as="sigma", doc="the σ of a run (default: the release's)"),
     "dof": Parameter(Integer(0), example=1, doc="degrees of freedom"),
     "random_state": Parameter(Integer(0), none="fresh OS entropy", example=0,
                               doc="the seed of a public draw"),

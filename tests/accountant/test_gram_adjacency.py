@@ -28,8 +28,8 @@ from synthamp.accountant import (
     rdp_to_epsilon,
     worst_case_rdp,
 )
+from synthamp.design._designs import PublicDesign, design_bounds
 from synthamp.divergence import renyi_plateau
-from synthamp.release._designs import PublicDesign, design_bounds
 
 ORDERS = np.array([1.5, 4.0, 16.0])
 

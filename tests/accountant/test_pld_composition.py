@@ -287,8 +287,8 @@ def test_finite_release_composition_is_between_its_bounds():
 def test_the_cli_says_when_the_guard_fired(capsys, monkeypatch):
     import json
 
-    from synthamp.accountant._summary import PLD_FALLBACK_NOTE
     from synthamp.cli import main
+    from synthamp.jobs._account_summary import PLD_FALLBACK_NOTE
 
     argv = ["account", "--releases", "10", "--dim", "100", "--norm-bound", "2"]
     argv += ["--sensitivity", "0.5", "--sigma", "1.284", "--json"]

@@ -23,9 +23,7 @@ import pytest
 from synthamp.accountant import (
     GaussianRelease,
     SyntheticDataRelease,
-    account_summary,
     calibrate_sigma,
-    calibrate_summary,
     compute_epsilon,
     compute_epsilon_pld,
     profile_epsilon,
@@ -33,6 +31,7 @@ from synthamp.accountant import (
 from synthamp.accountant._gaussian import gaussian_epsilon
 from synthamp.accountant._pld import calibrate_sigma_pld
 from synthamp.cli import main
+from synthamp.jobs import account_summary, calibrate_summary
 from synthamp.release import _accounting as release_accounting
 
 C, DELTA_SENS, SIGMA = 2.0, 0.1, 0.5

@@ -99,12 +99,8 @@ def test_cli_finite_release_upper_is_the_release_guarantee(capsys, dim, n_syn, s
     """k = 1, finite n_syn, default accountant: epsilon_upper is the smaller of the finite
     RDP ε and the unlimited release's exact ε (valid for every n_syn), as release and
     account state it; an explicit --accountant rdp keeps the finite RDP ε."""
-    from synthamp.accountant import (
-        SyntheticDataRelease,
-        account_summary,
-        compute_epsilon,
-        profile_epsilon,
-    )
+    from synthamp.accountant import SyntheticDataRelease, compute_epsilon, profile_epsilon
+    from synthamp.jobs import account_summary
 
     release = SyntheticDataRelease(dim, 1, 2.0, 0.1, sigma, n_syn=n_syn)
     finite = compute_epsilon(release, 1e-5, accountant="rdp").epsilon
@@ -163,3 +159,49 @@ def test_cli_family_estimator_is_the_default_and_says_so(capsys):
 def test_cli_bad_estimator_exits_2(capsys):
     assert main(["audit", *RELEASE_ARGS, "--estimator", "gdp"]) == 2
     assert "--estimator" in capsys.readouterr().err
+
+
+#: The design audit of the implementation (a quick size: D = 10, k = 1, σ given).
+DESIGN_ARGS = ["--design", "orthogonal", "--width", "10", "--sigma", "1", "--trials", "2000"]
+
+
+def test_cli_design_audit_json_and_tradeoff_csv(capsys, tmp_path):
+    """--design orthogonal audits the implementation: the JSON carries the contract keys,
+    every bound, μ_emp/μ with its interval; --tradeoff writes the curve with intervals."""
+    csv = tmp_path / "curve.csv"
+    argv = ["audit", *DESIGN_ARGS, "--delta", "1e-3", "--seed", "3", "--tradeoff", str(csv)]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert CONTRACT_KEYS <= set(out) and out["command"] == "audit"
+    assert out["design"] == "orthogonal" and out["targets"] == 1 and out["runs"] == 2000
+    assert out["sigma"] == 1.0 == out["sigma_run"] and out["consistent"] and out["seeded"]
+    assert out["epsilon_lower"] <= out["epsilon_pair"] <= out["epsilon_upper"]
+    low, high = out["mu_ratio_interval"]
+    assert low <= out["mu_ratio"] <= high and out["llr_monotone"] is True
+    rows = csv.read_text().splitlines()
+    assert rows[0].startswith("threshold,fpr,fpr_low,fpr_high") and len(rows) == 65
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("audit of the implementation: orthogonal design D = 10, k = 1")
+    assert "mu_emp/mu = " in text and "black-box = optimal" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        ([*DESIGN_ARGS, "--dim", "10"], "--dim"),
+        ([*DESIGN_ARGS, "--sensitivity", "1"], "--sensitivity"),
+        ([*DESIGN_ARGS, "--estimator", "threshold"], "--estimator"),
+        ([*DESIGN_ARGS, "--targets", "3"], "--targets"),
+        ([*DESIGN_ARGS, "--targets", "2", "--n-syn", "10"], "--n-syn"),
+        (["--design", "orthogonal", "--width", "5", "--sigma", "1"], "--width"),
+        (["--design", "orthogonal", "--sigma", "1"], "--width"),
+        ([*RELEASE_ARGS, "--width", "10"], "--width"),
+        (["--dim", "50", "--norm-bound", "2", "--sensitivity", "1"], "--sigma"),
+    ],
+)
+def test_cli_design_audit_bad_input_exits_2(capsys, args, flag):
+    assert main(["audit", *args]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert captured.out == "" and len(lines) == 1 and flag in lines[0]

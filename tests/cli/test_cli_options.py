@@ -18,11 +18,13 @@ def _choices(command: click.Command) -> dict[str, tuple[str, ...]]:
 
 
 def test_the_choices_are_the_library_constants():
-    from synthamp.audit import CORRECTIONS, ESTIMATORS, MECHANISMS
+    from synthamp.audit import CORRECTIONS, ESTIMATORS
     from synthamp.cli.account import account, calibrate
     from synthamp.cli.audit import audit
     from synthamp.cli.plan import plan
-    from synthamp.release import ADJACENCIES, DESIGNS, PLAN_METHODS
+    from synthamp.design import ADJACENCIES, DESIGNS
+    from synthamp.jobs import MECHANISMS
+    from synthamp.release import PLAN_METHODS
 
     for command in (account, calibrate):
         assert _choices(command) == {

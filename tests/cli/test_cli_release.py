@@ -22,9 +22,9 @@ import pytest
 from release_cases import FEATURES, TARGETS, private_frame, release_args, run, snapshot
 from synthamp.cli import main
 from synthamp.cli import release as release_cli
-from synthamp.release import _demo as demo_lib
+from synthamp.jobs import _demo as demo_lib
+from synthamp.jobs import _release_table as pipeline
 from synthamp.release import _generator as generator
-from synthamp.release import _pipeline as pipeline
 from synthamp.release import clip_rows, ridge_fit
 from synthamp.report import PrivacyReport
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from synthamp.cli import main
-from synthamp.release import PublicDesign, design_bounds
+from synthamp.design import PublicDesign, design_bounds
 
 
 @pytest.fixture
@@ -116,7 +116,7 @@ FEATURES = [
 
 
 def test_random_features_need_declared_public_inputs_that_are_not_targets(table, capsys):
-    from synthamp.release._checks import PRIVATE_INPUTS
+    from synthamp.jobs._release_checks import PRIVATE_INPUTS
 
     assert main(FEATURES) == 2
     err = capsys.readouterr().err.strip().splitlines()

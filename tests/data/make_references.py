@@ -5,6 +5,8 @@ Run from the repository root::
     python tests/data/make_references.py            # rebuild every stored reference
     python tests/data/make_references.py --missing  # add only the references not yet stored
     python tests/data/make_references.py --check    # recompute a sample, compare with the store
+    python tests/data/make_references.py --missing --tests tests/divergence/test_finite_corners.py
+                                                    # add what the named test files lack
 
 Rebuilding runs the tests that read stored references (those that import
 ``references``) in record mode against an empty store, slow tests included, so
@@ -52,12 +54,17 @@ def tests_reading_the_store() -> list[Path]:
     )
 
 
-def rebuild(jobs: str = "auto", missing_only: bool = False) -> dict[str, int]:
+def rebuild(
+    jobs: str = "auto", missing_only: bool = False, tests: list[str] | None = None
+) -> dict[str, int]:
     """Recompute every reference the tests ask for into a fresh store; entries per function.
 
     With ``missing_only``, the tests run against the current store and only the
-    references it lacks are computed and added (nothing stored is dropped).
+    references it lacks are computed and added (nothing stored is dropped);
+    ``tests`` (with ``missing_only``) runs only those test files.
     """
+    if tests and not missing_only:
+        raise SystemExit("--tests adds to the store: give --missing too")
     with tempfile.TemporaryDirectory() as empty, tempfile.TemporaryDirectory() as shards:
         env = dict(
             os.environ,
@@ -67,7 +74,7 @@ def rebuild(jobs: str = "auto", missing_only: bool = False) -> dict[str, int]:
             OPENBLAS_NUM_THREADS="1",
         )
         command = [sys.executable, "-m", "pytest", "-q", "-m", "", "-p", "no:cacheprovider"]
-        command += ["-n", jobs, *map(str, tests_reading_the_store())]
+        command += ["-n", jobs, *(tests or map(str, tests_reading_the_store()))]
         print("running:", " ".join(command), flush=True)
         # the tests' verdicts do not matter here: every reference they asked for is recorded
         subprocess.run(command, env=env, cwd=TESTS.parent, check=False)
@@ -149,12 +156,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=None, help="the sample's seed (--check)")
     parser.add_argument("--jobs", default="auto", help="pytest-xdist workers (rebuild)")
     parser.add_argument("--missing", action="store_true", help="add only what is not stored")
+    parser.add_argument(
+        "--tests", nargs="+", default=None, help="only these test files (--missing)"
+    )
     args = parser.parse_args(argv)
     if args.check:
         failures = check(args.seconds, args.seed)
         print("\n".join(failures) or "the sample reproduces the store")
         return 1 if failures else 0
-    for name, count in rebuild(args.jobs, missing_only=args.missing).items():
+    for name, count in rebuild(args.jobs, missing_only=args.missing, tests=args.tests).items():
         print(f"{name}: {count} entries")
     return 0
 

@@ -18,6 +18,7 @@ import mpmath as mp
 import numpy as np
 import pytest
 
+import references
 from synthamp import InputError, renyi_plateau
 from synthamp.divergence import renyi_plateau_gram
 from synthamp.divergence._hyp0f1_2x2 import _CLOSED_G, log_g, log_hyp0f1_2x2
@@ -115,19 +116,8 @@ def test_hyp0f1_2x2_matches_koev_edelman(dim, x1, x2):
 
 
 def _mp_integral_log_hyp0f1(dim, x1, x2):
-    """The §8 integral in θ (u = sin θ) by mpmath quadrature, split around the peak."""
-    with mp.workdps(30):
-        nu1 = mp.mpf(dim - 1) / 2
-
-        def f(theta):
-            c2 = mp.cos(theta) ** 2
-            return mp.cos(theta) ** (dim - 2) * mp.hyp0f1(nu1, x1 * c2) * mp.hyp0f1(nu1, x2 * c2)
-
-        width = 1 / mp.sqrt(dim + 2 * mp.sqrt(x1) + 2 * mp.sqrt(x2))
-        pts = [0] + [width * k for k in (1, 2, 4, 8, 16, 32) if width * k < mp.pi / 2] + [mp.pi / 2]
-        integral = 2 * mp.quad(f, pts)
-        norm = mp.gamma(mp.mpf(dim) / 2) / (mp.sqrt(mp.pi) * mp.gamma(nu1))
-        return float(mp.log(integral * norm))
+    """The §8 integral in θ by mpmath (tests/mpref_matrix.py; stored: seconds per point)."""
+    return float(references.log_hyp0f1_2x2_integral(dim, x1, x2))
 
 
 @pytest.mark.parametrize(

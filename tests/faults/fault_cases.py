@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from synthamp._output import _io
 from synthamp.cli import main
-from synthamp.release import _io
 
 #: The exit status of a child killed by a :class:`Fault` of kind "kill".
 KILLED = 77

@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 from release_cases import one_error_line, release_args, run
+from synthamp._output import _io as _io
+from synthamp._output import _journal as _journal
 from synthamp.release import _generator as generator
-from synthamp.release import _io as _io
-from synthamp.release import _journal as _journal
 from synthamp.release import _tabular as tabular
 
 SRC = str(Path(tabular.__file__).parents[1])
@@ -101,7 +101,7 @@ KILLED_COMMIT = textwrap.dedent(
     """
     import os, sys
     from pathlib import Path
-    from synthamp.release import _io as _io
+    from synthamp._output import _io as _io
     paths = [Path(p) for p in sys.argv[2:]]
     stop_at = Path(sys.argv[1])
     real = os.replace
@@ -168,7 +168,7 @@ INTERRUPTED_COMMIT = textwrap.dedent(
     """
     import os, signal, sys
     from pathlib import Path
-    from synthamp.release import _io as _io
+    from synthamp._output import _io as _io
     paths = [Path(p) for p in sys.argv[1:]]
     real = os.replace
     def interrupting(src, dst):
@@ -232,7 +232,7 @@ SIGNALLED_THREAD = textwrap.dedent(
     """
     import os, signal, sys, threading, time
     from pathlib import Path
-    from synthamp.release import _io as _io
+    from synthamp._output import _io as _io
     paths = [Path(p) for p in sys.argv[1:]]
     def terminate(signum, frame):
         raise SystemExit(43)

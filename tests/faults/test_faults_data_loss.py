@@ -11,7 +11,7 @@ import json
 import pandas as pd
 
 from release_cases import one_error_line, private_frame, release_args, run, snapshot
-from synthamp.release import _io as _io
+from synthamp._output import _io as _io
 
 
 def _partitioned(**overrides):

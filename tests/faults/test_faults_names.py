@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 
 from release_cases import FEATURES, TARGETS, one_error_line, private_frame, release_args, run
+from synthamp._output import _io as _io
 from synthamp._validation import InputError, printable
 from synthamp.release import PrivateLinearGenerator
 from synthamp.release import _generator as generator
-from synthamp.release import _io as _io
 from synthamp.release import _tabular as tabular
 
 FORMULA = "=cmd|' /C calc'!A0"

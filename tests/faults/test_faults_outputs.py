@@ -24,8 +24,8 @@ import pytest
 
 from release_cases import FEATURES, one_error_line, private_frame, release_args, run
 from synthamp._validation import InputError, printable
+from synthamp.jobs import release_table
 from synthamp.release import _tabular as tabular
-from synthamp.release import release_table
 
 SRC = str(Path(tabular.__file__).parents[1])
 
@@ -161,7 +161,8 @@ def test_a_full_disk_on_dask_is_one_line_naming_the_output(workdir, capfd, monke
     from dask.dataframe.io.parquet import arrow
 
     from synthamp.cli import main
-    from synthamp.release import _distributed, _pipeline
+    from synthamp.jobs import _release_table as _pipeline
+    from synthamp.release import _distributed
 
     monkeypatch.setattr(arrow.ArrowDatasetEngine, "write_partition", classmethod(_disk_full))
     in_process = functools.partial(_distributed.local_cluster, 1, processes=False)

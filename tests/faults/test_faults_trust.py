@@ -243,7 +243,7 @@ def test_an_old_version_planted_by_another_user_is_not_put_in_place(workdir, sha
 
 def test_a_killed_commit_is_published_without_setuid_bits(tmp_path):
     """Our own journal asks for 04777: the output gets 0777 & mode, never a setuid bit."""
-    from synthamp.release import _io
+    from synthamp._output import _io
 
     with _io.OutputTransaction(mode=0o4755 & 0o777) as tx:
         tx.add(tmp_path / "t.csv", param="out").write_text("new")
@@ -262,8 +262,8 @@ def test_a_killed_commit_is_published_without_setuid_bits(tmp_path):
 
 def test_a_temporary_swapped_for_a_link_before_the_commit_is_not_published(workdir, shared):
     """In a shared folder someone replaces the run's temporary by a link: refused, untouched."""
+    from synthamp._output import _io
     from synthamp._validation import InputError
-    from synthamp.release import _io
 
     before = _victim_state(workdir)
     with _io.OutputTransaction() as tx:

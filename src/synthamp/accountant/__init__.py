@@ -147,10 +147,8 @@ guarantee (PLD or RDP; for k = 1 and finite n_syn the smaller of the finite rele
 RDP bound and the unlimited release's exact profile) and return a :class:`Guarantee`
 that says what it is and why. Every output of synthamp that states a guarantee renders
 one: use these, not the single accountants below, to state a release's guarantee.
-:func:`account_summary` and :func:`calibrate_summary` (``_summary``) validate a
-command's input, call them and return an :class:`AccountSummary` or a
-:class:`CalibrationSummary`: the guarantees with their notes and warnings, whose
-``to_dict()`` is the JSON of ``synthamp account``/``calibrate`` and ``lines()`` its text.
+``synthamp account``/``calibrate`` call them through
+:func:`synthamp.jobs.account_summary` and :func:`synthamp.jobs.calibrate_summary`.
 :data:`ACCOUNTANTS` names the accountants (``pld``, ``rdp``).
 
 ``compute_epsilon`` and ``calibrate_sigma`` (``_accountants``) apply that rule by
@@ -241,12 +239,6 @@ from synthamp.accountant._releases import (
     SyntheticDataRelease,
     rdp_to_epsilon,
 )
-from synthamp.accountant._summary import (
-    AccountSummary,
-    CalibrationSummary,
-    account_summary,
-    calibrate_summary,
-)
 from synthamp.accountant._worst_case import (
     SCAN_POINTS,
     SEARCH_SCAN,
@@ -269,10 +261,8 @@ __all__ = [
     "REALISED_LOWER",
     "SCAN_POINTS",
     "SEARCH_SCAN",
-    "AccountSummary",
     "AngleCertificate",
     "Calibration",
-    "CalibrationSummary",
     "CertifiedGuarantee",
     "EpsilonDeltaCurve",
     "EpsilonResult",
@@ -298,14 +288,12 @@ __all__ = [
     "WorstCase",
     "account",
     "account_certified",
-    "account_summary",
     "angle_nodes",
     "bures_wasserstein_2x2",
     "calibrate",
     "calibrate_certified",
     "calibrate_sigma",
     "calibrate_sigma_pld",
-    "calibrate_summary",
     "canonical_norm",
     "canonical_pair",
     "certified_angle_rdp",

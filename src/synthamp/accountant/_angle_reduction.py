@@ -254,11 +254,15 @@ def orthogonal_node_pld(
 
 
 def _orthogonal_node_pld(
-    dim: int, amp: float, releases: int, h: float, tail: float = DEFAULT_TAIL
+    dim: int, amp: float, releases: int, h: float, tail: float = DEFAULT_TAIL, low: float = 0.0
 ) -> PairPld:
-    """The kernel of :func:`orthogonal_node_pld` (amplitude a = c/σ)."""
+    """The kernel of :func:`orthogonal_node_pld` (amplitude a = c/σ).
+
+    ``low`` = b in [0, a): the symmetric product pair (χ²_d(a²) ⊗ χ²_d(b²), χ²_d(b²) ⊗
+    χ²_d(a²)), remove ⊛ add of the k = 1 pair (a, b) (the node is b = 0; the audit's
+    fitted pair, :mod:`synthamp.audit._product_family`, has b > 0)."""
     release = SyntheticDataRelease(dim, 1, amp, amp, 1.0, None)
-    pair = _pair_evaluator(release, amp, 0.0, tail)
+    pair = _pair_evaluator(release, amp, low, tail)
     forward, reverse = pair.refine(PROFILE_RTOL, 1e-3 * tail)
     top = max(forward.root(tail)[0], reverse.root(tail)[0])
     if not math.isfinite(top):

@@ -15,7 +15,11 @@ the same dominating pair as synthamp's PLD accountant (docs/theory.md §14;
   orthogonal node's PLD at width d − k and c* (docs/theory.md §20) to dp_accounting;
 * :func:`to_prv` returns a ``prv_accountant.PrivacyRandomVariable`` whose cdf is
   the privacy loss of one direction (remove or add) of the worst pair (module
-  docstring of :class:`SyntheticReleasePRV`).
+  docstring of :class:`SyntheticReleasePRV`); a k ≥ 2 release on a public design
+  returns the *two* PRVs of its orthogonal node, the remove and the add direction of
+  the k = 1 pair (χ²_{d−k}(c*²/σ²), χ²_{d−k}(0)): one run of the node's privacy loss
+  is one draw of each (docs/theory.md §20, "The orthogonal node"), so prv_accountant
+  composes the two, T times each.
 
 Both need optional packages: ``pip install 'synthamp[export]'``.
 """
@@ -126,7 +130,10 @@ def _design_release_pld(release: PublicDesignRelease, h: float, tail: float, pld
 
 
 def to_prv(
-    release: SyntheticDataRelease | GaussianRelease | SubsampledGaussianRelease,
+    release: SyntheticDataRelease
+    | GaussianRelease
+    | SubsampledGaussianRelease
+    | PublicDesignRelease,
     direction: str = "remove",
 ):
     """The release (one run, one direction) as a ``prv_accountant.PrivacyRandomVariable``.
@@ -140,6 +147,17 @@ def to_prv(
     :class:`SyntheticReleasePRV`, whose worst pair must pass the guard for
     every T (:mod:`synthamp.accountant._pld_grid`; else use the PLD export).
     Compose T runs in prv_accountant (``max_self_compositions``).
+
+    A k ≥ 2 release on a public design (:class:`PublicDesignRelease`) returns a
+    *tuple* ``(remove, add)`` of two PRVs: its guarantee's pair, the orthogonal node at
+    width d − k and c* (docs/theory.md §20), is the k = 1 pair (χ²_{d−k}(c*²/σ²),
+    χ²_{d−k}(0)) composed with its reverse, so one run's privacy loss is the sum of one
+    draw of the k = 1 remove direction and one of its add direction. Give both to
+    ``PRVAccountant(prvs=[remove, add], max_self_compositions=[T, T], ...)`` and compose
+    them T times each. The node is symmetric (its two directions are the same law), so
+    ``direction`` changes nothing there. Its guarantee is the smaller of this and
+    post-processing (``GaussianRelease(release.sensitivity, σ)``): account the two
+    compositions apart and take the smaller ε.
     """
     prv = _require("prv_accountant", "prv-accountant")
     if direction not in ("remove", "add"):
@@ -155,14 +173,21 @@ def to_prv(
     if isinstance(release, GaussianRelease):
         return prv.GaussianMechanism(release.sigma / release.sensitivity)
     if isinstance(release, PublicDesignRelease):
-        raise InputError(
-            "release", "a k >= 2 release on a public design exports to dp_accounting's PLD only"
-        )
+        cls = _synthetic_prv_class(prv)
+        node = _node_release(release)
+        return cls(node, "remove"), cls(node, "add")
     if not isinstance(release, SyntheticDataRelease):
         raise InputError("release", f"must be a release or Gaussian mechanism, got {release!r}")
     if release.out_dim > 1:
         return prv.GaussianMechanism(release.sigma / release.effective_sensitivity)
     return _synthetic_prv_class(prv)(release, direction)
+
+
+def _node_release(release: PublicDesignRelease) -> SyntheticDataRelease:
+    """The k = 1 release whose worst pair is the node's: width d − k, C = Δ = c* (Δ >= C,
+    so the worst pairs are the points (c*, 0) and (0, c*): exact, no guard)."""
+    width, c = release.dim - release.out_dim, release.canonical_norm
+    return SyntheticDataRelease(width, 1, c, c, release.sigma)
 
 
 def _synthetic_prv_class(prv):

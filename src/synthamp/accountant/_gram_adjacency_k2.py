@@ -8,7 +8,7 @@ models v = MY, w = MY′ of a replace-one change of record i satisfy
     S₂ = {(S_v, S_w) : S ⪰ 0, tr S <= C², BW(S_v, S_w) <= Δ,
           ‖S_w − S_v‖_op <= s₂, |tr(S_w − S_v)| <= s₂},
 
-with C, Δ and s₂ the design's bounds (``synthamp.release._designs.design_bounds``; s₂ the
+with C, Δ and s₂ the design's bounds (``synthamp.design._designs.design_bounds``; s₂ the
 same number as for k = 1) and BW the Bures–Wasserstein distance.
 
 *Proof that every realised pair lies in S₂.* (i) tr S_v = ‖MY‖²_F <= C² by the bound on C
@@ -31,7 +31,7 @@ docs/theory.md §10). What S₂ gives is :func:`search_gram_set_k2`: the exact v
 best pair of S₂ found by a search, a **heuristic** for the worst case over S₂ (a longer
 search can only raise it; S₂ is an envelope of the design's pairs, so it bounds nothing
 about the mechanism). A proven lower bound on the mechanism itself comes from concrete
-adjacent datasets on the design (``synthamp.release._design_pairs``).
+adjacent datasets on the design (``synthamp.design._pairs``).
 """
 
 from __future__ import annotations

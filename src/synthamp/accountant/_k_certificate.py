@@ -69,6 +69,7 @@ from synthamp.accountant._angle_reduction import (
 )
 from synthamp.accountant._gaussian import _gaussian_epsilon
 from synthamp.accountant._guarantee import Guarantee
+from synthamp.accountant._node_search import node_sigma_search
 from synthamp.accountant._pld import PairPld, gaussian_sigma
 from synthamp.accountant._profile import DEFAULT_TAIL, beyond_exact_profile
 from synthamp.accountant._releases import (
@@ -94,6 +95,9 @@ __all__ = [
 #: companion, the lower bound, down; a coarser grid only loosens them, by ~1e-3 at ε ≈ 1,
 #: 15× faster than the 1e-4 of the k = 1 accountant).
 _PLD_DISCRETIZATION = 1e-3
+#: The node's PLD grid has at most about this many points per direction (its step is
+#: max(_PLD_DISCRETIZATION, top/_PLD_POINTS), :func:`_node_pld`).
+_PLD_POINTS = 1e4
 
 
 @dataclass(frozen=True)
@@ -211,7 +215,7 @@ class CertifiedGuarantee:
         RDP − error.
     pld : PairPld or None
         Route node: the node's PLD, T runs (None: not computed), on a loss grid of step
-        max(1e-3, top/10⁵); to compose with PLDs of another step, build it on theirs:
+        max(1e-3, top/10⁴); to compose with PLDs of another step, build it on theirs:
         ``orthogonal_node_pld(d − k, c*, σ, T, discretization=h)``.
     certificate : AngleCertificate or None
         One run's angle grid (None: not computed).
@@ -310,15 +314,18 @@ def _best_orders(rdp: NDArray[np.float64], delta: float, count: int = 3) -> NDAr
 def _node_pld(
     width: int, amp: float, count: int, rdp: NDArray[np.float64], orders: NDArray[np.float64]
 ) -> PairPld | None:
-    """The node's PLD (T runs) on a loss grid of at most ~2·10⁵ points per direction, or None
+    """The node's PLD (T runs) on a loss grid of at most ~2·10⁴ points per direction, or None
     past the exact profile's range (:func:`synthamp.accountant._profile.beyond_exact_profile`,
     the k = 1 rule: the pair (a, 0) has norm and step a). The grid's step is
-    max(1e-3, top/10⁵), top the node's RDP bound on ε at δ = 10⁻¹⁸ (where the PLD's grid
-    ends): a coarser grid only loosens the pessimistic PLD and its companion."""
+    max(1e-3, top/10⁴), top the node's RDP bound on ε at δ = 10⁻¹⁸ (where the PLD's grid
+    ends): a coarser grid only loosens the pessimistic PLD and its companion. top/10⁴
+    binds from ε ≈ 4 up; measured at ε ≈ 100 (wine's table, D = 10⁶, top = 150), the upper
+    ε moved by 6.5e-5 against top/10⁵ (the companion by 0.015) and the evaluation took a
+    third of the time (the thresholds put on each grid point cost most)."""
     if beyond_exact_profile(SyntheticDataRelease(width, 1, amp, amp, 1.0, None)):
         return None
     top = _epsilon(orders, rdp, DEFAULT_TAIL, warn=False)[0]
-    h = max(_PLD_DISCRETIZATION, top / 1e5)
+    h = max(_PLD_DISCRETIZATION, top / _PLD_POINTS)
     try:
         return _orthogonal_node_pld(width, amp, count, h)
     except (InputError, OverflowError):  # the k = 1 profile's tails out of range (tiny d, a
@@ -384,9 +391,11 @@ def _account_certified(
     route: str = "node",
     grid: bool = False,
     lower: bool = True,
+    node_pld: PairPld | None = None,
 ) -> CertifiedGuarantee:
     """The kernel of :func:`account_certified` (``lower`` False: without the lower bound, for
-    the calibration's intermediate steps)."""
+    the calibration's intermediate steps; ``node_pld``: route node, the node's PLD at this
+    σ already computed by the calibration's search, reused)."""
     start = time.perf_counter()
     width, count = release.dim - release.out_dim, release.releases
     amp = release.canonical_norm / release.sigma
@@ -407,7 +416,7 @@ def _account_certified(
     eps_node = eps_cert = math.inf
     order = math.nan
     if route == "node":
-        pld = _node_pld(width, amp, count, node_rdp, orders)
+        pld = node_pld if node_pld is not None else _node_pld(width, amp, count, node_rdp, orders)
         if pld is not None:
             eps_node = float(pld.epsilon(delta))
     # the certificate is at least the π/2 node (its last interval is that node at c·f ≥ c,
@@ -486,12 +495,14 @@ def calibrate_certified(
 ) -> CertifiedGuarantee:
     """The smallest σ (to ``rtol``) whose certified guarantee meets (ε, δ); its guarantee.
 
-    Route node: σ bisected in log σ on the orthogonal node's PLD ε (bracketed by its
-    RDP). Route grid: σ searched on the π/2 node's RDP times the grid's model
-    overhead 1 + ``ratio``, the grid certified there, and σ moved up by the measured
-    overhead until the certificate meets ε (it may end a little above the smallest σ:
-    by the model's slack). Post-processing's σ (the Gaussian mechanism with Δ√T,
-    exact) is taken where smaller. ``release.sigma`` is ignored.
+    Route node: σ searched on the orthogonal node's PLD ε from its RDP σ (which meets
+    the target), by a secant in (log σ, log ε) that closes a bracket narrower than
+    ``rtol`` in three to five PLD evaluations (:mod:`synthamp.accountant._node_search`);
+    the guarantee reuses the PLD at the bracket's upper end. Route grid: σ searched on
+    the π/2 node's RDP times the grid's model overhead 1 + ``ratio``, the grid certified
+    there, and σ moved up by the measured overhead until the certificate meets ε (it may
+    end a little above the smallest σ: by the model's slack). Post-processing's σ (the
+    Gaussian mechanism with Δ√T, exact) is taken where smaller. ``release.sigma`` is ignored.
 
     Returns
     -------
@@ -514,16 +525,23 @@ def calibrate_certified(
         return _log_root(excess, start - 1.0, start, 0.1 * rtol)
 
     if route == "node":
-        hi = rdp_sigma(1.0)  # RDP is above the PLD: a σ that meets the target
+        start = math.log(rdp_sigma(1.0))  # RDP is above the PLD: a σ that meets the target
 
-        def pld_excess(log_sigma: float) -> float:
+        def node_pld(log_sigma: float) -> tuple[float, PairPld | None]:
             amp = release.canonical_norm / math.exp(log_sigma)
             value, error = _orthogonal_node_rdp(DEFAULT_ORDERS, width, amp)
             pld = _node_pld(width, amp, count, count * (value + error), DEFAULT_ORDERS)
-            return math.inf if pld is None else float(pld.epsilon(delta)) - target
+            return (math.inf if pld is None else float(pld.epsilon(delta))), pld
 
-        sigma = _log_root(pld_excess, math.log(hi) - 0.25, math.log(hi), rtol)
-        return _account_certified(release.with_sigma(min(sigma, sigma_post)), delta, nodes)
+        def log_rdp_epsilon(log_sigma: float) -> float:
+            return math.log(_node_epsilon(release.with_sigma(math.exp(log_sigma)), delta))
+
+        step = 1e-2  # the RDP curve's slope in log-log: the search's first model
+        slope = (log_rdp_epsilon(start + step) - log_rdp_epsilon(start)) / step
+        x, pld, _ = node_sigma_search(node_pld, slope, target, start, rtol)
+        if math.exp(x) >= sigma_post or pld is None:
+            return _account_certified(release.with_sigma(sigma_post), delta, nodes)
+        return _account_certified(release.with_sigma(math.exp(x)), delta, nodes, node_pld=pld)
     best = None
     sigma = rdp_sigma(1.0 + ratio)  # the grid's model overhead (module docstring of _angle_grid)
     for _ in range(8):

@@ -26,9 +26,11 @@ module's docstring:
   (:mod:`synthamp.divergence._laws`), the exact ε of the pair:
   :func:`audit_release`, :func:`pair_epsilon`, :func:`sample_statistic`,
   :class:`AuditResult`, :class:`PairEpsilon`.
-* :mod:`._summary`: ``synthamp audit`` as a function: the audit of a release beside
-  its guarantee (:func:`synthamp.accountant.account`) and its trade-off curves
-  written: :func:`audit_summary`, :class:`AuditSummary`, :data:`MECHANISMS`.
+* :mod:`._worst_pair`: the end-to-end audit of the implementation on the realised
+  worst pair of an orthogonal design (every run made by the release code; the
+  trade-off curve with Clopper–Pearson intervals and its GDP fit,
+  :mod:`._tradeoff_band`; the k = 2 pair's likelihood-ratio statistic and family
+  bound, :mod:`._product_family`): :func:`audit_worst_pair`, :class:`WorstPairAudit`.
 * :mod:`._end_to_end`: the audit of the real pipeline
   (:class:`~synthamp.release._generator.PrivateLinearGenerator`):
   :func:`audit_generator`, :func:`adjacent_datasets`, :class:`EndToEndAudit`.
@@ -62,26 +64,26 @@ from synthamp.audit._release import (
     pair_epsilon,
     sample_statistic,
 )
-from synthamp.audit._summary import MECHANISMS, AuditSummary, audit_summary
+from synthamp.audit._worst_pair import DESIGNS, WorstPairAudit, audit_worst_pair
 
 __all__ = [
     "BONFERRONI_THRESHOLDS",
     "CORRECTIONS",
     "DEFAULT_CONFIDENCE",
+    "DESIGNS",
     "ESTIMATORS",
     "MAX_TRIALS",
-    "MECHANISMS",
     "AuditResult",
-    "AuditSummary",
     "Correction",
     "EmpiricalEpsilon",
     "EndToEndAudit",
     "FamilyEpsilon",
     "PairEpsilon",
+    "WorstPairAudit",
     "adjacent_datasets",
     "audit_generator",
     "audit_release",
-    "audit_summary",
+    "audit_worst_pair",
     "clopper_pearson_upper",
     "epsilon_from_rates",
     "epsilon_lower_bound",

@@ -20,10 +20,10 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from synthamp._output._io import atomic_write_text, atomic_write_with
 from synthamp.accountant import GaussianRelease, SyntheticDataRelease
 from synthamp.accountant._profile import DEFAULT_TAIL, _pair_evaluator
 from synthamp.audit._release import sample_statistic
-from synthamp.release import atomic_write_text, atomic_write_with
 
 __all__ = ["TradeoffCurve", "empirical_tradeoff", "exact_tradeoff", "write_tradeoff"]
 

@@ -1,8 +1,10 @@
 """The ``synthamp`` command line: a thin layer over the library.
 
 Each subcommand lives in its own module of this package and is imported only
-when it runs (or when ``--help`` lists it), so ``synthamp divergence`` does not
-pay for matplotlib or pandas.
+when it runs or shows its own help: ``synthamp --help`` lists the commands from
+:data:`COMMANDS` (each one's module and one-line help) without importing any, so
+listing them loads none of the library (no accountant, scipy or pandas), and
+``synthamp divergence`` does not pay for matplotlib or pandas.
 
 Errors in the user's input exit with code 2 and one line on stderr, without a
 traceback, and write nothing.
@@ -21,27 +23,55 @@ import click
 
 from synthamp._validation import InputError, printable
 from synthamp._version import __version__
-from synthamp.release import COMPLETED, PUBLISHED
+from synthamp.jobs import COMPLETED, PUBLISHED
 
 __all__ = ["cli", "main"]
 
-#: Subcommand name -> "module:attribute" (module relative to this package).
-COMMANDS: dict[str, str] = {
-    "account": "account:account",
-    "audit": "audit:audit",
-    "bounds": "bounds:bounds",
-    "calibrate": "account:calibrate",
-    "demo": "release:demo",
-    "divergence": "divergence:divergence",
-    "figures": "figures:figures",
-    "fisher": "divergence:fisher",
-    "plan": "plan:plan",
-    "release": "release:release",
+#: Subcommand name -> ("module:attribute" (module relative to this package), its one-line
+#: help). ``--help`` lists these without importing the modules; each line is the first
+#: sentence of the command's own help (tests/cli/test_cli_help.py checks that they agree).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "account": ("account:account", "(ε, δ) guarantee of a synthetic data release, by PLD or RDP."),
+    "audit": (
+        "audit:audit",
+        "Empirical privacy audit: a lower bound on ε next to the accountant's ε.",
+    ),
+    "bounds": ("bounds:bounds", "Closed-form bounds of the paper on the plateau D_α(VᵀV‖WᵀW)."),
+    "calibrate": (
+        "account:calibrate",
+        "Smallest noise σ whose synthetic data release meets a target (ε, δ).",
+    ),
+    "demo": (
+        "release:demo",
+        "Release synthetic data from scikit-learn's diabetes dataset (no download).",
+    ),
+    "divergence": (
+        "divergence:divergence",
+        "Exact Rényi divergence D_α(ZV‖ZW) of one pair, k = 1 or 2.",
+    ),
+    "figures": ("figures:figures", "Regenerate the paper's figures from synthamp's exact numbers."),
+    "fisher": (
+        "divergence:fisher",
+        "Fisher information I(d, θ) of χ²_d(θ²) in θ, with the bounds of Proposition 5.1.",
+    ),
+    "plan": (
+        "plan:plan",
+        "Plan a release: C, Δ, σ, noise saved and utility for each λ (and width).",
+    ),
+    "release": (
+        "release:release",
+        "Fit a private linear generator on a table and write synthetic records and a "
+        "privacy report.",
+    ),
 }
 
 
 class LazyGroup(click.Group):
-    """A click group that imports each subcommand's module on first use."""
+    """A click group that imports each subcommand's module on first use.
+
+    Listing the commands (``synthamp --help``) reads their one-line helps from
+    :data:`COMMANDS` and imports none of them.
+    """
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -50,9 +80,20 @@ class LazyGroup(click.Group):
         target = COMMANDS.get(name)
         if target is None:
             return None
-        module_name, attr = target.split(":")
+        module_name, attr = target[0].split(":")
         module = importlib.import_module(f"{__name__}.{module_name}")
         return getattr(module, attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands and their one-line helps, as click lays them out, none imported."""
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = [
+            (name, click.Command(name, help=COMMANDS[name][1]).get_short_help_str(limit))
+            for name in names
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -9,7 +9,7 @@ from typing import Any
 import click
 import numpy as np
 
-from synthamp.report import SCHEMA_VERSION
+from synthamp.jobs import SCHEMA_VERSION
 
 __all__ = [
     "FLOAT_LIST",

@@ -46,7 +46,7 @@ DELTA = click.option("--delta", type=float, default=1e-5, show_default=True, hel
 class LibraryChoice(click.Choice):
     """A click choice among the values of a library constant, read when first needed.
 
-    ``LibraryChoice("synthamp.audit", "ESTIMATORS")`` lists ``synthamp.audit.ESTIMATORS``
+    ``LibraryChoice("synthamp.jobs", "ESTIMATORS")`` lists ``synthamp.audit.ESTIMATORS``
     without importing the audit (scipy: heavy) when the command line starts.
     """
 

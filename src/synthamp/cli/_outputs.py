@@ -2,7 +2,7 @@
 
 The one JSON object of ``--json`` (docs/json.md) and the summary on the terminal,
 which never shows a negative noise saving; the library
-(:func:`synthamp.release.release_table`, :func:`synthamp.release.run_demo`) has
+(:func:`synthamp.jobs.release_table`, :func:`synthamp.jobs.run_demo`) has
 written the records and the reports.
 """
 
@@ -14,7 +14,7 @@ import click
 
 from synthamp._validation import printable
 from synthamp.cli._common import echo_json
-from synthamp.report import SEEDED_WARNING
+from synthamp.jobs import SEEDED_WARNING
 
 __all__ = [
     "audit_json",
@@ -105,7 +105,7 @@ def print_release_summary(privacy, rows: int, out_path: Path, report_paths: tupl
 
 
 def show_release(result, as_json: bool) -> None:
-    """A :class:`~synthamp.release.TableRelease` as JSON (``--json``) or the summary."""
+    """A :class:`~synthamp.jobs.TableRelease` as JSON (``--json``) or the summary."""
     if result.design_report is not None:  # a public design: its numbers and summary lines
         if as_json:
             json_path, md_path, html_path = result.reports
@@ -137,7 +137,7 @@ def show_release(result, as_json: bool) -> None:
 
 
 def show_demo(result, epsilon: float, as_json: bool) -> None:
-    """A :class:`~synthamp.release.DemoRelease` as JSON (``--json``) or the summary."""
+    """A :class:`~synthamp.jobs.DemoRelease` as JSON (``--json``) or the summary."""
     privacy, n_syn, utility = result.privacy, result.records, result.utility
     if as_json:
         synthetic, *reports = result.paths

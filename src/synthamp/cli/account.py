@@ -3,15 +3,14 @@
 ``account`` turns a release (d, k, C, Δ, σ, n_syn, T) into an RDP curve and an
 (ε, δ) guarantee; ``calibrate`` turns a target (ε, δ) into the noise σ. Both
 report the post-processing baseline (releasing the model itself) side by side.
-Each parses, calls :func:`synthamp.accountant.account_summary` or
-:func:`~synthamp.accountant.calibrate_summary` and prints the summary.
+Each parses, calls :func:`synthamp.jobs.account_summary` or
+:func:`~synthamp.jobs.calibrate_summary` and prints the summary.
 """
 
 from __future__ import annotations
 
 import click
 
-from synthamp.accountant import ACCOUNTANTS, METHODS, account_summary, calibrate_summary
 from synthamp.cli._common import FLOAT_LIST, deprecated_alias
 from synthamp.cli._options import (
     DELTA,
@@ -25,6 +24,7 @@ from synthamp.cli._options import (
     options,
 )  # fmt: skip
 from synthamp.cli._status import live_status, time_budget_option
+from synthamp.jobs import ACCOUNTANTS, ACCOUNTING_METHODS, account_summary, calibrate_summary
 
 __all__ = ["account", "calibrate"]
 
@@ -42,11 +42,11 @@ _common_options = options(
     click.option("--alpha", type=FLOAT_LIST, default=None,
                  help="Rényi orders, comma-separated (default: 82 orders from 1.01 to 256)."),
     DELTA,
-    click.option("--accounting", "method", type=click.Choice(METHODS), default="exact",
+    click.option("--accounting", "method", type=click.Choice(ACCOUNTING_METHODS), default="exact",
                  show_default=True,
                  help="exact: k = 1 worst case (k > 1: min of Theorem 5.4 and post-processing); "
                  "global: Theorem 5.2/5.4 alone; post-processing: releasing the model."),
-    click.option("--method", "method_alias", type=click.Choice(METHODS), hidden=True),
+    click.option("--method", "method_alias", type=click.Choice(ACCOUNTING_METHODS), hidden=True),
     time_budget_option,
     click.option("--accountant", type=click.Choice(ACCOUNTANTS), default=None,
                  help="pld: exact privacy profile and PLD composition (tight); rdp: RDP curve "

@@ -6,26 +6,28 @@ empirical distribution of the sufficient statistic on both datasets, fitted to
 its exact family of laws (``--estimator family``); or from the error rates of the
 best likelihood-ratio (threshold) test (``--estimator threshold``). It checks the
 bound against the accountant's ε for the same release. The command parses, calls
-:func:`synthamp.audit.audit_summary` and prints the summary.
+:func:`synthamp.jobs.run_audit` and prints the summary.
+
+With ``--design orthogonal`` it audits the implementation instead: every run is a release
+of the realised worst pair made by the release code (:func:`synthamp.audit.audit_worst_pair`,
+through :func:`synthamp.jobs.run_audit`).
 """
 
 from __future__ import annotations
 
 import click
 
-from synthamp.accountant import ACCOUNTANTS
 from synthamp.cli._options import (
     DELTA,
     JSON,
     N_SYN,
     OUT_DIM,
-    SENSITIVITY,
-    SIGMA,
     LibraryChoice,
     emit,
     options,
 )  # fmt: skip
 from synthamp.cli._status import live_status
+from synthamp.jobs import ACCOUNTANTS
 
 __all__ = ["audit"]
 
@@ -35,8 +37,11 @@ __all__ = ["audit"]
     click.option("--dim", type=int, default=None, help="Model width d (synthetic data)."),
     OUT_DIM,
     click.option("--norm-bound", type=float, default=None, help="Norm bound C on ‖v‖_F."),
-    SENSITIVITY,
-    SIGMA,
+    click.option("--sensitivity", type=float, default=None,
+                 help="Sensitivity Δ >= ‖v − w‖_F (required without --design)."),
+    click.option("--sigma", type=float, default=None,
+                 help="Noise scale σ (required without --design; with it, default: calibrated "
+                 "to --epsilon)."),
     N_SYN,
     click.option("--trials", type=int, default=100_000, show_default=True,
                  help="Releases simulated from each of the two datasets."),
@@ -45,16 +50,16 @@ __all__ = ["audit"]
                  help="Confidence of the bound."),
     click.option("--seed", type=int, default=None,
                  help="Seed (default: operating-system entropy)."),
-    click.option("--correction", type=LibraryChoice("synthamp.audit", "CORRECTIONS"),
+    click.option("--correction", type=LibraryChoice("synthamp.jobs", "CORRECTIONS"),
                  default="bonferroni", show_default=True,
                  help="Threshold selection: a grid fixed in advance (Bonferroni), "
                  "or split halves."),
-    click.option("--estimator", type=LibraryChoice("synthamp.audit", "ESTIMATORS"),
+    click.option("--estimator", type=LibraryChoice("synthamp.jobs", "ESTIMATORS"),
                  default="family", show_default=True,
                  help="family: the whole empirical curve fitted to the statistic's exact family "
                  "of laws (DKW bands); threshold: the best threshold test, assumption-free "
                  "(docs/audit.md)."),
-    click.option("--mechanism", type=LibraryChoice("synthamp.audit", "MECHANISMS"),
+    click.option("--mechanism", type=LibraryChoice("synthamp.jobs", "MECHANISMS"),
                  default="synthetic", show_default=True,
                  help="synthetic: the synthetic data release; gaussian: releasing V itself."),
     click.option("--accountant", type=click.Choice(ACCOUNTANTS), default=None,
@@ -63,6 +68,19 @@ __all__ = ["audit"]
     click.option("--tradeoff", default=None, metavar="FILE",
                  help="Write the exact and an empirical trade-off curve (FNR against FPR) as CSV."),
     click.option("--plot", default=None, metavar="FILE", help="Plot both trade-off curves."),
+    click.option("--design", type=LibraryChoice("synthamp.jobs", "AUDIT_DESIGNS"), default=None,
+                 help="Audit the implementation on this public design: every run a release of "
+                 "the realised worst pair made by the release code (docs/audit.md §8)."),
+    click.option("--width", type=int, default=None, metavar="D", help="With --design: its width."),
+    click.option("--targets", type=int, default=None, metavar="K",
+                 help="With --design: target columns k (1 or 2; default 1)."),
+    click.option("--n-records", type=int, default=None, metavar="M",
+                 help="With --design: rows m of the crafted tables (default 10)."),
+    click.option("--ridge", type=float, default=None, help="With --design: λ (default 0.01)."),
+    click.option("--label-bound", type=float, default=None,
+                 help="With --design: B (default 1)."),
+    click.option("--epsilon", type=float, default=None,
+                 help="With --design and no --sigma: the ε σ is calibrated to (default 1)."),
     JSON,
 )  # fmt: skip
 def audit(as_json, **arguments) -> None:
@@ -75,9 +93,12 @@ def audit(as_json, **arguments) -> None:
     exact family of laws; with --estimator threshold from Clopper–Pearson
     bounds on the error rates of the best likelihood-ratio test. Consistent
     means lower <= upper; tightness is lower/upper.
+
+    With --design orthogonal --width D: the implementation, end to end, on the
+    realised worst pair (TRIALS releases of each table by the release code).
     """
-    from synthamp.audit import audit_summary  # loads scipy (the audit statistics): heavy
+    from synthamp.jobs import run_audit  # loads scipy (the audit statistics): heavy
 
     with live_status("auditing"):  # a spinner on a terminal's stderr; nothing otherwise
-        summary = audit_summary(**arguments)
+        summary = run_audit(**arguments)
     emit(summary, as_json)

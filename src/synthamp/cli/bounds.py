@@ -1,6 +1,6 @@
 """``synthamp bounds``: the paper's closed-form bounds for one configuration.
 
-A thin layer over :func:`synthamp.bounds.closed_form_bounds`.
+A thin layer over :func:`synthamp.jobs.closed_form_bounds` (:mod:`synthamp.bounds`).
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import math
 
 import click
 
-from synthamp.bounds import closed_form_bounds
 from synthamp.cli._common import FLOAT_LIST, echo_json
 from synthamp.cli._options import JSON, options
+from synthamp.jobs import closed_form_bounds
 
 __all__ = ["bounds"]
 

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import click
 
-from synthamp.bounds import fisher_with_bounds
 from synthamp.cli._common import FLOAT_LIST, echo_json
 from synthamp.cli._options import JSON, options
 from synthamp.cli._status import live_status
-from synthamp.divergence import pair_divergence
+from synthamp.jobs import fisher_with_bounds, pair_divergence
 
 __all__ = ["divergence", "fisher"]
 

@@ -3,7 +3,7 @@
 For every figure of :data:`synthamp.figures.FIGURES`, writes ``{name}.png``
 and ``{name}.csv`` (the plotted data, one row per point, with the kind of
 every curve) into ``--out``, and an ``index.md`` with one line per figure
-(:func:`synthamp.figures.write_figures`). Every file is written atomically;
+(:func:`synthamp.jobs.write_figures`). Every file is written atomically;
 files of the same names in ``--out`` are replaced. Expensive figures (the k = 2
 study, about 20 minutes) are skipped by the default run and ``--quick``, which
 say so; ``--only NAME[,NAME]`` computes just the figures named (expensive ones
@@ -45,10 +45,10 @@ def figures(out: str, quick: bool, only: str | None, no_progress: bool, as_json:
     figure. Existing files of the same names in DIR are replaced. Expensive
     figures (the k = 2 study) are skipped unless named by --only.
     """
-    from synthamp import figures as library  # pandas: heavy, on use only
+    from synthamp.jobs import write_figures  # pandas: heavy, on use only
 
     start = time.perf_counter()
-    written = library.write_figures(out, quick=quick, show_progress=not no_progress, only=only)
+    written = write_figures(out, quick=quick, show_progress=not no_progress, only=only)
     if as_json:
         echo_json(written.to_dict())
     else:

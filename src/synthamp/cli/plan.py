@@ -1,6 +1,6 @@
 """``synthamp plan``: before a release, from the table's shape only, which λ and width to use.
 
-A thin layer over :func:`synthamp.release.plan_table` (no value of the table is read).
+A thin layer over :func:`synthamp.jobs.plan_table` (no value of the table is read).
 """
 
 from __future__ import annotations
@@ -17,10 +17,16 @@ __all__ = ["plan"]
 @options(
     click.option("--data", required=True, metavar="FILE", help="Private table (.csv or .parquet)."),
     click.option("--targets", required=True, metavar="COLS",
-                 help="Target columns (comma-separated)."),
+                 help="Target columns (comma-separated); with --design, 'all': the columns "
+                 "release takes (a Parquet table's numeric columns, a CSV table's header)."),
     click.option("--features", default=None, metavar="COLS",
                  help="Feature columns (default: all other columns)."),
-    click.option("--label-bound", required=True, type=float, metavar="B", help="Bound on ‖y‖."),
+    click.option("--label-bound", type=float, default=None, metavar="B",
+                 help="Bound on ‖y‖ (required, except with --bounds: default 1)."),
+    click.option("--bounds", default=None, metavar="FILE",
+                 help="With --design: the target columns' public ranges (CSV column,lo,hi or "
+                 "JSON), as release --bounds: the plan of the whole-table release (k + 1 "
+                 "columns, the constant carrying the means)."),
     click.option("--epsilon", required=True, type=float, metavar="E", help="Target ε."),
     click.option("--delta", required=True, type=float, metavar="D", help="Target δ."),
     click.option("--ridge", "ridges", type=FLOAT_LIST, default="0.01,0.1,1,10", show_default=True,
@@ -31,14 +37,14 @@ __all__ = ["plan"]
                  help="Records to account for (default: any number)."),
     click.option("--releases", type=int, default=1, show_default=True, metavar="T",
                  help="Releases of the same data (composed)."),
-    click.option("--accounting", "method", type=LibraryChoice("synthamp.release", "PLAN_METHODS"),
+    click.option("--accounting", "method", type=LibraryChoice("synthamp.jobs", "PLAN_METHODS"),
                  default="exact", show_default=True, help="Amplification-aware accounting method."),
-    click.option("--design", type=LibraryChoice("synthamp.release", "DESIGNS"), default=None,
+    click.option("--design", type=LibraryChoice("synthamp.jobs", "DESIGNS"), default=None,
                  help="Plan a public design of each --width (random-seeds or orthogonal; not with "
                  "--features, --n-syn, --releases or --accounting other than exact)."),
     click.option("--design-seed", type=int, default=None, metavar="S",
                  help="The design's public seed."),
-    click.option("--adjacency", type=LibraryChoice("synthamp.release", "ADJACENCIES"),
+    click.option("--adjacency", type=LibraryChoice("synthamp.jobs", "ADJACENCIES"),
                  default=None, help="Adjacency of --design (default: gram)."),
     click.option("--no-progress", is_flag=True, help="No status line on stderr."),
     JSON,
@@ -57,7 +63,7 @@ def plan(no_progress, as_json, **arguments):
     """
     from rich.console import Console  # rich: heavy, on use only
 
-    from synthamp.release import plan_table  # loads scipy (the ridge): heavy, on use only
+    from synthamp.jobs import plan_table  # loads scipy (the ridge): heavy, on use only
 
     with Console(stderr=True, quiet=no_progress).status("calibrating σ for each choice"):
         summary = plan_table(**arguments)

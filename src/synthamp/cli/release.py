@@ -1,7 +1,7 @@
 """``synthamp release`` and ``synthamp demo``: from a private table to synthetic data.
 
 Each command parses its options, calls one library function
-(:func:`synthamp.release.release_table`, :func:`synthamp.release.run_demo`), which
+(:func:`synthamp.jobs.release_table`, :func:`synthamp.jobs.run_demo`), which
 checks every input and every output path before doing any work and writes each file
 atomically, and prints its result. The unperturbed model v, the noise N and the seeds
 Z are never printed, logged or written.
@@ -18,7 +18,7 @@ from synthamp._validation import flag_text, printable
 from synthamp.cli._common import deprecated_alias
 from synthamp.cli._outputs import show_demo, show_release
 from synthamp.cli._status import live_status, time_budget_option
-from synthamp.release import (
+from synthamp.jobs import (
     ACCOUNTANTS,
     ACCOUNTING_METHODS,
     ADJACENCIES,
@@ -42,7 +42,7 @@ class _Terminal(ReleaseMonitor):
     def __init__(self, show: bool) -> None:
         self.show = show
 
-    #: the messages' marked parameters are written as flags (synthamp.release._pipeline)
+    #: the messages' marked parameters are written as flags (synthamp.jobs._release_table)
     flags = True
 
     def message(self, level: str, text: str) -> None:
@@ -194,7 +194,7 @@ def release(no_progress, as_json, **options):
           --n-syn 1000000000 --partitions 100 --out synthetic/
     """
     # heavy: scikit-learn and scipy (the estimator), only to release
-    from synthamp.release import release_table
+    from synthamp.jobs import release_table
 
     show_release(release_table(**options, monitor=_Terminal(not no_progress)), as_json)
     return 0

@@ -64,7 +64,7 @@ from numpy.typing import ArrayLike, NDArray
 from synthamp._kinds import Kind, privacy_quantity
 from synthamp._parameters import at_most, validated, validated_one
 from synthamp._validation import InputError
-from synthamp.divergence._finite import finite_scaled, llr_finite
+from synthamp.divergence._finite import FINITE_MAX_AMPLITUDE, finite_scaled, llr_finite
 from synthamp.divergence._kernel import llr_sqrt
 from synthamp.divergence._laws import NoncentralChiSquare
 from synthamp.divergence._plateau import fisher_scaled, plateau_scaled
@@ -212,7 +212,9 @@ def renyi_finite(
     dim : int
         Model width d, 1 ≤ d ≤ 10^6.
     norm_v, norm_w : float
-        ‖v‖ and ‖w‖, ≥ 0.
+        ‖v‖ and ‖w‖, ≥ 0, with ‖v‖/σ and ‖w‖/σ ≤ 10^3 (the documented domain, where the
+        engine is checked against mpmath; larger ones are refused naming the norm:
+        the unlimited release, :func:`renyi_plateau`, bounds every n_syn).
     n_syn : int
         Number of synthetic records, 1 ≤ n_syn ≤ 10^9.
     sigma : float, default 1.0
@@ -241,6 +243,14 @@ def renyi_finite(
     """
     alpha, dim, n_syn = validated(alpha=alpha, dim=dim, n_syn=n_syn)
     a, b = _scaled(norm_v, norm_w, sigma)
+    for name, amp in (("norm_v", a), ("norm_w", b)):
+        if amp > FINITE_MAX_AMPLITUDE:
+            raise InputError(
+                name,
+                f"`{name}`/`sigma` must be <= {FINITE_MAX_AMPLITUDE:g} for a finite release (the "
+                f"engine's documented domain; the unlimited release bounds every n_syn), "
+                f"got {amp:.6g}",
+            )
     value, error = finite_scaled(alpha, dim, n_syn, a, b)
     if full_output:
         return DivergenceResult(alpha, value, error)

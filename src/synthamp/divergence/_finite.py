@@ -74,10 +74,24 @@ from synthamp.divergence._kernel import (
     tilt_derivatives,
 )
 from synthamp.divergence._laws import ChiSquare, NoncentralChiSquare
+from synthamp.divergence._memo import memoised
 from synthamp.divergence._plateau import plateau_scaled
 from synthamp.divergence._special import NU_DEBYE, log_bessel_i_normalized
 
-__all__ = ["FiniteGridTooCostly", "finite_grid", "finite_scaled", "llr_finite"]
+__all__ = [
+    "FINITE_MAX_AMPLITUDE",
+    "FiniteGridTooCostly",
+    "finite_grid",
+    "finite_scaled",
+    "llr_finite",
+]
+
+#: The documented domain of the finite release in the amplitudes a = ‖v‖/σ, b = ‖w‖/σ
+#: (:func:`synthamp.divergence.renyi_finite` refuses larger ones): checked against the
+#: mpmath references up to a = 10³ (tests/divergence/test_large_amplitude.py). Beyond it
+#: the rounding of ℓ_Y (terms of size a² that cancel) dominates the error estimate:
+#: relative 1e-6 to 1 at a = 10⁴–10⁵ (docs/benchmarks/engine_grid.md).
+FINITE_MAX_AMPLITUDE = 1e3
 
 #: Largest step in w = log(X/n) (and half of it in log ρ). The log-density
 #: (n/2)(w − e^w + 1) decays doubly exponentially on the right; in the complex
@@ -675,10 +689,14 @@ def llr_finite(s: np.ndarray, dim: int, n_syn: int, a: float, b: float) -> np.nd
     return ell
 
 
+@memoised
 def finite_scaled(
     alpha: np.ndarray, dim: int, n_syn: int, a: float, b: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """D_α(Y_a X ‖ Y_b X) and its error bound at the orders ``alpha`` (scaled units).
+
+    Memoised (:mod:`._memo`): a calibration and the release that follows it ask for
+    the same call several times.
 
     The kernel of :func:`synthamp.divergence.renyi_finite`, without validation:
     ``alpha`` a 1-D float array of orders > 1, a = ‖v‖/σ, b = ‖w‖/σ ≥ 0. Returns

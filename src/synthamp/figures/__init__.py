@@ -51,6 +51,12 @@ Figures (k = 1, σ = 1 unless stated; α = 2; C = 2):
 ``fig_tightness``
     New: the certified bounds and the Theorem 5.1 local rate over the exact k = 1
     worst case on a grid of (d, C/σ, Δ/σ, α) (paper §8; ``_tightness``).
+``fig_utility_limit`` (expensive)
+    New: the records' Gram error over the best anchor and over Analyze Gauss against
+    D, orthogonal and iid designs, k = 1, 2, 3 (docs/theory.md §20; ``_utility_limit``).
+``fig_k_certificate`` (expensive)
+    New: the certified k ≥ 2 ε, the realised pair's lower bound, Theorem 5.4 and
+    post-processing against D and k (docs/theory.md §20; ``_k_certificate``).
 
 The package, one concept per file:
 
@@ -70,14 +76,13 @@ The package, one concept per file:
 ``_plots``
     the plot functions, one per figure (matplotlib imported only there and in
     ``_style``, inside the functions);
-``_regime``, ``_tightness``, ``_k2_study``
+``_regime``, ``_tightness``, ``_k2_study``, ``_utility_limit``, ``_k_certificate``
     the data and plot functions of the newer figures, one module each;
 ``_registry``
     :class:`FigureSpec`, the data sets, the figure table :data:`FIGURES` and
     :func:`figure_names`;
-``_writer``
-    :func:`write_figures` (``synthamp figures``): every figure as PNG and CSV and
-    ``index.md``, atomically, and :class:`WrittenFigures`, what was written.
+(:func:`synthamp.jobs.write_figures`, ``synthamp figures``, writes every figure as PNG
+and CSV and ``index.md``, atomically.)
 
 ``quick=True`` uses coarse grids (for tests and previews); the defaults are
 the grids of the committed figures (``docs/figures``).
@@ -122,7 +127,6 @@ from synthamp.figures._plots import (
 )
 from synthamp.figures._registry import DATA_SETS, FIGURES, FigureSpec, figure_names
 from synthamp.figures._style import CURVE_LABELS, FLAG_RELATIVE_ERROR
-from synthamp.figures._writer import WrittenFigures, check_figure_names, write_figures
 
 __all__ = [
     "ALPHA",
@@ -144,10 +148,8 @@ __all__ = [
     "TARGET_EPSILON",
     "FigureSpec",
     "Progress",
-    "WrittenFigures",
     "amplification_ratio_data",
     "calibration_data",
-    "check_figure_names",
     "envelope_violation",
     "figure_names",
     "gap_table",
@@ -163,5 +165,4 @@ __all__ = [
     "plot_no_norm_bound",
     "plot_summary",
     "summary_data",
-    "write_figures",
 ]

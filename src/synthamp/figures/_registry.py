@@ -21,6 +21,7 @@ from synthamp.figures._data import (
 from synthamp.figures._k2_map import k2_map_table, plot_k2_map
 from synthamp.figures._k2_study import plot_k2_study, study_table
 from synthamp.figures._k3_study import plot_k3_study, study_table_k3
+from synthamp.figures._k_certificate import k_certificate_data, plot_k_certificate
 from synthamp.figures._plots import (
     plot_amplification_ratio,
     plot_calibration,
@@ -32,6 +33,7 @@ from synthamp.figures._plots import (
 )
 from synthamp.figures._regime import plot_regime, regime_data
 from synthamp.figures._tightness import plot_tightness, tightness_data
+from synthamp.figures._utility_limit import plot_utility_limit, utility_limit_data
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -86,6 +88,8 @@ DATA_SETS: Mapping[str, Callable[..., pd.DataFrame]] = MappingProxyType(
         "tightness": tightness_data,
         "k2_map": k2_map_table,
         "k3_study": study_table_k3,
+        "utility_limit": utility_limit_data,
+        "k_certificate": k_certificate_data,
     }
 )
 
@@ -212,6 +216,31 @@ FIGURES: tuple[FigureSpec, ...] = (
         "k3_study",
         _same,
         plot_k3_study,
+        expensive=True,
+    ),
+    FigureSpec(
+        "fig_utility_limit",
+        "New (the utility limit, docs/theory.md §20; expensive, a few minutes): the records' "
+        "error on vᵀv (n → ∞, at the worst model ‖v‖ = C, and at v = 0) over the best anchor "
+        "(the Laplace mechanism on ‖v‖² for k = 1, the trace-shaped Gaussian for k ≥ 2) and "
+        "over Analyze Gauss, against the width D = 10³ … 10⁶, on the orthogonal design and on "
+        "iid random seeds, k = 1, 2, 3 (wine's shape m = 178, λ = 0.01, (ε, δ) = (1, 1e-5), σ "
+        "of the release's own accounting).",
+        "utility_limit",
+        _same,
+        plot_utility_limit,
+        expensive=True,
+    ),
+    FigureSpec(
+        "fig_k_certificate",
+        "New (the k ≥ 2 certificate, docs/theory.md §20; expensive, a minute or two): ε at "
+        "δ = 1e-5 of one unlimited release of k = 2, 3, 13 columns on the orthogonal design "
+        "(wine's shape, σ = 0.03) against D = 10³ … 10⁶: the certified guarantee, the realised "
+        "pair's lower bound (the truth lies between), Theorem 5.4's norm model and "
+        "post-processing.",
+        "k_certificate",
+        _same,
+        plot_k_certificate,
         expensive=True,
     ),
 )

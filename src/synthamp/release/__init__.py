@@ -1,9 +1,12 @@
-"""The release pipeline: from a private table to synthetic records and a report.
+"""The release pipeline's pieces: the generator, ridge, the plan, tables and partitions.
 
 A data holder reads a bounded table, fits a ridge generator v, perturbs it
 (V = v + σN, σ calibrated by :mod:`synthamp.accountant`), and writes only the
-synthetic records ZV, in one file or a partitioned dataset, atomically, with the
-privacy report of :mod:`synthamp.report` beside them (docs/theory.md §13–§17).
+synthetic records ZV, in one file or a partitioned dataset, atomically
+(:mod:`synthamp._output`), with the privacy report of :mod:`synthamp.report` beside
+them (docs/theory.md §13–§17). Releases on a public design are in :mod:`synthamp.design`;
+the whole job of ``synthamp release`` (a table to written records, reports and an
+optional audit) is :func:`synthamp.jobs.release_table`.
 
 ``import synthamp.release`` is light: the names below are loaded on first use
 (the generator with scikit-learn, the tables with pandas and pyarrow).
@@ -16,16 +19,10 @@ The generator and the plan
 .. autosummary::
    :toctree: generated/
 
-   release_table          -- a private table to written synthetic records and their report
-   TableRelease           -- its result: the paths, the records, the guarantee and report
    ReleaseMonitor         -- what a running release tells its caller (the library prints nothing)
-   run_demo               -- the demo release of scikit-learn's diabetes data
-   DemoRelease            -- its result
-   demo_dataset           -- the demo's publicly scaled data
    PrivateLinearGenerator -- scikit-learn estimator: fit, perturb, sample synthetic records
    plan_release           -- before the data: σ, noise saved and utility for each λ and width
    Plan                   -- its result
-   plan_table             -- ``synthamp plan``: the plan of a table from its shape (TablePlan)
    PlanRow                -- one row of it
    account_release        -- the accounting a fit needs (σ, ε, the fallback)
    ReleaseAccounting      -- its result
@@ -47,19 +44,12 @@ Ridge regression with bounded data (docs/theory.md §13)
    debiased_gram      -- vᵀv estimated from the synthetic records
    gram_estimate_errors -- its error, measured
 
-Public designs (docs/theory.md §19, docs/gram-adjacency.md)
------------------------------------------------------------
+The whole table as the release (docs/theory.md §19)
+---------------------------------------------------
 
 .. autosummary::
    :toctree: generated/
 
-   design_release    -- one release on public random seeds or features, Gram-accounted
-   plan_design       -- before the data: certified Δ, C, s₂ and σ of a random-seeds design
-   DesignPlanRow     -- one row of that plan
-   DesignRelease     -- its result: the bounds, σ under both adjacencies, the records
-   PublicDesign      -- a public design, generated block by block from a recorded seed
-   design_bounds     -- certified Δ, C and s₂ of a public design
-   DESIGNS           -- the public designs
    RECORD_KINDS      -- the records a design release writes: the table's units, or raw ZV
    TargetMap         -- a table's target columns into the ball by their public ranges
    target_map        -- its map from the columns' declared ranges
@@ -87,12 +77,19 @@ from typing import TYPE_CHECKING
 from synthamp._lazy import lazy_attributes
 
 if TYPE_CHECKING:  # loaded on first use, see __getattr__
+    from synthamp._output._io import (
+        COMPLETED,
+        PUBLISHED,
+        OutputTransaction,
+        atomic_write_text,
+        atomic_write_with,
+        check_directory_output,
+        check_not_inside,
+        check_writable,
+        parse_mode,
+    )
     from synthamp.release._accounting import ReleaseAccounting, account_release
     from synthamp.release._curves import report_curves
-    from synthamp.release._demo import DemoRelease, demo_dataset, run_demo
-    from synthamp.release._design_plan import DesignPlanRow, plan_design
-    from synthamp.release._design_release import DesignRelease, design_release
-    from synthamp.release._designs import ADJACENCIES, DESIGNS, PublicDesign, design_bounds
     from synthamp.release._distributed import (
         DISTRIBUTED_NOTE,
         local_cluster,
@@ -105,22 +102,9 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
         SAMPLERS,
         PrivateLinearGenerator,
     )
-    from synthamp.release._io import (
-        COMPLETED,
-        PUBLISHED,
-        OutputTransaction,
-        atomic_write_text,
-        atomic_write_with,
-        check_directory_output,
-        check_not_inside,
-        check_writable,
-        parse_mode,
-    )
     from synthamp.release._monitor import ReleaseMonitor
     from synthamp.release._options import ACCOUNTANTS, ACCOUNTING_METHODS, BACKENDS, DEMO_DIR
     from synthamp.release._partitioned import generator_partitions, write_partitions
-    from synthamp.release._pipeline import TableRelease, release_table
-    from synthamp.release._plan_table import TablePlan, plan_table
     from synthamp.release._planning import DEFAULT_RIDGES, PLAN_METHODS, Plan, PlanRow, plan_release
     from synthamp.release._ridge import (
         OBJECTIVE,
@@ -183,24 +167,16 @@ _SOURCES: dict[str, str] = {
             "check_writable",
             "parse_mode",
         ],
-        "synthamp.release._io",
+        "synthamp._output._io",
     ),
     **dict.fromkeys(["generator_partitions", "write_partitions"], "synthamp.release._partitioned"),
-    **dict.fromkeys(["DemoRelease", "demo_dataset", "run_demo"], "synthamp.release._demo"),
     "ReleaseMonitor": "synthamp.release._monitor",
     **dict.fromkeys(
         ["ACCOUNTANTS", "ACCOUNTING_METHODS", "BACKENDS", "DEMO_DIR"], "synthamp.release._options"
     ),
-    **dict.fromkeys(["TableRelease", "release_table"], "synthamp.release._pipeline"),
     **dict.fromkeys(
         ["DEFAULT_RIDGES", "PLAN_METHODS", "Plan", "PlanRow", "plan_release"],
         "synthamp.release._planning",
-    ),
-    **dict.fromkeys(["TablePlan", "plan_table"], "synthamp.release._plan_table"),
-    **dict.fromkeys(["DesignRelease", "design_release"], "synthamp.release._design_release"),
-    **dict.fromkeys(["DesignPlanRow", "plan_design"], "synthamp.release._design_plan"),
-    **dict.fromkeys(
-        ["ADJACENCIES", "DESIGNS", "PublicDesign", "design_bounds"], "synthamp.release._designs"
     ),
     **dict.fromkeys(
         ["RECORD_KINDS", "TargetMap", "table_moments", "target_map"],
@@ -242,13 +218,11 @@ _SOURCES: dict[str, str] = {
 __all__ = [
     "ACCOUNTANTS",
     "ACCOUNTING_METHODS",
-    "ADJACENCIES",
     "BACKENDS",
     "COMPLETED",
     "DEFAULT_DELTA",
     "DEFAULT_RIDGES",
     "DEMO_DIR",
-    "DESIGNS",
     "DISTRIBUTED_NOTE",
     "OBJECTIVE",
     "PLAN_METHODS",
@@ -256,18 +230,12 @@ __all__ = [
     "RECORD_KINDS",
     "SAMPLERS",
     "TABLE_FORMATS",
-    "DemoRelease",
-    "DesignPlanRow",
-    "DesignRelease",
     "OutputTransaction",
     "Plan",
     "PlanRow",
     "PrivateLinearGenerator",
-    "PublicDesign",
     "ReleaseAccounting",
     "ReleaseMonitor",
-    "TablePlan",
-    "TableRelease",
     "TargetMap",
     "account_release",
     "atomic_write_text",
@@ -280,28 +248,21 @@ __all__ = [
     "check_writable",
     "clip_rows",
     "debiased_gram",
-    "demo_dataset",
-    "design_bounds",
-    "design_release",
     "generator_partitions",
     "gram_estimate_errors",
     "local_cluster",
     "parse_columns",
     "parse_mode",
-    "plan_design",
     "plan_release",
-    "plan_table",
     "project_frobenius",
     "read_shape",
     "read_table",
-    "release_table",
     "report_curves",
     "require_dask",
     "ridge_fit",
     "ridge_norm_bound",
     "ridge_sensitivity",
     "row_norms",
-    "run_demo",
     "scale_clip_rows",
     "select_numeric",
     "table_format",

@@ -31,14 +31,15 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from synthamp._validation import InputError, printable
-from synthamp.release._io import (
+from synthamp._output._io import (
     OutputTransaction,
     check_directory_output,
     check_parent,
     lockable_destination,
     parse_mode,
 )
+from synthamp._output._paths import check_output_name
+from synthamp._validation import InputError, printable
 from synthamp.release._options import BACKENDS
 from synthamp.release._partitioned import (
     PartitionTask,
@@ -48,7 +49,6 @@ from synthamp.release._partitioned import (
     partition_name,
     write_partitions,
 )
-from synthamp.release._paths import check_output_name
 
 __all__ = [
     "BACKENDS",

@@ -1,7 +1,7 @@
 """What a running release shows its caller: messages, long steps, records written.
 
-The library prints nothing. :func:`~synthamp.release.release_table` and
-:func:`~synthamp.release.run_demo` tell a :class:`ReleaseMonitor` what happens;
+The library prints nothing. :func:`~synthamp.jobs.release_table` and
+:func:`~synthamp.jobs.run_demo` tell a :class:`ReleaseMonitor` what happens;
 the default one is silent (its warnings go to :mod:`warnings`), and the command
 line's renders them on stderr. The accountant's own status messages inside a step
 go through :func:`synthamp._budget.status_callback`, which a monitor's
@@ -25,7 +25,7 @@ class ReleaseMonitor:
     """Receives what a release reports while it runs; subclass to show it.
 
     Nothing a monitor receives is private: the messages are the notes of
-    :func:`~synthamp.release.release_table` (stale files removed, the share of
+    :func:`~synthamp.jobs.release_table` (stale files removed, the share of
     clipped rows, which is for the data holder only and written nowhere), the
     steps are named by what they do, and the progress counts records.
     """

@@ -7,25 +7,22 @@ the accountant (scipy).
 
 from __future__ import annotations
 
+from synthamp._output._io import parse_mode
 from synthamp.accountant import METHODS as ACCOUNTING_METHODS
 from synthamp.accountant._choice import ACCOUNTANTS
-from synthamp.release._designs import ADJACENCIES, DESIGNS
-from synthamp.release._io import parse_mode
 
 __all__ = [
     "ACCOUNTANTS",
     "ACCOUNTING_METHODS",
-    "ADJACENCIES",
     "BACKENDS",
     "DEMO_DIR",
-    "DESIGNS",
     "release_mode",
 ]
 
 #: Where the partitions are computed.
 BACKENDS = ("local", "dask")
 
-#: Output directory of :func:`synthamp.release.run_demo` (``synthamp demo``).
+#: Output directory of :func:`synthamp.jobs.run_demo` (``synthamp demo``).
 DEMO_DIR = "synthamp-demo"
 
 

@@ -4,7 +4,9 @@ docs/theory.md §17. Given V, the released records are iid N(0, σ_z² VᵀV), s
 record is g·R with g ~ N(0, I_k) and RᵀR = σ_z² VᵀV. A partition of the
 release is therefore fully described by a :class:`PartitionTask`: the k × k
 factor R, a number of rows, and one child of a :class:`numpy.random.SeedSequence`
-(``spawn``, one child per partition). The output depends on the seed and the
+(``spawn``, one child per partition). Records in a table's own units
+(:mod:`synthamp.release._table_records`) are N(μ, Σ) with μ, Σ read off VᵀV: their tasks
+carry μ and a factor of Σ instead, a post-processing of VᵀV. The output depends on the seed and the
 number of partitions only, never on how many processes or machines write the
 partitions; V, the noise N, the seeds Z (here g) and the private data are not
 in a task.
@@ -64,34 +66,47 @@ class PartitionTask:
         by the unlimited-release guarantee (docs/theory.md §17).
     seed : numpy.random.SeedSequence
         This partition's child of the release's seed sequence.
+    mean : ndarray of shape (k,) or None
+        Added to every record (records in a table's units: μ, with ``factor`` a factor
+        of Σ, both read off VᵀV); None: centred records g·R.
     """
 
     index: int
     rows: int
     factor: np.ndarray
     seed: np.random.SeedSequence
+    mean: np.ndarray | None = None
 
     def __repr__(self) -> str:  # never show R or the seed
         return f"PartitionTask(index={self.index}, rows={self.rows}, k={self.factor.shape[0]})"
 
 
 def plan_partitions(
-    factor: np.ndarray, seed: np.random.SeedSequence, n_total: int, partitions: int
+    factor: np.ndarray,
+    seed: np.random.SeedSequence,
+    n_total: int,
+    partitions: int,
+    mean: np.ndarray | None = None,
 ) -> tuple[PartitionTask, ...]:
     """Split ``n_total`` records into ``partitions`` tasks, one spawned seed child each.
 
     Partition i gets ⌊n/P⌋ records, plus one for i < n mod P. ``seed.spawn``
-    is called once, so a later call on the same sequence gives new streams.
+    is called once, so a later call on the same sequence gives new streams. ``mean``
+    (optional) is added to every record.
     """
     n_total, partitions = validated(n_total=n_total, partitions=partitions)
     if partitions > n_total:
         raise InputError("partitions", f"{partitions} partitions for {n_total} records")
     factor = np.array(factor, dtype=np.float64)
     factor.setflags(write=False)
+    if mean is not None:
+        mean = np.array(mean, dtype=np.float64)
+        mean.setflags(write=False)
     base, extra = divmod(n_total, partitions)
     children = seed.spawn(partitions)
     return tuple(
-        PartitionTask(i, base + (i < extra), factor, child) for i, child in enumerate(children)
+        PartitionTask(i, base + (i < extra), factor, child, mean)
+        for i, child in enumerate(children)
     )
 
 
@@ -99,7 +114,8 @@ def iter_partition(task: PartitionTask, chunk_size: int = PARTITION_CHUNK) -> It
     """Yield the records of one partition in chunks (the values do not depend on the chunks)."""
     rng = np.random.Generator(np.random.PCG64(task.seed))
     for start in range(0, task.rows, chunk_size):
-        yield _draw_with_factor(task.factor, min(chunk_size, task.rows - start), rng)
+        chunk = _draw_with_factor(task.factor, min(chunk_size, task.rows - start), rng)
+        yield chunk if task.mean is None else chunk + task.mean
 
 
 def partition_frame(task: PartitionTask, names: Sequence[str]):

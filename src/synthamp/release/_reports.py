@@ -57,7 +57,7 @@ def write_reports(privacy, paths: Sequence[Path], *, n_released: int, audit=None
         The generator's report (``privacy_``).
     paths : (Path, Path, Path)
         JSON, Markdown and HTML destinations (the transaction's temporary names, see
-        :class:`synthamp.release._io.OutputTransaction`).
+        :class:`synthamp._output._io.OutputTransaction`).
     n_released : int
         Records written.
     audit : AuditResult, optional
@@ -88,8 +88,8 @@ def _markdown_value(value) -> str:
 def write_design_reports(numbers: dict, privacy, paths: Sequence[Path], *, n_released: int) -> None:
     """A design release's public numbers (JSON) and its privacy report (Markdown, HTML).
 
-    ``numbers`` is :meth:`~synthamp.release.DesignRelease.to_dict` with the records
-    written; ``privacy`` its :meth:`~synthamp.release.DesignRelease.privacy_report`,
+    ``numbers`` is :meth:`~synthamp.design.DesignRelease.to_dict` with the records
+    written; ``privacy`` its :meth:`~synthamp.design.DesignRelease.privacy_report`,
     rendered as every release's report, the design's numbers appended to the Markdown.
     """
     json_path, md_path, html_path = paths

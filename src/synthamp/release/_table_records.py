@@ -50,6 +50,7 @@ __all__ = [
     "ALL_COLUMNS",
     "CONSTANT_COLUMN",
     "RECORD_KINDS",
+    "TABLE_DISTRIBUTED_NOTE",
     "TABLE_RECORDS_APPROXIMATE",
     "TABLE_RECORDS_NOTE",
     "TableRecords",
@@ -81,6 +82,12 @@ TABLE_RECORDS_APPROXIMATE = (
     "On a random design the model's Gram matrix only approximates a multiple of the rows' "
     "Gram matrix: the records' means and covariance are approximate (exact in expectation "
     "on an orthogonal design)."
+)
+#: What the dask workers of a release in the table's units receive (the report's note).
+TABLE_DISTRIBUTED_NOTE = (
+    "The records were written by dask workers, which receive only the mean and a factor of "
+    "the covariance of the records in the table's units, read off VᵀV (never V, the noise, "
+    "the seeds or the data): a post-processing of VᵀV, covered by the same guarantee."
 )
 _NAMED = 4
 
@@ -266,7 +273,7 @@ def table_moments(
     return tmap.moments_in_units(mean_u, cov_u * np.outer(shrink, shrink))
 
 
-def _covariance_factor(cov: NDArray[np.float64]) -> NDArray[np.float64]:
+def covariance_factor(cov: NDArray[np.float64]) -> NDArray[np.float64]:
     """L with LᵀL = cov (a symmetric square root: cov may be singular)."""
     values, vectors = np.linalg.eigh(cov)
     return (vectors * np.sqrt(np.clip(values, 0.0, None))) @ vectors.T
@@ -277,17 +284,19 @@ class TableRecords:
     """Records N(mean, cov) in the table's columns and units (:func:`table_records`).
 
     ``mean`` and ``cov`` are post-processings of the released VᵀV: public under the
-    release's guarantee.
+    release's guarantee. ``seeded``: a seeded research run (the partitions' streams then
+    descend from the sampling stream, :mod:`synthamp.release._table_partitions`).
     """
 
     names: tuple[str, ...]
     mean: NDArray[np.float64]
     cov: NDArray[np.float64]
     _rng: np.random.Generator
+    seeded: bool = False
 
     def iter_samples(self, n: int, chunk_size: int = 262_144) -> Iterator[NDArray[np.float64]]:
         """``n`` records in chunks of at most ``chunk_size`` rows (memory flat in n)."""
-        factor = _covariance_factor(self.cov)
+        factor = covariance_factor(self.cov)
         for start in range(0, n, chunk_size):
             size = min(chunk_size, n - start)
             yield self.mean + self._rng.standard_normal((size, len(self.mean))) @ factor
@@ -317,4 +326,4 @@ def table_records(release, tmap: TargetMap) -> TableRecords:
     """
     constant = None if release.ones_gram is None else tmap.row_scale**2 * release.ones_gram
     mean, cov = table_moments(released_gram(release), tmap, constant)
-    return TableRecords(tmap.names, mean, cov, release._rng)
+    return TableRecords(tmap.names, mean, cov, release._rng, bool(release.seeded))

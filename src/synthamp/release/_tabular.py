@@ -11,7 +11,7 @@ Duplicated names are refused because pandas would silently rename them ("a",
 index written by pandas, which would otherwise become a feature.
 
 Output is written in chunks (memory independent of ``n_syn``), under a
-temporary name that :mod:`synthamp.release._io` renames into place at the end, so an
+temporary name that :mod:`synthamp._output._io` renames into place at the end, so an
 interrupted write leaves no partial file.
 """
 
@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from synthamp._output._io import atomic_path, check_writable
 from synthamp._validation import InputError, check_real_table, printable
-from synthamp.release._io import atomic_path, check_writable
 
 __all__ = [
     "TABLE_FORMATS",
@@ -325,7 +325,7 @@ def write_rows(
     """Stream row chunks into the file ``path`` (not atomic: give it a temporary name).
 
     Used by :func:`write_table` and by the transactional writers of the
-    command line (:class:`synthamp.release._io.OutputTransaction`).
+    command line (:class:`synthamp._output._io.OutputTransaction`).
     """
     # pyarrow is heavy: loaded only to write a table
     import pyarrow as pa

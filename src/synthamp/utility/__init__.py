@@ -11,7 +11,8 @@ of v and AdaSSP. :func:`release_utility` lays them out in a table and says in a 
 serves best.
 
 Rooms: ``_errors`` (each mechanism's error), ``_adassp`` (the regression baseline),
-``_table`` (the table, the verdict and the release's utility).
+``_table`` (the table, the verdict and the release's utility), ``_table_errors`` (the written
+table's covariance, correlations and means beside the anchors' synthesizers, Monte Carlo).
 """
 
 from synthamp.utility._adassp import AdaSSPResult, adassp, adassp_noise
@@ -32,12 +33,22 @@ from synthamp.utility._errors import (
     trace_shaped_sensitivity,
 )
 from synthamp.utility._table import NO_INFORMATION, release_utility, utility_table, utility_verdict
+from synthamp.utility._table_errors import (
+    TABLE_ERRORS_NOTE,
+    TableError,
+    anchor_gram_noise,
+    table_anchor_errors,
+    table_error_rows,
+)
 
 __all__ = [
     "NO_INFORMATION",
+    "TABLE_ERRORS_NOTE",
     "AdaSSPResult",
+    "TableError",
     "adassp",
     "adassp_noise",
+    "anchor_gram_noise",
     "design_statistic_sensitivity",
     "gaussian_gram_error",
     "gaussian_gram_sigma",
@@ -50,6 +61,8 @@ __all__ = [
     "records_error_floor",
     "records_gram_rmse",
     "release_utility",
+    "table_anchor_errors",
+    "table_error_rows",
     "targets_gram_sensitivity",
     "trace_shaped_gram_error",
     "trace_shaped_sensitivity",
