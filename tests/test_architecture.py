@@ -39,7 +39,9 @@ PACKAGE = "synthamp"
 FLOORS: tuple[tuple[str, frozenset[str]], ...] = (
     (
         "foundations",
-        frozenset({"_validation", "_kinds", "_version", "_budget", "_lazy", "_output"}),
+        frozenset(
+            {"_validation", "_parameters", "_kinds", "_version", "_budget", "_lazy", "_output"}
+        ),
     ),
     ("engine", frozenset({"divergence"})),
     ("bounds", frozenset({"bounds", "amplification"})),

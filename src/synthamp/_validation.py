@@ -27,6 +27,7 @@ __all__ = [
     "check_positive",
     "check_real_table",
     "check_sigma",
+    "check_unit_interval",
     "flag_text",
     "plain_text",
     "printable",
@@ -147,6 +148,14 @@ def check_open_unit(param: str, value) -> float:
     return value
 
 
+def check_unit_interval(param: str, value) -> float:
+    """Return ``value`` as a float, requiring 0 <= value <= 1 (a share, ends included)."""
+    value = _as_real(param, value)
+    if not 0 <= value <= 1:
+        raise InputError(param, f"must be in [0, 1], got {value:g}")
+    return value
+
+
 def check_integer(param: str, value, minimum: int = 1, maximum: int | None = None) -> int:
     """Return ``value`` as an int, requiring an integer in [minimum, maximum]."""
     if isinstance(value, bool | np.bool_):
@@ -158,11 +167,24 @@ def check_integer(param: str, value, minimum: int = 1, maximum: int | None = Non
         if fvalue != int(fvalue):
             raise InputError(param, f"must be an integer, got {value!r}")
         ivalue = int(fvalue)
-    if ivalue < minimum:
-        raise InputError(param, f"must be an integer >= {minimum}, got {ivalue}")
-    if maximum is not None and ivalue > maximum:
-        raise InputError(param, f"must be an integer <= {maximum}, got {ivalue}")
+    integer_at_least(param, ivalue, minimum)
+    if maximum is not None:
+        integer_at_most(param, ivalue, maximum)
     return ivalue
+
+
+def integer_at_least(param: str, value: int, minimum: int) -> int:
+    """Refuse an integer below ``minimum`` (the wording of :func:`check_integer`)."""
+    if value < minimum:
+        raise InputError(param, f"must be an integer >= {minimum}, got {value}")
+    return value
+
+
+def integer_at_most(param: str, value: int, maximum: int) -> int:
+    """Refuse an integer above ``maximum`` (the wording of :func:`check_integer`)."""
+    if value > maximum:
+        raise InputError(param, f"must be an integer <= {maximum}, got {value}")
+    return value
 
 
 def check_dim(value, param: str = "dim") -> int:

@@ -27,8 +27,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from synthamp._validation import check_positive
-from synthamp.bounds import amplification_ratio_local_upper
+from synthamp._parameters import validated
+from synthamp.bounds import _check_out_dim, _local_upper_scaled
 
 __all__ = [
     "NEGLIGIBLE_NOISE_SAVING",
@@ -119,8 +119,9 @@ def amplification_outlook(
     >>> outlook.negligible, round(100 * outlook.predicted_saving, 3)
     (True, 0.011)
     """
-    sigma = check_positive("sigma", sigma)
-    eta = amplification_ratio_local_upper(dim, norm_bound, sigma, out_dim)
+    dim, norm_bound, sigma = validated(dim=dim, norm_bound=norm_bound, sigma=sigma)
+    out_dim = _check_out_dim(out_dim, dim)
+    eta = _local_upper_scaled(dim // out_dim, norm_bound / sigma)
     c = norm_bound / sigma
     width = dim // out_dim
     saving = 1.0 - math.sqrt(eta)

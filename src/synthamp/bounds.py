@@ -44,14 +44,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind, privacy_quantity
+from synthamp._parameters import CLOSED_FORMS, validated, validated_in, validated_one
 from synthamp._validation import (
     InputError,
-    check_alpha,
-    check_dim,
-    check_integer,
-    check_n_syn,
-    check_nonnegative,
-    check_positive,
 )
 from synthamp.divergence import fisher_information
 from synthamp.divergence._plateau import plateau_scaled
@@ -127,7 +122,7 @@ def _out(arr: NDArray[np.float64], scalar: bool) -> float | NDArray[np.float64]:
 
 
 def _check_out_dim(out_dim, dim: int) -> int:
-    out_dim = check_integer("out_dim", out_dim, 1)
+    out_dim = validated_one("out_dim", out_dim)
     if out_dim > dim:
         raise InputError("out_dim", f"must be <= dim = {dim}, got {out_dim}")
     return out_dim
@@ -261,8 +256,9 @@ def post_processing_rdp(
     ndarray
         The bound for each order (nats).
     """
-    alpha = check_alpha(alpha)
-    s = check_nonnegative("sensitivity", sensitivity) / check_positive("sigma", sigma)
+    alpha = validated_one("alpha", alpha)
+    sensitivity, sigma = validated_in(CLOSED_FORMS, sensitivity=sensitivity, sigma=sigma)
+    s = sensitivity / sigma
     return _post_processing_scaled(alpha, s)
 
 
@@ -294,8 +290,7 @@ def local_rdp(alpha: ArrayLike, fisher: float, step: float) -> NDArray[np.float6
     ndarray
         (α/2)·I·h² for each order.
     """
-    alpha = check_alpha(alpha)
-    fisher = check_nonnegative("fisher", fisher)
+    alpha, fisher = validated(alpha=alpha, fisher=fisher)
     step = _check_real("step", step)
     return 0.5 * alpha * fisher * step * step
 
@@ -374,8 +369,7 @@ def fisher_criterion_bound(
     ndarray
         Upper bound on D_α(P_upper‖P_lower) for each order (nats).
     """
-    alpha = check_alpha(alpha)
-    fisher_sup = check_nonnegative("fisher_sup", fisher_sup)
+    alpha, fisher_sup = validated(alpha=alpha, fisher_sup=fisher_sup)
     if log_integral is not None:
         if envelope is not None:
             raise InputError("log_integral", "give either envelope or log_integral, not both")
@@ -389,7 +383,7 @@ def fisher_criterion_bound(
         raise InputError("lower" if lower is None else "upper", "required with an envelope")
     lower = _check_real("lower", lower)
     upper = _check_real("upper", upper)
-    num_points = check_integer("num_points", num_points, 1, 10**7)
+    num_points = validated_one("num_points", num_points)
     length = abs(upper - lower)
     if length == 0:
         return np.zeros_like(alpha)
@@ -435,7 +429,7 @@ def fisher_lower_bound(dim: int, theta: ArrayLike) -> float | NDArray[np.float64
     float or ndarray
         The lower bound, shaped like ``theta``.
     """
-    return _in_theta(check_dim(dim), theta, _lower_ratio)
+    return _in_theta(validated_one("dim", dim), theta, _lower_ratio)
 
 
 @privacy_quantity("certified")
@@ -458,7 +452,7 @@ def fisher_upper_bound(dim: int, theta: ArrayLike) -> float | NDArray[np.float64
     float or ndarray
         The sharp upper bound, shaped like ``theta``.
     """
-    return _in_theta(check_dim(dim), theta, _sharp_ratio)
+    return _in_theta(validated_one("dim", dim), theta, _sharp_ratio)
 
 
 @privacy_quantity("certified")
@@ -480,7 +474,7 @@ def fisher_upper_bound_simple(dim: int, theta: ArrayLike) -> float | NDArray[np.
     float or ndarray
         The simplified upper bound, shaped like ``theta``.
     """
-    dim = check_dim(dim)
+    dim = validated_one("dim", dim)
     if dim <= 3:
         raise InputError("dim", f"must be > 3 for the simplified bound, got {dim}")
     return _in_theta(dim, theta, _simple_ratio)
@@ -502,7 +496,7 @@ def fisher_upper_bound_idier_collewet(dim: int, theta: ArrayLike) -> float | NDA
     float or ndarray
         The Idier–Collewet upper bound, shaped like ``theta``.
     """
-    return _in_theta(check_dim(dim), theta, _idier_collewet_ratio)
+    return _in_theta(validated_one("dim", dim), theta, _idier_collewet_ratio)
 
 
 # --------------------------------------------------------------------------- §6, §8 local
@@ -542,9 +536,10 @@ def amplification_ratio_local_upper(
     float
         Upper bound on η, in [0, 1].
     """
-    dim = check_dim(dim)
+    dim = validated_one("dim", dim)
     out_dim = _check_out_dim(out_dim, dim)
-    c = check_nonnegative("norm_bound", norm_bound) / check_positive("sigma", sigma)
+    norm_bound, sigma = validated_in(CLOSED_FORMS, norm_bound=norm_bound, sigma=sigma)
+    c = norm_bound / sigma
     form = _check_fisher_form(fisher_bound)
     return _local_upper_scaled(dim // out_dim, c, form)
 
@@ -592,10 +587,9 @@ def amplification_ratio_local_bounds(
     (float, float)
         Lower and upper bound on η.
     """
-    dim = check_dim(dim)
-    sigma = check_positive("sigma", sigma)
-    norm_w = check_nonnegative("norm_w", norm_w)
-    norm_bound = check_nonnegative("norm_bound", norm_bound)
+    dim, sigma, norm_w, norm_bound = validated_in(
+        CLOSED_FORMS, dim=dim, sigma=sigma, norm_w=norm_w, norm_bound=norm_bound
+    )
     if norm_w > norm_bound:
         raise InputError("norm_w", f"must be <= norm_bound = {norm_bound:g}, got {norm_w:g}")
     upper = amplification_ratio_local_upper(
@@ -618,12 +612,11 @@ def _scaled_global_inputs(
     out_dim: int,
 ) -> tuple[NDArray[np.float64], int, float, float]:
     """Validated orders and the scaled inputs of Theorems 5.2/5.4: (α, m = ⌊d/k⌋, C/σ, Δ/σ)."""
-    alpha = check_alpha(alpha)
-    dim = check_dim(dim)
+    alpha, dim = validated(alpha=alpha, dim=dim)
     out_dim = _check_out_dim(out_dim, dim)
-    sigma = check_positive("sigma", sigma)
-    c = check_nonnegative("norm_bound", norm_bound) / sigma
-    s = check_nonnegative("sensitivity", sensitivity) / sigma
+    sigma = validated_one("sigma", sigma)
+    c = validated_one("norm_bound", norm_bound, CLOSED_FORMS) / sigma
+    s = validated_one("sensitivity", sensitivity, CLOSED_FORMS) / sigma
     return alpha, dim // out_dim, c, s
 
 
@@ -653,8 +646,7 @@ def envelope_integral(
     ndarray
         J (or log J) for each order.
     """
-    alpha = check_alpha(alpha)
-    s = check_nonnegative("path_length", path_length)
+    alpha, s = validated(alpha=alpha, path_length=path_length)
     log_j = _log_envelope_integral(alpha, s, integral)
     if log:
         return log_j
@@ -840,11 +832,11 @@ def fisher_bound_along_path(
     float
         Upper bound on the Fisher information in θ.
     """
-    dim = check_dim(dim)
+    dim = validated_one("dim", dim)
     out_dim = _check_out_dim(out_dim, dim)
-    sigma = check_positive("sigma", sigma)
-    c = check_nonnegative("norm_bound", norm_bound) / sigma
-    length_sq = check_nonnegative("path_length_sq", path_length_sq) / sigma**2
+    sigma = validated_one("sigma", sigma)
+    c = validated_one("norm_bound", norm_bound, CLOSED_FORMS) / sigma
+    length_sq = validated_one("path_length_sq", path_length_sq) / sigma**2
     form = _check_fisher_form(fisher_bound)
     return length_sq * float(_fisher_ratio(dim // out_dim, np.asarray(c), form))
 
@@ -880,11 +872,9 @@ def no_norm_bound_divergence(
     ndarray
         The exact plateau for each order (nats).
     """
-    t = check_nonnegative("t", t)
-    sensitivity = check_nonnegative("sensitivity", sensitivity)
-    alpha = check_alpha(alpha)
-    dim = check_dim(dim)
-    sigma = check_positive("sigma", sigma)
+    t, sensitivity, alpha, dim, sigma = validated_in(
+        CLOSED_FORMS, t=t, sensitivity=sensitivity, alpha=alpha, dim=dim, sigma=sigma
+    )
     value, _ = plateau_scaled(alpha, dim, t / sigma, (t + sensitivity) / sigma)
     return value
 
@@ -907,7 +897,7 @@ def no_norm_bound_ratio(
     ndarray
         The ratio for each order.
     """
-    check_positive("sensitivity", sensitivity)
+    validated_one("sensitivity", sensitivity)  # Δ > 0 here: the ratio divides by Δ²
     exact = no_norm_bound_divergence(alpha, dim, t, sensitivity, sigma)
     return exact / post_processing_rdp(alpha, sensitivity, sigma)
 
@@ -947,12 +937,11 @@ def prior_work_rdp(
     ndarray
         The baseline for each order (nats).
     """
-    alpha = check_alpha(alpha)
-    dim = check_dim(dim)
+    alpha, dim = validated(alpha=alpha, dim=dim)
     out_dim = _check_out_dim(out_dim, dim)
     if out_dim == dim:
         raise InputError("out_dim", f"must be < dim = {dim} for the prior-work baseline")
-    n_syn = check_n_syn(n_syn)
+    n_syn = validated_one("n_syn", n_syn)
     post = post_processing_rdp(alpha, sensitivity, sigma)
     return np.minimum(post, post * out_dim * n_syn / (2.0 * (dim - out_dim)))
 
@@ -981,8 +970,7 @@ def closed_form_bounds(
         (:data:`BOUND_KINDS`). Only the certified ones may feed a guarantee, as
         min(global, post_processing).
     """
-    alpha_arr = check_alpha(alpha)
-    dim = check_dim(dim)
+    alpha_arr, dim = validated(alpha=alpha, dim=dim)
     args = (alpha_arr, dim, norm_bound, sensitivity, sigma, out_dim)
     post = post_processing_rdp(alpha_arr, sensitivity, sigma)
     eta = amplification_ratio_local_upper(dim, norm_bound, sigma, out_dim)

@@ -118,13 +118,13 @@ CASES = {
     "worst_case_rdp": (
         lambda: A.worst_case_rdp(ORDERS, 10, 2.0, 0.5, n_syn=50),
         ("alpha", "dim", "sigma", "norm_bound", "sensitivity", "n_syn")),
-    "profile_epsilon": (lambda: A.profile_epsilon(K1, DELTA), ("delta",)),
+    "profile_epsilon": (lambda: A.profile_epsilon(K1, DELTA), ("delta", "rtol", "tail")),
     "privacy_profile": (lambda: A.privacy_profile(K1, [0.5, 1.0]), ("rtol", "tail")),
     "compute_epsilon_pld T = 2": (
         lambda: A.compute_epsilon_pld(SyntheticDataRelease(**SHAPE, out_dim=1, sigma=1.0,
                                                            releases=2), DELTA),
         (*PLD, *RELEASE)),
-    "release_curves": (lambda: A.release_curves(K1, DELTA), ()),
+    "release_curves": (lambda: A.release_curves(K1, DELTA), ("delta",)),
 }  # fmt: skip
 
 
@@ -141,4 +141,4 @@ def test_the_count_sees_a_revalidation():
         A.profile_epsilon(K1, DELTA)
         A.gaussian_epsilon(DELTA, 0.5, np.float64(1.0))
 
-    assert validated(twice) == Counter(["delta", "delta", "sensitivity", "sigma"])
+    assert validated(twice) == Counter(["delta", "delta", "rtol", "tail", "sensitivity", "sigma"])

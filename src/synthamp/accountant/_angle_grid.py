@@ -41,7 +41,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind, privacy_quantity
-from synthamp._validation import InputError, check_alpha, check_dim, check_positive
+from synthamp._parameters import validated_one
+from synthamp._validation import InputError
 from synthamp.accountant._angle_reduction import _canonical_pair, _orthogonal_node_rdp
 from synthamp.divergence._wishart import (
     MAX_DIM_K2,
@@ -172,13 +173,13 @@ def certified_angle_rdp(
     -------
     AngleCertificate
     """
-    orders = ANGLE_ORDERS if alpha is None else check_alpha(alpha)
+    orders = ANGLE_ORDERS if alpha is None else validated_one("alpha", alpha)
     if orders.min() < 1.01 or orders.max() > 64.0:
         raise InputError("alpha", "must lie in [1.01, 64] (the k = 2 engine's range)")
-    dim = check_dim(dim)
+    dim = validated_one("dim", dim)
     if dim < 2:
         raise InputError("dim", "must be >= 2 (the width d - k of the canonical pair)")
-    amp = check_positive("norm", norm) / check_positive("sigma", sigma)
+    amp = validated_one("norm", norm) / validated_one("sigma", sigma)
     return _certified_angle_rdp(orders, dim, amp, angle_nodes(ratio))
 
 

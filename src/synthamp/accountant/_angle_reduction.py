@@ -34,12 +34,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind, privacy_quantity
+from synthamp._parameters import validated, validated_one
 from synthamp._validation import (
     InputError,
-    check_alpha,
-    check_dim,
-    check_integer,
-    check_positive,
 )
 from synthamp.accountant._pld import DEFAULT_TAIL_MASS, PairPld, _pair_pld
 from synthamp.accountant._pld_grid import (
@@ -123,7 +120,7 @@ def canonical_norm(gram: ArrayLike, label_bound: float, gram_error: float = 0.0)
         raise InputError("gram", "must be finite")
     if not np.allclose(g, g.T, rtol=1e-10, atol=1e-12 * float(np.abs(g).max() or 1.0)):
         raise InputError("gram", "must be symmetric (G = MᵀM)")
-    bound = check_positive("label_bound", label_bound)
+    bound = validated_one("label_bound", label_bound)
     err = float(gram_error)
     if not (err >= 0.0 and math.isfinite(err)):
         raise InputError("gram_error", f"must be a finite number >= 0, got {gram_error!r}")
@@ -159,13 +156,11 @@ def canonical_pair(norm: float, angle: float) -> tuple[NDArray[np.float64], NDAr
     Parameters
     ----------
     norm : float
-        c ≥ 0 (natural units, or c/σ for the scaled matrices).
+        c > 0 (natural units, or c/σ for the scaled matrices).
     angle : float
         φ in [0, π/2].
     """
-    c = float(norm)
-    if not (c >= 0.0 and math.isfinite(c)):
-        raise InputError("norm", f"must be a finite number >= 0, got {norm!r}")
+    c = validated_one("norm", norm)
     phi = float(angle)
     if not (0.0 <= phi <= math.pi / 2):
         raise InputError("angle", f"must be in [0, pi/2], got {angle!r}")
@@ -203,9 +198,8 @@ def orthogonal_node_rdp(
     value, error : ndarray
         D_α per order and its error bound (use value + error as an upper bound).
     """
-    alpha = check_alpha(alpha)
-    dim = check_dim(dim)
-    amp = check_positive("norm", norm) / check_positive("sigma", sigma)
+    alpha, dim = validated(alpha=alpha, dim=dim)
+    amp = validated_one("norm", norm) / validated_one("sigma", sigma)
     return _orthogonal_node_rdp(alpha, dim, amp)
 
 
@@ -254,10 +248,9 @@ def orthogonal_node_pld(
         ``epsilon(δ)`` is an upper bound on the pair's ε, ``epsilon_lower(δ)`` a
         lower bound (the companions).
     """
-    dim = check_dim(dim)
-    amp = check_positive("norm", norm) / check_positive("sigma", sigma)
-    releases = check_integer("releases", releases, 1)
-    h = check_positive("discretization", discretization)
+    dim = validated_one("dim", dim)
+    amp = validated_one("norm", norm) / validated_one("sigma", sigma)
+    releases, h, tail = validated(releases=releases, discretization=discretization, tail=tail)
     return _orthogonal_node_pld(dim, amp, releases, h, tail)
 
 

@@ -35,7 +35,8 @@ from synthamp._budget import (
     time_budget,
 )
 from synthamp._kinds import Kind
-from synthamp._validation import MIN_SCALE, InputError, check_open_unit, check_positive
+from synthamp._parameters import validated, validated_one
+from synthamp._validation import MIN_SCALE, InputError
 from synthamp.accountant._calibrator import smallest_sigma
 from synthamp.accountant._curves import _check_budget, _epsilon_curve, budget_note
 from synthamp.accountant._finite_epsilon import _FiniteAccountant, finite_epsilon_curve
@@ -467,11 +468,10 @@ def _calibrate_sigma(
         )  # fmt: skip
     if accountant != "rdp":
         raise InputError("accountant", f"must be 'rdp' or 'pld', got {accountant!r}")
-    target = check_positive("epsilon", epsilon)
-    delta = check_open_unit("delta", delta)
+    target, delta = validated(epsilon=epsilon, delta=delta)
     method = _check_method(method)
     orders = np.unique(_check_orders(orders))  # sorted: ε is a minimum over orders
-    rtol = check_positive("rtol", rtol)
+    rtol = validated_one("rtol", rtol)
     budget = _check_budget(time_budget)
     base = SyntheticDataRelease(
         dim, out_dim, norm_bound, sensitivity, 1.0, n_syn, releases, gram_sensitivity

@@ -31,7 +31,8 @@ from synthamp._budget import (
     time_budget,
 )
 from synthamp._kinds import Kind, privacy_quantity
-from synthamp._validation import InputError, check_integer, check_nonnegative, check_open_unit
+from synthamp._parameters import validated_one, validated_optional
+from synthamp._validation import InputError
 from synthamp.accountant._finite_epsilon import finite_epsilon_curve
 from synthamp.accountant._k2_search import _search
 from synthamp.accountant._pld import compute_epsilon_pld
@@ -139,12 +140,13 @@ def rdp_curve(
 
 
 def _check_budget(seconds: float | None) -> float | None:
-    return None if seconds is None else check_nonnegative("time_budget", seconds)
+    (seconds,) = validated_optional(time_budget=seconds)
+    return seconds
 
 
 def _check_search(search: int, release: Release, method: str, lower: bool) -> int:
     """The number of searched pairs; a search only where it means something."""
-    search = check_integer("search", search, 0)
+    search = validated_one("search", search)
     if search == 0:
         return 0
     if not isinstance(release, SyntheticDataRelease) or release.out_dim != 2:
@@ -399,7 +401,7 @@ def _compute_epsilon(
         )
     if accountant != "rdp":
         raise InputError("accountant", f"must be 'rdp' or 'pld', got {accountant!r}")
-    delta = check_open_unit("delta", delta)
+    delta = validated_one("delta", delta)
     orders = _check_orders(orders)
     method = _check_method(method)
     budget = _check_budget(time_budget)

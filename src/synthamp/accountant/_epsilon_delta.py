@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from synthamp._parameters import validated_one
 from synthamp._validation import InputError
 from synthamp.accountant._curves import _check_budget, _rdp_curve, _rdp_curve_within_budget
 from synthamp.accountant._gaussian import _gaussian_epsilon
@@ -183,6 +184,7 @@ def release_curves(
     -------
     ReleaseCurves
     """
+    delta = validated_one("delta", delta)
     grid = np.unique(np.append(DELTA_GRID, delta)) if deltas is None else np.asarray(deltas)
     grid = np.asarray(grid, dtype=float)
     if not (np.all(grid > 0) and np.all(grid < 1)):

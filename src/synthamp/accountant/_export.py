@@ -30,7 +30,8 @@ import importlib
 
 import numpy as np
 
-from synthamp._validation import InputError, check_positive
+from synthamp._parameters import validated
+from synthamp._validation import InputError
 from synthamp.accountant._angle_reduction import _orthogonal_node_pld
 from synthamp.accountant._k_certificate import PublicDesignRelease
 from synthamp.accountant._pld import DEFAULT_DISCRETIZATION
@@ -98,7 +99,7 @@ def to_dp_accounting_pld(
     """
     pld_module = _require("dp_accounting.pld.privacy_loss_distribution", "dp-accounting")
     pld_pmf = _require("dp_accounting.pld.pld_pmf", "dp-accounting")
-    h = check_positive("discretization", discretization)
+    h, tail = validated(discretization=discretization, tail=tail)
     if isinstance(release, PublicDesignRelease):
         return _design_release_pld(release, h, tail, pld_module, pld_pmf)
     # the thresholds of the native accountant's (companion=True): the same curves, the same ε

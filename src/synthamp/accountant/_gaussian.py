@@ -20,7 +20,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import privacy_quantity
-from synthamp._validation import InputError, check_open_unit, check_positive
+from synthamp._parameters import validated_one
+from synthamp._validation import InputError
 
 __all__ = ["gaussian_delta", "gaussian_epsilon"]
 
@@ -63,7 +64,7 @@ def gaussian_delta(
     ndarray
         δ(ε) for each ε.
     """
-    mu = check_positive("sensitivity", sensitivity) / check_positive("sigma", sigma)
+    mu = validated_one("sensitivity", sensitivity) / validated_one("sigma", sigma)
     return _gaussian_delta(epsilon, mu)
 
 
@@ -97,8 +98,8 @@ def gaussian_epsilon(delta: float, sensitivity: float, sigma: float = 1.0) -> fl
     float
         ε(δ) >= 0.
     """
-    delta = check_open_unit("delta", delta)
-    mu = check_positive("sensitivity", sensitivity) / check_positive("sigma", sigma)
+    delta = validated_one("delta", delta)
+    mu = validated_one("sensitivity", sensitivity) / validated_one("sigma", sigma)
     return _gaussian_epsilon(delta, mu)
 
 

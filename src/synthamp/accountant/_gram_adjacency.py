@@ -75,7 +75,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import privacy_quantity
-from synthamp._validation import check_positive
+from synthamp._parameters import validated, validated_one
 from synthamp.accountant._releases import _gram_norm_bound
 
 __all__ = ["gram_norm_bound", "in_gram_adjacency"]
@@ -112,9 +112,9 @@ def gram_norm_bound(norm_bound: float, sensitivity: float, gram_sensitivity: flo
     0.2
     """
     return _gram_norm_bound(
-        check_positive("norm_bound", norm_bound),
-        check_positive("sensitivity", sensitivity),
-        check_positive("gram_sensitivity", gram_sensitivity),
+        validated_one("norm_bound", norm_bound),
+        validated_one("sensitivity", sensitivity),
+        validated_one("gram_sensitivity", gram_sensitivity),
     )
 
 
@@ -144,9 +144,9 @@ def in_gram_adjacency(
     -------
     ndarray of bool
     """
-    c = check_positive("norm_bound", norm_bound)
-    s = check_positive("sensitivity", sensitivity)
-    s2 = check_positive("gram_sensitivity", gram_sensitivity)
+    c, s, s2, rtol = validated(
+        norm_bound=norm_bound, sensitivity=sensitivity, gram_sensitivity=gram_sensitivity, rtol=rtol
+    )
     lv = np.asarray(lambda_v, dtype=float)
     lw = np.asarray(lambda_w, dtype=float)
     slack = 1.0 + rtol

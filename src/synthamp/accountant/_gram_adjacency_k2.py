@@ -43,7 +43,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind, privacy_quantity
-from synthamp._validation import InputError, check_alpha, check_integer, check_positive
+from synthamp._parameters import at_most, validated, validated_one
+from synthamp._validation import InputError
 from synthamp.accountant._k2_search import PairSearch, _check_search, _search
 from synthamp.accountant._releases import _gram_norm_bound
 from synthamp.accountant._worst_case import _worst_case_result
@@ -94,9 +95,9 @@ def in_gram_adjacency_k2(
     -------
     ndarray of bool, shape (...)
     """
-    c = check_positive("norm_bound", norm_bound)
-    s = check_positive("sensitivity", sensitivity)
-    s2 = check_positive("gram_sensitivity", gram_sensitivity)
+    c, s, s2, rtol = validated(
+        norm_bound=norm_bound, sensitivity=sensitivity, gram_sensitivity=gram_sensitivity, rtol=rtol
+    )
     a = np.asarray(gram_v, dtype=float)
     b = np.asarray(gram_w, dtype=float)
     if a.shape[-2:] != (2, 2) or b.shape[-2:] != (2, 2):
@@ -172,12 +173,14 @@ def search_gram_set_k2(
     PairSearch
         ``kind`` heuristic; ``aligned`` is the proven k = 1 worst case of S₂.
     """
-    alpha = check_alpha(alpha)
-    dim = check_integer("dim", dim, 1, MAX_DIM_K2)
-    sigma = check_positive("sigma", sigma)
-    c = check_positive("norm_bound", norm_bound)
-    s = check_positive("sensitivity", sensitivity)
-    s2 = check_positive("gram_sensitivity", gram_sensitivity)
+    alpha = validated_one("alpha", alpha)
+    dim = at_most("dim", validated_one("dim", dim), MAX_DIM_K2)
+    sigma, c, s, s2 = validated(
+        sigma=sigma,
+        norm_bound=norm_bound,
+        sensitivity=sensitivity,
+        gram_sensitivity=gram_sensitivity,
+    )
     starts, seed = _check_search(starts, seed)
     corner = _gram_norm_bound(c, s, s2) / sigma
     sc, ss = c / sigma, min(s / sigma, 2 * c / sigma)

@@ -44,7 +44,8 @@ from synthamp._budget import (
     TimeBudgetExceeded,
     time_budget,
 )
-from synthamp._validation import InputError, check_open_unit, check_positive
+from synthamp._parameters import validated, validated_one, validated_optional
+from synthamp._validation import InputError
 from synthamp.accountant._calibration import _calibration, finite_epsilon_lower_bound
 from synthamp.accountant._choice import (
     accountant_reason,
@@ -54,7 +55,7 @@ from synthamp.accountant._choice import (
     finite_or_unlimited,
     weighs_unlimited_profile,
 )
-from synthamp.accountant._curves import _check_budget, _check_search, _epsilon_result
+from synthamp.accountant._curves import _check_search, _epsilon_result
 from synthamp.accountant._gaussian import _gaussian_epsilon as _gaussian_mu_epsilon
 from synthamp.accountant._pld import (
     DEFAULT_DISCRETIZATION,
@@ -256,6 +257,14 @@ class _Rdp(NamedTuple):
         )  # fmt: skip
 
 
+def _rule_inputs(delta, accountant, method, orders, discretization, time_budget) -> tuple:
+    """The inputs :func:`account` and :func:`calibrate` share, validated once for both."""
+    delta, discretization = validated(delta=delta, discretization=discretization)
+    (time_budget,) = validated_optional(time_budget=time_budget)
+    accountant, method = check_accountant(accountant), _check_method(method)
+    return delta, accountant, method, _check_orders(orders), discretization, time_budget
+
+
 def account(
     release: SyntheticDataRelease,
     delta: float,
@@ -296,12 +305,9 @@ def account(
     """
     if not isinstance(release, SyntheticDataRelease):
         raise InputError("release", f"must be a SyntheticDataRelease, got {release!r}")
-    delta = check_open_unit("delta", delta)
-    accountant = check_accountant(accountant)
-    method = _check_method(method)
-    orders = _check_orders(orders)
-    h = check_positive("discretization", discretization)
-    budget = _check_budget(time_budget)
+    delta, accountant, method, orders, h, budget = _rule_inputs(
+        delta, accountant, method, orders, discretization, time_budget
+    )
     search = _check_search(search, release, method, True)
     start = time.monotonic()
     result = _epsilon_result(release, delta, orders, method, [], budget, search)
@@ -483,14 +489,11 @@ def calibrate(
         the σ of each accounting run, and ``sigma_post_processing`` the σ
         releasing V needs for the target, by the same accountant.
     """
-    epsilon = check_positive("epsilon", epsilon)
-    delta = check_open_unit("delta", delta)
-    accountant = check_accountant(accountant)
-    method = _check_method(method)
-    orders = _check_orders(orders)
-    h = check_positive("discretization", discretization)
-    budget = _check_budget(time_budget)
-    rtol = check_positive("rtol", rtol)
+    epsilon = validated_one("epsilon", epsilon)
+    delta, accountant, method, orders, h, budget = _rule_inputs(
+        delta, accountant, method, orders, discretization, time_budget
+    )
+    rtol = validated_one("rtol", rtol)
     base = SyntheticDataRelease(
         dim, out_dim, norm_bound, sensitivity, 1.0, n_syn, releases, gram_sensitivity
     )

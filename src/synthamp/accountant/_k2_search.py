@@ -53,7 +53,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from synthamp._budget import TimeBudgetExceeded, check_budget, report_status
 from synthamp._kinds import Kind, privacy_quantity
-from synthamp._validation import InputError, check_alpha, check_integer, check_positive
+from synthamp._parameters import at_most, validated, validated_one
+from synthamp._validation import InputError
 from synthamp.accountant._rdp_conversion import _frozen
 from synthamp.accountant._worst_case import WorstCase, _worst_case_result
 from synthamp.divergence._wishart import MAX_DIM_K2, plateau_gram_scaled
@@ -408,7 +409,7 @@ def _check_search(starts: int, seed: int) -> tuple[int, int]:
     """Validated (starts >= 0, integer seed) of a pair search."""
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise InputError("seed", f"must be an integer, got {seed!r}")
-    return check_integer("starts", starts, 0), int(seed)
+    return validated(starts=starts, seed=seed)
 
 
 @privacy_quantity("certified")
@@ -455,10 +456,9 @@ def search_lower_bound(
     PairSearch
         The bound per order, the pair attaining it, and how the search ended.
     """
-    alpha = check_alpha(alpha)
-    dim = check_integer("dim", dim, 1, MAX_DIM_K2)
-    sigma = check_positive("sigma", sigma)
-    c = check_positive("norm_bound", norm_bound) / sigma
-    s = check_positive("sensitivity", sensitivity) / sigma
+    alpha, dim, sigma = validated(alpha=alpha, dim=dim, sigma=sigma)
+    dim = at_most("dim", dim, MAX_DIM_K2)
+    c = validated_one("norm_bound", norm_bound) / sigma
+    s = validated_one("sensitivity", sensitivity) / sigma
     starts, seed = _check_search(starts, seed)
     return _search(alpha, dim, c, min(s, 2 * c), sigma, starts, int(seed))

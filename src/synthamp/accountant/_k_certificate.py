@@ -51,12 +51,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind, privacy_quantity
+from synthamp._parameters import at_least, validated, validated_one
 from synthamp._validation import (
     InputError,
-    check_dim,
-    check_integer,
-    check_open_unit,
-    check_positive,
 )
 from synthamp.accountant._angle_grid import (
     ANGLE_ORDERS,
@@ -138,17 +135,17 @@ class PublicDesignRelease:
     realised_norm: float | None = None
 
     def __post_init__(self) -> None:
-        k = check_integer("out_dim", self.out_dim, 2)
+        k = at_least("out_dim", validated_one("out_dim", self.out_dim), 2)
         object.__setattr__(self, "out_dim", k)
-        dim = check_dim(self.dim)
+        dim = validated_one("dim", self.dim)
         if dim - k < 2:
             raise InputError("dim", f"must be >= out_dim + 2 = {k + 2} (width d - k >= 2)")
         object.__setattr__(self, "dim", dim)
         for name in ("canonical_norm", "sensitivity", "sigma"):
-            object.__setattr__(self, name, check_positive(name, getattr(self, name)))
-        object.__setattr__(self, "releases", check_integer("releases", self.releases, 1))
+            object.__setattr__(self, name, validated_one(name, getattr(self, name)))
+        object.__setattr__(self, "releases", validated_one("releases", self.releases))
         if self.realised_norm is not None:
-            low = check_positive("realised_norm", self.realised_norm)
+            low = validated_one("realised_norm", self.realised_norm)
             if low > self.canonical_norm:
                 raise InputError("realised_norm", "must be <= canonical_norm")
             object.__setattr__(self, "realised_norm", low)
@@ -382,7 +379,7 @@ def account_certified(
     """
     if not isinstance(release, PublicDesignRelease):
         raise InputError("release", f"must be a PublicDesignRelease, got {release!r}")
-    delta = check_open_unit("delta", delta)
+    delta = validated_one("delta", delta)
     route = _check_route(route)
     grid = route == "grid" or bool(check_grid)
     return _account_certified(release, delta, angle_nodes(ratio), route, grid)
@@ -503,9 +500,7 @@ def calibrate_certified(
     """
     if not isinstance(release, PublicDesignRelease):
         raise InputError("release", f"must be a PublicDesignRelease, got {release!r}")
-    target = check_positive("epsilon", epsilon)
-    delta = check_open_unit("delta", delta)
-    rtol = check_positive("rtol", rtol)
+    target, delta, rtol = validated(epsilon=epsilon, delta=delta, rtol=rtol)
     route = _check_route(route)
     nodes = angle_nodes(ratio)
     sigma_post = gaussian_sigma(target, delta, release.sensitivity * math.sqrt(release.releases))

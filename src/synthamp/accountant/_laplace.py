@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind, privacy_quantity
-from synthamp._validation import check_integer, check_open_unit, check_positive
+from synthamp._parameters import validated, validated_one
 from synthamp.accountant._calibrator import smallest_sigma
 from synthamp.accountant._pld import DEFAULT_DISCRETIZATION, PairPld
 from synthamp.accountant._pld_distribution import _direction
@@ -46,7 +46,7 @@ MU_RTOL = 1e-7
 @privacy_quantity("exact")
 def laplace_delta(epsilon: ArrayLike, mu: float) -> NDArray[np.float64]:
     """δ(ε) of one Laplace mechanism, μ = sensitivity/scale, in closed form (module docstring)."""
-    mu = check_positive("mu", mu)
+    mu = validated_one("mu", mu)
     return _laplace_delta(np.asarray(epsilon, dtype=float), mu)
 
 
@@ -125,11 +125,13 @@ def laplace_calibration(
     pessimistic PLD ε(δ) is at most ε (the one calibrator on the scale 1/μ, relative
     tolerance :data:`MU_RTOL`, from the pure-ε start μ = ε/T, which is always private).
     """
-    epsilon = check_positive("epsilon", epsilon)
-    delta = check_open_unit("delta", delta)
-    s = check_positive("sensitivity", sensitivity)
-    t = check_integer("releases", releases, 1)
-    h = check_positive("discretization", discretization)
+    epsilon, delta, s, t, h = validated(
+        epsilon=epsilon,
+        delta=delta,
+        sensitivity=sensitivity,
+        releases=releases,
+        discretization=discretization,
+    )
     mu, interval = _laplace_mu(epsilon, delta, t, h)
     return LaplaceCalibration(s / mu, mu, interval)
 

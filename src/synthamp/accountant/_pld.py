@@ -36,7 +36,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind, privacy_quantity
-from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
+from synthamp._parameters import validated, validated_one
+from synthamp._validation import InputError
 from synthamp.accountant._pld_distribution import (
     BUDGETED_POINTS,
     DEFAULT_DISCRETIZATION,
@@ -155,7 +156,7 @@ class PairPld:
 
     def self_compose(self, count: int, tail_mass: float = DEFAULT_TAIL_MASS) -> PairPld:
         """``count`` runs of the same pair (the same adjacent pair in every run)."""
-        return self._self_compose(check_integer("count", count, 1), tail_mass)
+        return self._self_compose(validated_one("count", count), tail_mass)
 
     def _self_compose(self, count: int, tail_mass: float) -> PairPld:
         """The kernel of :meth:`self_compose`, for a validated ``count``."""
@@ -236,9 +237,7 @@ def privacy_loss_distribution(
     PairPld
         Its T runs composed (the same adjacent pair in every run).
     """
-    h = check_positive("discretization", discretization)
-    tail = check_open_unit("tail", tail)
-    tail_mass = check_open_unit("tail_mass", tail_mass)
+    h, tail, tail_mass = validated(discretization=discretization, tail=tail, tail_mass=tail_mass)
     return _privacy_loss_distribution(mechanism, h, tail, tail_mass, _companion)
 
 
@@ -308,8 +307,8 @@ def composed_pld(
     same PLD for both directions); the mechanism's ε is the largest over the
     returned compositions (:func:`_orientations`).
     """
-    h = check_positive("discretization", discretization)
-    return _composed_pld(release, extra, h, check_open_unit("tail", tail), _companion)
+    h = validated_one("discretization", discretization)
+    return _composed_pld(release, extra, h, validated_one("tail", tail), _companion)
 
 
 def _composed_pld(
@@ -376,9 +375,7 @@ def compute_epsilon_pld(
     -------
     PldEpsilon
     """
-    delta = check_open_unit("delta", delta)
-    h = check_positive("discretization", discretization)
-    tail = check_open_unit("tail", tail)
+    delta, h, tail = validated(delta=delta, discretization=discretization, tail=tail)
     return _compute_epsilon_pld(release, delta, tuple(extra), h, tail, _companion)
 
 

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 
 from synthamp._kinds import Kind, privacy_quantity
-from synthamp._validation import check_open_unit, check_positive
+from synthamp._parameters import validated
 from synthamp.accountant._calibrator import smallest_sigma
 from synthamp.accountant._pld import DEFAULT_DISCRETIZATION, _compute_epsilon_pld
 from synthamp.accountant._profile import DEFAULT_TAIL, _profile_epsilon
@@ -74,10 +74,9 @@ def calibrate_sigma_pld(
     computed and is <= the target: conservative by construction. ``gram_sensitivity``: s₂ of
     statistic-level adjacency, as in :class:`SyntheticDataRelease`.
     """
-    target = check_positive("epsilon", epsilon)
-    delta = check_open_unit("delta", delta)
-    h = check_positive("discretization", discretization)
-    rtol = check_positive("rtol", rtol)
+    target, delta, h, rtol = validated(
+        epsilon=epsilon, delta=delta, discretization=discretization, rtol=rtol
+    )
     base = SyntheticDataRelease(
         dim, out_dim, norm_bound, sensitivity, 1.0, n_syn, releases, gram_sensitivity
     )

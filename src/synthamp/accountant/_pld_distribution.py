@@ -58,7 +58,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from synthamp._budget import check_budget
 from synthamp._kinds import Kind
-from synthamp._validation import InputError, check_integer
+from synthamp._parameters import validated_one
+from synthamp._validation import InputError
 from synthamp.accountant._pld_power import chernoff_window, fft_power
 
 __all__ = [
@@ -231,7 +232,7 @@ class PrivacyLossDistribution:
 
     def self_compose(self, count: int, tail_mass: float = DEFAULT_TAIL_MASS):
         """The PLD of ``count`` independent runs (one FFT power, its error accounted)."""
-        return self._self_compose(check_integer("count", count, 1), tail_mass)
+        return self._self_compose(validated_one("count", count), tail_mass)
 
     def _self_compose(self, count: int, tail_mass: float) -> PrivacyLossDistribution:
         """The kernel of :meth:`self_compose`, for a validated ``count``.

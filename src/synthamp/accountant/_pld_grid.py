@@ -71,7 +71,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from synthamp._kinds import Kind
-from synthamp._validation import InputError, check_integer, check_positive
+from synthamp._parameters import validated_one
+from synthamp._validation import InputError
 from synthamp.accountant._gaussian import _gaussian_delta, _gaussian_epsilon
 from synthamp.accountant._profile import FALLBACK_SCAN_POINTS, _WorstCase, beyond_exact_profile
 from synthamp.accountant._profile_pair import LLR_ATOL, _PairEvaluator
@@ -111,13 +112,13 @@ class SubsampledGaussianRelease:
     releases: int = 1
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "sensitivity", check_positive("sensitivity", self.sensitivity))
-        object.__setattr__(self, "sigma", check_positive("sigma", self.sigma))
-        q = check_positive("sampling_probability", self.sampling_probability)
+        object.__setattr__(self, "sensitivity", validated_one("sensitivity", self.sensitivity))
+        object.__setattr__(self, "sigma", validated_one("sigma", self.sigma))
+        q = validated_one("sampling_probability", self.sampling_probability)
         if q > 1.0:
             raise InputError("sampling_probability", f"must be in (0, 1], got {q}")
         object.__setattr__(self, "sampling_probability", q)
-        object.__setattr__(self, "releases", check_integer("releases", self.releases, 1))
+        object.__setattr__(self, "releases", validated_one("releases", self.releases))
 
 
 Mechanism = SyntheticDataRelease | GaussianRelease | SubsampledGaussianRelease

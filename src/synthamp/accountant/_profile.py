@@ -47,7 +47,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind, privacy_quantity
-from synthamp._validation import InputError, check_open_unit, check_positive
+from synthamp._parameters import validated, validated_one
+from synthamp._validation import InputError
 from synthamp.accountant._gaussian import _gaussian_delta, _gaussian_epsilon
 from synthamp.accountant._profile_pair import (
     LLR_ATOL,
@@ -254,8 +255,7 @@ def privacy_profile(
     """
     _check_single(release)
     eps = _check_epsilon(epsilon)
-    rtol = check_positive("rtol", rtol)
-    tail = check_positive("tail", tail)
+    rtol, tail = validated(rtol=rtol, tail=tail)
     flat = eps.ravel()
     if isinstance(release, GaussianRelease) or release.out_dim > 1:
         if isinstance(release, GaussianRelease):
@@ -348,7 +348,7 @@ def profile_epsilon(
     -------
     ProfileEpsilon
     """
-    delta = check_open_unit("delta", delta)
+    delta, rtol, tail = validated(delta=delta, rtol=rtol, tail=tail)
     return _profile_epsilon(release, delta, rtol, tail, refinements)
 
 
@@ -425,8 +425,8 @@ def profile_epsilons(
 
     As :func:`profile_epsilon`, sharing the thresholds between the δ.
     """
-    deltas = np.array([check_open_unit("delta", d) for d in np.atleast_1d(deltas)])
-    return _profile_epsilons(release, deltas, rtol)
+    deltas = np.array([validated_one("delta", d) for d in np.atleast_1d(deltas)])
+    return _profile_epsilons(release, deltas, validated_one("rtol", rtol))
 
 
 def _profile_epsilons(release, deltas: NDArray[np.float64], rtol: float = 1e-3):
@@ -476,9 +476,10 @@ def pair_privacy_profile(
         Bounds on δ(ε) (the value and its numerical error bracket).
     """
     eps = _check_epsilon(epsilon, allow_negative=True)
-    a, b = norm_v / check_positive("sigma", sigma), norm_w / sigma
-    if a == b or min(a, b) < 0:
-        raise InputError("norm_w", "must be >= 0 and differ from norm_v")
+    norm_v, norm_w, sigma, tail = validated(norm_v=norm_v, norm_w=norm_w, sigma=sigma, tail=tail)
+    a, b = norm_v / sigma, norm_w / sigma
+    if a == b:
+        raise InputError("norm_w", "must differ from `norm_v`")
     release = SyntheticDataRelease(dim, 1, max(norm_v, norm_w, 1e-300), 1.0, sigma, n_syn)
     pair = _pair_evaluator(release, max(a, b), min(a, b), tail)
     pair.refine(1e-3, 1e-3 * tail)

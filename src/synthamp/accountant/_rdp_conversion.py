@@ -20,7 +20,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind
-from synthamp._validation import InputError, check_alpha, check_integer, check_open_unit
+from synthamp._parameters import validated_one
+from synthamp._validation import InputError
 
 __all__ = ["DEFAULT_ORDERS", "METHODS", "OrderGridWarning", "RdpCurve", "rdp_to_epsilon"]
 
@@ -74,7 +75,7 @@ def _check_method(method: str) -> str:
 def _check_orders(orders: ArrayLike | None) -> NDArray[np.float64]:
     if orders is None:
         return DEFAULT_ORDERS
-    return check_alpha(orders, "orders")
+    return validated_one("orders", orders)
 
 
 def _check_rdp(rdp: ArrayLike, orders: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -152,7 +153,7 @@ class RdpCurve:
     search_note: str | None = None
 
     def __post_init__(self) -> None:
-        self._set(_frozen(check_alpha(self.orders, "orders")))
+        self._set(_frozen(validated_one("orders", self.orders)))
 
     def _set(self, orders: NDArray[np.float64]) -> None:
         rdp = _frozen(_check_rdp(self.rdp, orders))
@@ -189,7 +190,7 @@ class RdpCurve:
     def __mul__(self, count: int) -> RdpCurve:
         if isinstance(count, bool) or not isinstance(count, int | np.integer):
             return NotImplemented
-        count = check_integer("releases", count, 1)
+        count = validated_one("releases", count)
         lower = None if self.rdp_lower is None else count * self.rdp_lower
         search = None if self.rdp_search is None else count * self.rdp_search
         return _curve(
@@ -215,7 +216,7 @@ class RdpCurve:
         """
         if not self.kind.usable_in_guarantee:
             raise InputError("curve", f"a {self.kind} curve ({self.method}) is never a guarantee")
-        delta = check_open_unit("delta", delta)
+        delta = validated_one("delta", delta)
         return _epsilon(self.orders, self.rdp, delta, warn=True, stacklevel=3)[0]
 
 
@@ -269,9 +270,9 @@ def rdp_to_epsilon(
     optimal_order : float
         The order attaining it.
     """
-    orders = check_alpha(orders, "orders")
+    orders = validated_one("orders", orders)
     rdp = _check_rdp(rdp, orders)
-    delta = check_open_unit("delta", delta)
+    delta = validated_one("delta", delta)
     return _epsilon(orders, rdp, delta, warn=warn, stacklevel=3)
 
 

@@ -21,12 +21,9 @@ import math
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING
 
+from synthamp._parameters import validated, validated_one, validated_optional
 from synthamp._validation import (
     InputError,
-    check_dim,
-    check_integer,
-    check_n_syn,
-    check_positive,
 )
 
 if TYPE_CHECKING:  # optional dependency, for the annotation of to_dp_event only
@@ -114,21 +111,20 @@ class SyntheticDataRelease:
     gram_sensitivity: float | None = None
 
     def __post_init__(self) -> None:
-        dim = check_dim(self.dim)
-        out_dim = check_integer("out_dim", self.out_dim, 1)
+        dim, out_dim = validated(dim=self.dim, out_dim=self.out_dim)
         if out_dim > dim:
             raise InputError("out_dim", f"must be <= dim = {dim}, got {out_dim}")
         values = {
             "dim": dim,
             "out_dim": out_dim,
-            "norm_bound": check_positive("norm_bound", self.norm_bound),
-            "sensitivity": check_positive("sensitivity", self.sensitivity),
-            "sigma": check_positive("sigma", self.sigma),
-            "n_syn": None if self.n_syn is None else check_n_syn(self.n_syn),
-            "releases": check_integer("releases", self.releases, 1),
+            "norm_bound": validated_one("norm_bound", self.norm_bound),
+            "sensitivity": validated_one("sensitivity", self.sensitivity),
+            "sigma": validated_one("sigma", self.sigma),
+            "n_syn": validated_optional(n_syn=self.n_syn)[0],
+            "releases": validated_one("releases", self.releases),
         }
         if self.gram_sensitivity is not None:
-            values["gram_sensitivity"] = check_positive("gram_sensitivity", self.gram_sensitivity)
+            values["gram_sensitivity"] = validated_one("gram_sensitivity", self.gram_sensitivity)
             if out_dim != 1 or self.n_syn is not None:
                 raise InputError(
                     "gram_sensitivity",
@@ -237,9 +233,9 @@ class GaussianRelease:
     releases: int = 1
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "sensitivity", check_positive("sensitivity", self.sensitivity))
-        object.__setattr__(self, "sigma", check_positive("sigma", self.sigma))
-        object.__setattr__(self, "releases", check_integer("releases", self.releases, 1))
+        object.__setattr__(self, "sensitivity", validated_one("sensitivity", self.sensitivity))
+        object.__setattr__(self, "sigma", validated_one("sigma", self.sigma))
+        object.__setattr__(self, "releases", validated_one("releases", self.releases))
 
 
 Release = SyntheticDataRelease | GaussianRelease

@@ -87,7 +87,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from synthamp._budget import check_budget
 from synthamp._kinds import Kind, privacy_quantity
-from synthamp._validation import check_alpha, check_dim, check_n_syn, check_positive
+from synthamp._parameters import validated, validated_one, validated_optional
 from synthamp.accountant._rdp_conversion import _frozen
 from synthamp.divergence._finite import finite_scaled
 from synthamp.divergence._plateau import plateau_scaled
@@ -537,12 +537,10 @@ def worst_case_rdp(
     >>> round(float(wc.value[0]), 4), float(wc.norm_v[0]), float(wc.norm_w[0])
     (0.028, 2.0, 1.5)
     """
-    alpha = check_alpha(alpha)
-    dim = check_dim(dim)
-    sigma = check_positive("sigma", sigma)
-    c = check_positive("norm_bound", norm_bound) / sigma
-    s = check_positive("sensitivity", sensitivity) / sigma
-    n_syn = None if n_syn is None else check_n_syn(n_syn)
+    alpha, dim, sigma = validated(alpha=alpha, dim=dim, sigma=sigma)
+    c = validated_one("norm_bound", norm_bound) / sigma
+    s = validated_one("sensitivity", sensitivity) / sigma
+    (n_syn,) = validated_optional(n_syn=n_syn)
     if not full_output:
         return _worst_case(alpha, dim, c, s, n_syn)[0]
     return _worst_case_result(alpha, dim, c, s, n_syn, sigma)

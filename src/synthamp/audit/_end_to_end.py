@@ -21,22 +21,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from synthamp._kinds import privacy_quantity
-from synthamp._validation import (
-    check_dim,
-    check_integer,
-    check_n_syn,
-    check_open_unit,
-    check_positive,
-)
+from synthamp._parameters import at_least, validated, validated_one
 from synthamp.accountant import SyntheticDataRelease, compute_epsilon
 from synthamp.audit._rates import (
     DEFAULT_CONFIDENCE,
     Correction,
     EmpiricalEpsilon,
-    check_confidence,
     check_correction,
-    check_trials,
     epsilon_lower_bound,
+    random_state_of,
 )
 from synthamp.audit._release import AuditPair, fixed_thresholds, threshold_epsilon
 from synthamp.divergence._laws import ProductLaw
@@ -109,6 +102,12 @@ def adjacent_datasets(
     w = (m − 2)B/(m(1 + λ))·e₁: aligned, ‖v‖ − ‖w‖ = 2B/(m(1 + λ)), and
     ‖v‖ = C = B/(2√λ) at λ = 1 (the norm bound is attained).
     """
+    dim, n_records, label_bound = validated(dim=dim, n_records=n_records, label_bound=label_bound)
+    return _adjacent_datasets(dim, n_records, label_bound)
+
+
+def _adjacent_datasets(dim: int, n_records: int, label_bound: float):
+    """The kernel of :func:`adjacent_datasets`, for validated inputs."""
     features = np.zeros((n_records, dim))
     features[:, 0] = 1.0
     labels = np.full((n_records, 1), float(label_bound))
@@ -191,18 +190,15 @@ def audit_generator(
     # scikit-learn (heavy, through the generator): loaded only when the pipeline is audited
     from synthamp.release import PrivateLinearGenerator
 
-    dim = check_dim(dim)
-    n_records = check_integer("n_records", n_records, 2)
-    ridge = check_positive("ridge", ridge)
-    label_bound = check_positive("label_bound", label_bound)
-    sigma = check_positive("sigma", sigma)
-    n_syn = check_n_syn(n_syn)
-    delta = check_open_unit("delta", delta)
-    trials = check_trials(trials)
-    confidence = check_confidence(confidence)
+    dim = validated_one("dim", dim)
+    n_records = at_least("n_records", validated_one("n_records", n_records), 2)
+    ridge, label_bound, sigma, n_syn, delta = validated(
+        ridge=ridge, label_bound=label_bound, sigma=sigma, n_syn=n_syn, delta=delta
+    )
+    trials, confidence = validated(trials=trials, confidence=confidence)
     correction = check_correction(correction)
-    rng = np.random.default_rng(random_state)
-    datasets = adjacent_datasets(dim, n_records, label_bound)
+    rng = np.random.default_rng(random_state_of(random_state))
+    datasets = _adjacent_datasets(dim, n_records, label_bound)
     norm_bound = ridge_norm_bound(label_bound, ridge)
     sensitivity = ridge_sensitivity(label_bound, ridge, n_records)
     norm_v = _model_norm(*datasets[0], label_bound, ridge, norm_bound)

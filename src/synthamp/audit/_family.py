@@ -78,8 +78,9 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import optimize
 
 from synthamp._kinds import privacy_quantity
-from synthamp._validation import InputError, check_open_unit
-from synthamp.audit._rates import DEFAULT_CONFIDENCE, check_confidence
+from synthamp._parameters import validated
+from synthamp._validation import InputError
+from synthamp.audit._rates import DEFAULT_CONFIDENCE
 from synthamp.divergence._laws import Law
 
 __all__ = ["CHECK_POINTS", "FIT_LEVEL", "FamilyEpsilon", "dkw_width", "family_epsilon_lower_bound"]
@@ -273,8 +274,7 @@ def family_epsilon_lower_bound(
     -------
     FamilyEpsilon
     """
-    delta = check_open_unit("delta", delta)
-    confidence = check_confidence(confidence)
+    delta, confidence = validated(delta=delta, confidence=confidence)
     p = np.sort(np.asarray(scores_p, dtype=float).ravel())
     q = np.sort(np.asarray(scores_q, dtype=float).ravel())
     for name, arr in (("scores_p", p), ("scores_q", q)):

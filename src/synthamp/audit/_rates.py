@@ -58,7 +58,8 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from synthamp._kinds import privacy_quantity
-from synthamp._validation import InputError, check_integer, check_open_unit
+from synthamp._parameters import MAX_TRIALS, validated, validated_one, validated_optional
+from synthamp._validation import InputError
 
 __all__ = [
     "BONFERRONI_THRESHOLDS",
@@ -79,15 +80,9 @@ CORRECTIONS: tuple[str, ...] = ("bonferroni", "split")
 DEFAULT_CONFIDENCE = 0.95
 #: Size G of the fixed threshold grid of the Bonferroni correction.
 BONFERRONI_THRESHOLDS = 64
-#: Largest number of trials per dataset (memory: 16 bytes per trial).
-MAX_TRIALS = 10**8
 #: Ranks of order statistics tried in full (then geometrically) by the split selection.
 _SELECTION_DENSE_RANKS = 64
 _SELECTION_GEOMETRIC_RANKS = 256
-
-
-def check_confidence(confidence: float) -> float:
-    return check_open_unit("confidence", confidence)
 
 
 def check_correction(correction: str) -> str:
@@ -98,8 +93,11 @@ def check_correction(correction: str) -> str:
     return correction
 
 
-def check_trials(trials) -> int:
-    return check_integer("trials", trials, 2, MAX_TRIALS)
+def random_state_of(random_state):
+    """A Generator as given; else a seed by the table's rule (None: fresh OS entropy)."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    return validated_optional(random_state=random_state)[0]
 
 
 def clopper_pearson_upper(
@@ -126,7 +124,7 @@ def clopper_pearson_upper(
     ndarray
         The bound for each (k, n) (broadcast).
     """
-    confidence = check_confidence(confidence)
+    confidence = validated_one("confidence", confidence)
     k = np.asarray(successes)
     n = np.asarray(trials)
     if not (np.issubdtype(k.dtype, np.integer) and np.issubdtype(n.dtype, np.integer)):
@@ -162,7 +160,7 @@ def epsilon_from_rates(fpr: ArrayLike, fnr: ArrayLike, delta: float) -> NDArray[
     ndarray
         The bound (``inf`` when a rate is 0 and the other below 1 − δ).
     """
-    delta = check_open_unit("delta", delta)
+    delta = validated_one("delta", delta)
     fpr = np.asarray(fpr, dtype=float)
     fnr = np.asarray(fnr, dtype=float)
     if np.any(~((fpr >= 0) & (fpr <= 1))) or np.any(~((fnr >= 0) & (fnr <= 1))):
@@ -304,8 +302,7 @@ def epsilon_lower_bound(
     """
     p = _check_scores("scores_p", scores_p)
     q = _check_scores("scores_q", scores_q)
-    delta = check_open_unit("delta", delta)
-    confidence = check_confidence(confidence)
+    delta, confidence = validated(delta=delta, confidence=confidence)
     if thresholds is None:
         correction, tested = "split", 1
         half_p, half_q = p.size // 2, q.size // 2

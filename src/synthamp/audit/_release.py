@@ -67,7 +67,8 @@ from scipy import optimize
 
 from synthamp._budget import report_status
 from synthamp._kinds import privacy_quantity
-from synthamp._validation import InputError, check_nonnegative, check_open_unit
+from synthamp._parameters import validated, validated_one
+from synthamp._validation import InputError
 from synthamp.accountant import GaussianRelease, SyntheticDataRelease, compute_epsilon
 from synthamp.accountant._gaussian import gaussian_epsilon
 from synthamp.audit._family import FamilyEpsilon, family_epsilon_lower_bound
@@ -76,10 +77,9 @@ from synthamp.audit._rates import (
     DEFAULT_CONFIDENCE,
     Correction,
     EmpiricalEpsilon,
-    check_confidence,
     check_correction,
-    check_trials,
     epsilon_lower_bound,
+    random_state_of,
 )
 from synthamp.divergence import log_likelihood_ratio, log_likelihood_ratio_finite
 from synthamp.divergence._laws import GaussianLaw, Law, NoncentralChiSquare, ProductLaw
@@ -305,8 +305,8 @@ def sample_statistic(
         The statistic on D (larger in law) and on D′.
     """
     pair = audit_pair(release)
-    trials = check_trials(trials)
-    rng = np.random.default_rng(random_state)
+    trials = validated_one("trials", trials)
+    rng = np.random.default_rng(random_state_of(random_state))
     return pair.law_p.sample(trials, rng), pair.law_q.sample(trials, rng)
 
 
@@ -381,7 +381,7 @@ def pair_epsilon(release: SyntheticDataRelease | GaussianRelease, delta: float) 
         which :func:`synthamp.accountant.compute_epsilon` must not undercut.
     """
     pair = audit_pair(release)
-    delta = check_open_unit("delta", delta)
+    delta = validated_one("delta", delta)
     return _pair_epsilon(pair, delta, release.sigma)
 
 
@@ -530,12 +530,11 @@ def audit_release(
     AuditResult
     """
     pair = audit_pair(release)
-    delta = check_open_unit("delta", delta)
-    confidence = check_confidence(confidence)
+    delta, confidence = validated(delta=delta, confidence=confidence)
     correction = check_correction(correction)
     estimator = check_estimator(estimator)
-    trials = check_trials(trials)
-    rng = np.random.default_rng(random_state)
+    trials = validated_one("trials", trials)
+    rng = np.random.default_rng(random_state_of(random_state))
     report_status(f"audit: simulating {trials:,} releases per dataset")
     scores_p, scores_q = pair.law_p.sample(trials, rng), pair.law_q.sample(trials, rng)
     report_status("audit: threshold tests")
@@ -550,7 +549,7 @@ def audit_release(
         accounted = compute_epsilon(release, delta, accountant="rdp")
         upper, kind = float(accounted.epsilon), str(accounted.kind)
     else:
-        upper, kind = check_nonnegative("epsilon_upper", epsilon_upper), "given"
+        upper, kind = validated_one("epsilon_upper", epsilon_upper), "given"
     report_status("audit: exact epsilon of the audited pair")
     exact = _pair_epsilon(pair, delta, release.sigma)
     return AuditResult(

@@ -71,12 +71,10 @@ from numpy.typing import NDArray
 
 from synthamp._budget import report_status
 from synthamp._kinds import privacy_quantity
+from synthamp._parameters import validated, validated_one
 from synthamp._validation import (
     InputError,
     check_integer,
-    check_n_syn,
-    check_open_unit,
-    check_positive,
 )
 from synthamp.accountant import SyntheticDataRelease, account, account_certified
 from synthamp.accountant._gaussian import gaussian_epsilon
@@ -93,8 +91,6 @@ from synthamp.audit._rates import (
     BONFERRONI_THRESHOLDS,
     DEFAULT_CONFIDENCE,
     EmpiricalEpsilon,
-    check_confidence,
-    check_trials,
     epsilon_lower_bound,
 )
 from synthamp.audit._release import (
@@ -131,12 +127,12 @@ def worst_pair_targets(
 
     k = 1: y₁ = B on D, 0 on D′; k = 2: y₁ = Be₁ on D, Be₂ on D′; every other row 0.
     """
-    m = check_integer("n_records", n_records, 1)
+    m = validated_one("n_records", n_records)
     if out_dim not in (1, 2):
         raise InputError(
             "targets", f"the realised worst pair is audited for k = 1 or 2, got {out_dim}"
         )
-    b = check_positive("label_bound", label_bound)
+    b = validated_one("label_bound", label_bound)
     table_p = np.zeros((m, out_dim))
     table_q = np.zeros((m, out_dim))
     table_p[0, 0] = b
@@ -431,33 +427,31 @@ def audit_worst_pair(
     -------
     WorstPairAudit
     """
-    m = check_integer("n_records", n_records, 1)
-    width = check_orthogonal_width(width, m)
+    m = validated_one("n_records", n_records)
+    width = check_orthogonal_width(validated_one("width", width), m)
     k = check_integer("targets", targets, 1)
     table_p, table_q = worst_pair_targets(m, k, label_bound)
-    ridge = check_positive("ridge", ridge)
-    label_bound = check_positive("label_bound", label_bound)
-    delta = check_open_unit("delta", delta)
-    confidence = check_confidence(confidence)
-    runs = check_trials(runs)
+    ridge, label_bound, delta = validated(ridge=ridge, label_bound=label_bound, delta=delta)
+    confidence = validated_one("confidence", confidence)
+    runs = validated_one("trials", runs)  # named as the command's --trials, which it is
     if n_syn is not None:
-        n_syn = check_n_syn(n_syn)
+        n_syn = validated_one("n_syn", n_syn)
         if k == 2:
             raise InputError("n_syn", "k = 2 is audited on the unlimited release (its Gram) only")
     if seed is not None:
-        seed = check_integer("seed", seed, 0)
-    epsilon = check_positive("epsilon", epsilon)
+        seed = validated_one("seed", seed)
+    epsilon = validated_one("epsilon", epsilon)
     if sigma is not None:
-        sigma = check_positive("sigma", sigma)
+        sigma = validated_one("sigma", sigma)
     scale = (
-        1.0 / math.sqrt(width) if seed_scale is None else check_positive("seed_scale", seed_scale)
+        1.0 / math.sqrt(width) if seed_scale is None else validated_one("seed_scale", seed_scale)
     )
     bounds = orthogonal_bounds(m, ridge, label_bound)
     report_status("audit: accounting the release")
     sigma, upper, kind, accountant = _accounted(
         bounds, width, k, epsilon, delta, sigma, label_bound
     )
-    sigma_run = sigma if run_sigma is None else check_positive("run_sigma", run_sigma)
+    sigma_run = sigma if run_sigma is None else validated_one("run_sigma", run_sigma)
     amp = label_bound / (1.0 + m * ridge) / sigma  # B√g/σ, the realised pair's amplitude
     rng = np.random.default_rng(seed)
     report_status(f"audit: {runs:,} releases of each table by the release code")

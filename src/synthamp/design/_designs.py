@@ -63,7 +63,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from synthamp._budget import report_status
 from synthamp._kinds import privacy_quantity
-from synthamp._validation import InputError, check_integer, check_positive
+from synthamp._parameters import MAX_WIDTH, validated, validated_one
+from synthamp._validation import InputError
 from synthamp.design._gram import (
     CERTIFIED_RELATIVE_ERROR,
     DesignSpectrum,
@@ -100,8 +101,6 @@ ADJACENCIES: tuple[str, ...] = ("gram", "norm")
 #: Columns of the design generated at once (part of the design's definition: the seed of
 #: block j is [seed, j]).
 BLOCK_COLUMNS = 4096
-#: Largest width (the engine's d limit, ``synthamp._validation.check_dim``).
-MAX_WIDTH = 10**6
 #: Largest nearly square design (m <= D < 2m; m·D entries, 32 MiB) whose bounds are computed
 #: from the thin SVD of X itself (better conditioned than K = XXᵀ); D < m always uses it.
 DENSE_ENTRIES = 2**22
@@ -146,12 +145,9 @@ class PublicDesign:
     def __post_init__(self) -> None:
         if self.name not in DESIGNS:
             raise InputError("design", f"must be one of {', '.join(DESIGNS)}; got {self.name!r}")
-        width = check_integer("width", self.width, 1)
-        if width > MAX_WIDTH:
-            raise InputError("width", f"must be <= {MAX_WIDTH}, got {width}")
-        object.__setattr__(self, "width", width)
-        object.__setattr__(self, "n_records", check_integer("n_records", self.n_records, 1))
-        object.__setattr__(self, "seed", check_integer("design_seed", self.seed, 0))
+        object.__setattr__(self, "width", validated_one("width", self.width))
+        object.__setattr__(self, "n_records", validated_one("n_records", self.n_records))
+        object.__setattr__(self, "seed", validated_one("design_seed", self.seed))
         if self.name == "random-features":
             if self.inputs is None:
                 raise InputError("inputs", "random-features needs the public inputs (m × p)")
@@ -165,11 +161,11 @@ class PublicDesign:
             inputs.setflags(write=False)
             object.__setattr__(self, "inputs", inputs)
             gamma = math.sqrt(inputs.shape[1]) if self.bandwidth is None else self.bandwidth
-            object.__setattr__(self, "bandwidth", check_positive("bandwidth", gamma))
+            object.__setattr__(self, "bandwidth", validated_one("bandwidth", gamma))
         elif self.inputs is not None:
             raise InputError("inputs", f"{self.name} takes no inputs")
         if self.name == ORTHOGONAL:
-            check_orthogonal_width(width, self.n_records)
+            check_orthogonal_width(self.width, self.n_records)
 
     def _raw_blocks(self) -> Iterator[NDArray[np.float64]]:
         """The unnormalised design, block by block (m × ≤ BLOCK_COLUMNS)."""
@@ -412,8 +408,7 @@ def design_bounds(
         error would exceed ``CERTIFIED_RELATIVE_ERROR``; the message names the smallest
         ridge that certifies, when there is one).
     """
-    lam = check_positive("ridge", ridge)
-    b = check_positive("label_bound", label_bound)
+    lam, b = validated(ridge=ridge, label_bound=label_bound)
     if isinstance(design, PublicDesign):
         spectrum = design_spectrum(design)
     elif isinstance(design, DesignSpectrum):

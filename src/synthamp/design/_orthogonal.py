@@ -39,7 +39,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import privacy_quantity
-from synthamp._validation import InputError, check_integer, check_positive
+from synthamp._parameters import validated, validated_one
+from synthamp._validation import InputError
 
 __all__ = [
     "ORTHOGONAL",
@@ -56,8 +57,11 @@ ORTHOGONAL = "orthogonal"
 
 
 def check_orthogonal_width(width: int, n_records: int) -> int:
-    """D >= m: m orthonormal rows need D >= m dimensions (one line naming ``width``)."""
-    width = check_integer("width", width, 1)
+    """D >= m: m orthonormal rows need D >= m dimensions (one line naming ``width``).
+
+    The rule between ``width`` and the records only: ``width`` itself is validated by the
+    caller (:func:`synthamp._parameters.validated`).
+    """
     if width < n_records:
         raise InputError(
             "width",
@@ -139,9 +143,9 @@ def orthogonal_bounds(n_records: int, ridge: float, label_bound: float) -> Ortho
     OrthogonalBounds
         Upper bounds, each at most two ulps above its exact value (module docstring).
     """
-    m = check_integer("n_records", n_records, 1)
-    lam = Fraction(check_positive("ridge", ridge))
-    b = Fraction(check_positive("label_bound", label_bound))
+    m = validated_one("n_records", n_records)
+    lam = Fraction(validated_one("ridge", ridge))
+    b = Fraction(validated_one("label_bound", label_bound))
     t = 1 + m * lam
     exact = {
         "sensitivity": 2 * b / t,
@@ -185,7 +189,7 @@ def bartlett_rows(dof: int, k: int, rng: np.random.Generator) -> NDArray[np.floa
     ``dof < k``: T is a dof × k standard normal matrix (its Gram is that Wishart by
     definition), at most k × k.
     """
-    dof = check_integer("dof", dof, 0)
+    dof = validated_one("dof", dof)
     if dof < k:
         return rng.standard_normal((dof, k))
     lower = np.tril(rng.standard_normal((k, k)), -1)
@@ -223,9 +227,8 @@ def orthogonal_gram_rows(
     y = np.asarray(targets, dtype=float)
     y = y[:, None] if y.ndim == 1 else y
     m, k = y.shape
-    width = check_orthogonal_width(width, m)
-    lam = check_positive("ridge", ridge)
-    sigma = check_positive("sigma", sigma)
+    lam, sigma = validated(ridge=ridge, sigma=sigma)
+    check_orthogonal_width(width, m)  # any D >= m: the cost is flat in D (the release caps D)
     a = np.linalg.qr(y, mode="r") / (1.0 + m * lam)  # p × k, p = min(m, k)
     p = a.shape[0]
     signal = a + sigma * rng.standard_normal((p, k))

@@ -35,7 +35,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from synthamp._budget import TimeBudgetExceeded, check_budget, report_status, time_budget
 from synthamp._kinds import Kind
-from synthamp._validation import InputError, check_alpha, check_integer, check_positive
+from synthamp._parameters import at_most, validated_one
+from synthamp._validation import InputError
 from synthamp.accountant import SyntheticDataRelease, rdp_curve, search_gram_set_k2
 from synthamp.accountant._k2_search import _raise_by_pairs
 from synthamp.design._designs import DesignBounds, gram_sensitivity_terms
@@ -136,8 +137,8 @@ def adjacent_design_pairs(
         datasets differing in one record (:func:`adjacent_design_datasets`, module docstring).
     """
     g = np.asarray(gram, dtype=float)
-    b = check_positive("label_bound", label_bound)
-    k = check_integer("out_dim", out_dim, 1, 2)
+    b = validated_one("label_bound", label_bound)
+    k = at_most("out_dim", validated_one("out_dim", out_dim), 2)
     sv, sw = [], []
     last = None
     for i, background, x, x2 in _changes(g, b, k):
@@ -326,7 +327,7 @@ def compare_design_accounting(
     -------
     DesignPairComparison
     """
-    alpha = check_alpha(alpha)
+    alpha = validated_one("alpha", alpha)
     k, d, sigma = release.out_dim, release.dim, release.sigma
     if k > 2:
         raise InputError("out_dim", "concrete pairs are evaluated for k = 1 and k = 2")

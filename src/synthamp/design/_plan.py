@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from math import isfinite, log
 
 from synthamp._budget import report_status
-from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
+from synthamp._parameters import at_least, validated, validated_one
+from synthamp._validation import InputError
 from synthamp.design._designs import (
     PublicDesign,
     check_adjacency,
@@ -115,19 +116,17 @@ def plan_design(
     Plan
         Rows are :class:`DesignPlanRow`; ``n_features`` is the largest width.
     """
-    m = check_integer("n_records", n_records, 2)
-    k = check_integer("n_targets", n_targets, 1)
+    m = at_least("n_records", validated_one("n_records", n_records), 2)
+    k = validated_one("n_targets", n_targets)
     if design not in ("random-seeds", ORTHOGONAL):
         raise InputError(
             "design", "only random-seeds and orthogonal are planned from the table's shape "
             "(random-features depends on the inputs' values)",
         )  # fmt: skip
     adjacency = check_adjacency(adjacency, k)
-    label_bound = check_positive("label_bound", label_bound)
-    epsilon = check_positive("epsilon", epsilon)
-    delta = check_open_unit("delta", delta)
-    ridges = [check_positive("ridge", r) for r in ridges]
-    widths = [check_integer("width", w, k) for w in widths]
+    label_bound, epsilon, delta = validated(label_bound=label_bound, epsilon=epsilon, delta=delta)
+    ridges = [validated_one("ridge", r) for r in ridges]
+    widths = [at_least("width", validated_one("width", w), k) for w in widths]
     if not ridges or not widths:
         raise InputError("ridge" if not ridges else "width", "give at least one value")
     for ridge in ridges:

@@ -24,11 +24,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from synthamp._budget import report_status
+from synthamp._parameters import validated, validated_one, validated_optional
 from synthamp._validation import (
     InputError,
-    check_integer,
-    check_open_unit,
-    check_positive,
     check_real_table,
 )
 from synthamp.accountant import (
@@ -199,12 +197,12 @@ class DesignRelease:
 
     def sample(self, n: int) -> NDArray[np.float64]:
         """``n`` synthetic records σ_z·gR, g ~ N(0, I_k): exactly the law of ZV given V."""
-        n = check_integer("n", n, 1)
+        n = validated_one("n", n)
         return _draw_with_factor(self._factor, n, self._rng)
 
     def iter_samples(self, n: int, chunk_size: int = 262_144):
         """``n`` records in chunks of at most ``chunk_size`` rows (memory flat in n)."""
-        n = check_integer("n", n, 1)
+        n = validated_one("n", n)
         for start in range(0, n, chunk_size):
             yield _draw_with_factor(self._factor, min(chunk_size, n - start), self._rng)
 
@@ -288,8 +286,7 @@ class DesignRelease:
         (or, for a seeded research run, from the release's sampling stream), never from
         the noise's seed.
         """
-        n_total = check_integer("n_total", n_total, 1)
-        partitions = check_integer("partitions", partitions, 1)
+        n_total, partitions = validated(n_total=n_total, partitions=partitions)
         if partitions > n_total:
             raise InputError("partitions", f"{partitions} partitions for {n_total} records")
         root = partitions_root(self._rng if self.seeded else None)
@@ -494,11 +491,12 @@ def design_release(
     if y.ndim != 2 or y.shape[0] < 1 or y.shape[1] < 1:
         raise InputError("targets", "must be a finite m × k table")
     m, k = y.shape
-    epsilon = check_positive("epsilon", epsilon)
-    delta = check_open_unit("delta", delta)
+    epsilon, delta = validated(epsilon=epsilon, delta=delta)
+    random_state, time_budget = validated_optional(
+        random_state=random_state, time_budget=time_budget
+    )
     adjacency = check_adjacency(adjacency, k)
-    label_bound = check_positive("label_bound", label_bound)
-    ridge = check_positive("ridge", ridge)
+    label_bound, ridge = validated(label_bound=label_bound, ridge=ridge)
     check_release_scale(label_bound, ridge, {"label bound B": math.log(label_bound)})
     public = PublicDesign(design, width, m, seed, inputs=inputs)  # orthogonal: D >= m
     # one root (OS entropy, or the research seed) for the noise, the draws and the rows' order
@@ -518,7 +516,7 @@ def design_release(
     )  # fmt: skip
     sigma, s2 = accounted.sigma, accounted.gram_sensitivity
     scale = 1.0 / math.sqrt(public.width) if seed_scale is None else seed_scale
-    scale = check_positive("seed_scale", scale)
+    scale = validated_one("seed_scale", scale)
     if design == ORTHOGONAL:  # VᵀV from its exact law; g·YᵀY does not depend on the order
         rows = orthogonal_gram_rows(clip_rows(y, label_bound), public.width, ridge, sigma, noise)
         factor = scale * _gram_factor(rows)

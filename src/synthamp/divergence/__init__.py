@@ -62,15 +62,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from synthamp._kinds import Kind, privacy_quantity
-from synthamp._validation import (
-    InputError,
-    check_alpha,
-    check_dim,
-    check_integer,
-    check_n_syn,
-    check_nonnegative,
-    check_positive,
-)
+from synthamp._parameters import at_most, validated, validated_one
+from synthamp._validation import InputError
 from synthamp.divergence._finite import FINITE_MAX_AMPLITUDE, finite_scaled, llr_finite
 from synthamp.divergence._kernel import llr_sqrt
 from synthamp.divergence._laws import NoncentralChiSquare
@@ -131,9 +124,9 @@ class DivergenceResult:
 
 def _scaled(norm_v: float, norm_w: float, sigma: float) -> tuple[float, float]:
     """(a, b) = (‖v‖/σ, ‖w‖/σ), validated."""
-    sigma = check_positive("sigma", sigma)
-    a = check_nonnegative("norm_v", norm_v) / sigma
-    b = check_nonnegative("norm_w", norm_w) / sigma
+    sigma = validated_one("sigma", sigma)
+    a = validated_one("norm_v", norm_v) / sigma
+    b = validated_one("norm_w", norm_w) / sigma
     return a, b
 
 
@@ -187,8 +180,7 @@ def renyi_plateau(
     >>> synthamp.renyi_plateau([2, 8], dim=50, norm_v=2.0, norm_w=1.5).round(6)
     array([0.028013, 0.126393])
     """
-    alpha = check_alpha(alpha)
-    dim = check_dim(dim)
+    alpha, dim = validated(alpha=alpha, dim=dim)
     a, b = _scaled(norm_v, norm_w, sigma)
     value, error = plateau_scaled(alpha, dim, a, b)
     if full_output:
@@ -249,9 +241,7 @@ def renyi_finite(
     likelihood ratio of Y given S = Y·X, trapezoidal rules with fine/coarse
     error estimates, outer window fitted to the most tilted law).
     """
-    alpha = check_alpha(alpha)
-    dim = check_dim(dim)
-    n_syn = check_n_syn(n_syn)
+    alpha, dim, n_syn = validated(alpha=alpha, dim=dim, n_syn=n_syn)
     a, b = _scaled(norm_v, norm_w, sigma)
     for name, amp in (("norm_v", a), ("norm_w", b)):
         if amp > FINITE_MAX_AMPLITUDE:
@@ -291,8 +281,7 @@ def fisher_information(
     float or tuple of float
         I(d, θ) ∈ [0, 1), relative accuracy 1e-9 (tests).
     """
-    dim = check_dim(dim)
-    theta = check_nonnegative("theta", theta)
+    dim, theta = validated(dim=dim, theta=theta)
     value, error = fisher_scaled(dim, theta)
     return (value, error) if full_output else value
 
@@ -304,9 +293,7 @@ def log_likelihood_ratio(x: ArrayLike, dim: int, amp_p: float, amp_q: float) -> 
     method is in :mod:`synthamp.divergence._kernel`). Broadcasts over
     ``x`` ≥ 0.
     """
-    dim = check_dim(dim)
-    a = check_nonnegative("amp_p", amp_p)
-    b = check_nonnegative("amp_q", amp_q)
+    dim, a, b = validated(dim=dim, amp_p=amp_p, amp_q=amp_q)
     return _log_likelihood_ratio(x, dim, a, b)
 
 
@@ -327,8 +314,7 @@ def ncx2_logpdf(x: ArrayLike, dim: int, amp: float) -> NDArray[np.float64]:
     central χ²_d density (computed with :func:`scipy.special.xlogy` and
     :func:`scipy.special.gammaln`; relative error ~1e-16·d log d at large d).
     """
-    dim = check_dim(dim)
-    amp = check_nonnegative("amp", amp)
+    dim, amp = validated(dim=dim, amp=amp)
     return NoncentralChiSquare(dim, amp).logpdf(x)
 
 
@@ -341,10 +327,7 @@ def log_likelihood_ratio_finite(
     ‖ZV‖²/(σ_z²σ²) (docs/theory.md §3), computed as log E_q[L_Y(Y) | S = s] by
     quadrature over the hidden factor.
     """
-    dim = check_dim(dim)
-    n_syn = check_n_syn(n_syn)
-    a = check_nonnegative("amp_p", amp_p)
-    b = check_nonnegative("amp_q", amp_q)
+    dim, n_syn, a, b = validated(dim=dim, n_syn=n_syn, amp_p=amp_p, amp_q=amp_q)
     return _log_likelihood_ratio_finite(s, dim, n_syn, a, b)
 
 
@@ -422,9 +405,8 @@ def renyi_plateau_gram(
     A pair's exact value is a lower bound on the worst case over adjacent pairs,
     never an upper bound (docs/theory.md §15).
     """
-    alpha = check_alpha(alpha)
-    dim = check_integer("dim", dim, 1, MAX_DIM_K2)
-    sigma = check_positive("sigma", sigma)
+    alpha, dim, sigma = validated(alpha=alpha, dim=dim, sigma=sigma)
+    dim = at_most("dim", dim, MAX_DIM_K2)
     omega_v = check_gram("gram_v", gram_v, dim) / sigma**2
     omega_w = check_gram("gram_w", gram_w, dim) / sigma**2
     if omega_v.shape != omega_w.shape:
@@ -539,7 +521,7 @@ def pair_divergence(
     """
     if out_dim not in (1, 2):
         raise InputError("out_dim", f"must be 1 or 2, got {out_dim}")
-    if out_dim > check_dim(dim):
+    if out_dim > validated_one("dim", dim):
         raise InputError("out_dim", f"must be <= dim = {dim}, got {out_dim}")
     if out_dim == 1:
         if gram_v is not None or gram_w is not None:

@@ -53,7 +53,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from synthamp._kinds import Kind, privacy_quantity
-from synthamp._validation import InputError, check_alpha, check_integer, check_positive
+from synthamp._parameters import at_least, at_most, validated
+from synthamp._validation import InputError
 from synthamp.divergence._hyp0f1_3x3 import log_hyp0f1_3x3
 
 __all__ = ["EstimateResult", "renyi_plateau_gram3_estimate", "sample_weights"]
@@ -269,10 +270,10 @@ def renyi_plateau_gram3_estimate(
     """
     from scipy import special  # heavy: scipy.special, on use only
 
-    alpha = check_alpha(alpha)
-    dim = check_integer("dim", dim, 3, MAX_DIM_K3)
-    sigma = check_positive("sigma", sigma)
-    samples = check_integer("samples", samples, 2, 10**8)
+    alpha, dim, sigma, samples, seed = validated(
+        alpha=alpha, dim=dim, sigma=sigma, samples=samples, seed=seed
+    )
+    dim = at_most("dim", at_least("dim", dim, 3), MAX_DIM_K3)
     if not 0.0 < level < 1.0:
         raise InputError("level", "must be in (0, 1)")
     omega_v = _check_gram3("gram_v", gram_v) / sigma**2

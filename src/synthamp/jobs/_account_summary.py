@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from synthamp._budget import DEFAULT_TIME_BUDGET
-from synthamp._validation import check_alpha, check_open_unit, check_positive
+from synthamp._parameters import validated_one
 from synthamp.accountant._guarantee import Guarantee, account, calibrate
 from synthamp.accountant._releases import SyntheticDataRelease
 from synthamp.amplification import amplification_outlook
@@ -341,12 +341,12 @@ def account_summary(
     AccountSummary
         The guarantees, with ``to_dict()`` and ``lines()``.
     """
-    orders = None if alpha is None else check_alpha(alpha, "alpha")
+    orders = None if alpha is None else validated_one("alpha", alpha)
     grid = isinstance(delta, list | tuple)
     deltas = tuple(
-        check_open_unit("delta_grid" if grid else "delta", d) for d in (delta if grid else [delta])
+        validated_one("delta_grid" if grid else "delta", d) for d in (delta if grid else [delta])
     )
-    discretization = check_positive("discretization", discretization)
+    discretization = validated_one("discretization", discretization)
     release = SyntheticDataRelease(
         dim, out_dim, norm_bound, sensitivity, sigma, n_syn=n_syn, releases=releases
     )
@@ -488,8 +488,8 @@ def calibrate_summary(
     CalibrationSummary
         The calibration's guarantee, with ``to_dict()`` and ``lines()``.
     """
-    orders = None if alpha is None else check_alpha(alpha, "alpha")
-    discretization = check_positive("discretization", discretization)
+    orders = None if alpha is None else validated_one("alpha", alpha)
+    discretization = validated_one("discretization", discretization)
     guarantee, caught = capture_warnings(
         calibrate, epsilon, delta, dim=dim, out_dim=out_dim, norm_bound=norm_bound,
         sensitivity=sensitivity, n_syn=n_syn, releases=releases, method=method,

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from synthamp._output._io import check_writable
-from synthamp._validation import InputError, check_integer, check_open_unit
+from synthamp._parameters import validated_one
+from synthamp._validation import InputError
 from synthamp.accountant import (
     GaussianRelease,
     SyntheticDataRelease,
@@ -56,7 +57,7 @@ def _upper_bounds(release, delta: float, accountant: str | None) -> dict[str, An
     ``account`` do, also the unlimited release's exact ε (valid for every n_syn,
     docs/theory.md §3), and the smaller of it and the finite RDP ε is the upper bound
     (``guarantee`` says which, ``note`` why)."""
-    delta = check_open_unit("delta", delta)
+    delta = validated_one("delta", delta)
     if isinstance(release, GaussianRelease):  # releasing V: the exact profile, or RDP
         rdp = compute_epsilon(release, delta, accountant="rdp")
         tight = profile_epsilon(release, delta)
@@ -270,7 +271,7 @@ def audit_summary(
         if path is not None:
             check_writable(path, force=True, param=param)
     if seed is not None:
-        seed = check_integer("seed", seed, 0)
+        seed = validated_one("seed", seed)
     notes = []
     if mechanism == "gaussian":
         release = GaussianRelease(sensitivity, sigma)

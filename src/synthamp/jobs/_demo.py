@@ -21,12 +21,9 @@ import numpy as np
 from synthamp._budget import DEFAULT_TIME_BUDGET
 from synthamp._output._io import OutputTransaction, check_writable
 from synthamp._output._journal import LockBusy
+from synthamp._parameters import validated, validated_one
 from synthamp._validation import (
     InputError,
-    check_integer,
-    check_n_syn,
-    check_open_unit,
-    check_positive,
 )
 from synthamp.release import _tabular
 from synthamp.release._monitor import ReleaseMonitor, stale_messages
@@ -191,11 +188,9 @@ def run_demo(
     -------
     DemoRelease
     """
-    epsilon = check_positive("epsilon", epsilon)
-    delta = check_open_unit("delta", delta)
-    n_syn = check_n_syn(n_syn)
+    epsilon, delta, n_syn = validated(epsilon=epsilon, delta=delta, n_syn=n_syn)
     if seed is not None:
-        check_integer("seed", seed, 0)
+        validated_one("seed", seed)
     mode = release_mode(mode, seed)
     monitor = monitor or ReleaseMonitor()
     _complete_interrupted(Path(out_dir), monitor)

@@ -20,13 +20,10 @@ import numpy as np
 
 from synthamp._output._io import check_not_inside
 from synthamp._output._paths import check_name_length, check_output_name
+from synthamp._parameters import RECORDS_WRITTEN, at_most, validated_one
 from synthamp._validation import (
     MAX_N_SYN,
     InputError,
-    check_integer,
-    check_open_unit,
-    check_positive,
-    check_sigma,
     printable,
 )
 from synthamp.design._designs import ADJACENCIES, DESIGNS
@@ -167,13 +164,13 @@ def check_noise_options(epsilon, delta, sigma) -> None:
     if sigma is None and epsilon is None:
         raise InputError("epsilon", "give `epsilon` and `delta`, or `sigma`")
     if epsilon is not None:
-        check_positive("epsilon", epsilon)
+        validated_one("epsilon", epsilon)
         if delta is None:
             raise InputError("delta", "is required with `epsilon`")
     if sigma is not None:
-        check_sigma("sigma", sigma)
+        validated_one("sigma", sigma)
     if delta is not None:
-        check_open_unit("delta", delta)
+        validated_one("delta", delta)
 
 
 def check_target_names(names: list[str], fmt: str) -> None:
@@ -184,7 +181,7 @@ def check_target_names(names: list[str], fmt: str) -> None:
 
 def check_release_n_syn(n_syn: int, unlimited: bool) -> int:
     """Any number of records under unlimited accounting; the engine's range otherwise."""
-    n_syn = check_integer("n_syn", n_syn, 1)
+    n_syn = validated_one("n_syn", n_syn, RECORDS_WRITTEN)
     if not unlimited and n_syn > MAX_N_SYN:
         raise InputError(
             "n_syn",
@@ -197,7 +194,7 @@ def check_release_n_syn(n_syn: int, unlimited: bool) -> int:
 def check_scale_options(partitions, n_syn: int, distributed: bool, scheduler) -> None:
     """``partitions`` in [1, n_syn]; dask needs partitions and the extra; a scheduler needs dask."""
     if partitions is not None:
-        check_integer("partitions", partitions, 1, n_syn)
+        at_most("partitions", validated_one("partitions", partitions), n_syn)
     if distributed:
         if partitions is None:
             raise InputError("partitions", "is required with `backend` dask")
@@ -255,8 +252,8 @@ def check_design_options(design: str | None, options: Mapping[str, Any]) -> None
         )  # fmt: skip
     if options.get("width") is None or options.get("design_seed") is None:
         raise InputError("design", "needs `width` D and `design_seed` S (a public seed)")
-    check_integer("width", options["width"], 1, 10**6)
-    check_integer("design_seed", options["design_seed"], 0)
+    validated_one("width", options["width"])
+    validated_one("design_seed", options["design_seed"])
     inputs = options.get("public_inputs")
     if design != "random-features":
         if inputs is not None:

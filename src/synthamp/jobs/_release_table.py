@@ -32,7 +32,8 @@ from synthamp._output._io import (
     lockable_destination,
 )
 from synthamp._output._paths import check_output_name
-from synthamp._validation import InputError, check_integer, check_positive, plain_text
+from synthamp._parameters import validated_one
+from synthamp._validation import InputError, plain_text
 from synthamp.accountant import SyntheticDataRelease
 from synthamp.design._memory import check_design_memory
 from synthamp.design._orthogonal import ORTHOGONAL
@@ -175,14 +176,14 @@ def _check_numbers(o: dict) -> dict:
     # every option applies to the design (or to none), or is refused here, with one line
     check_design_options(o["design"], {**o, "audit": o["audit_trials"]})
     check_table_options(o)  # --targets all, the targets' --bounds with a design, --records
-    o["label_bound"] = check_positive("label_bound", o["label_bound"])
-    o["ridge"] = check_positive("ridge", o["ridge"])
+    o["label_bound"] = validated_one("label_bound", o["label_bound"])
+    o["ridge"] = validated_one("ridge", o["ridge"])
     distributed = o["backend"] == "dask"
     o["unlimited"] = o["unlimited"] or distributed or o["design"] is not None  # design: unlimited
     o["n_syn"] = check_release_n_syn(o["n_syn"], o["unlimited"])
     feature_scale_given = o["feature_scale"] is not None
     scale = 1.0 if o["feature_scale"] is None else o["feature_scale"]
-    o["feature_scale"] = check_positive("feature_scale", scale)
+    o["feature_scale"] = validated_one("feature_scale", scale)
     # "gram": the Gram adjacency for k = 1, the certified angle certificate for k >= 2
     o["adjacency"] = "gram" if o["adjacency"] is None else o["adjacency"]
     o["max_clipped"] = check_max_clipped(o["max_clipped"])
@@ -193,12 +194,12 @@ def _check_numbers(o: dict) -> dict:
             raise InputError("bounds", "applies to the generator's features, not with --design")
         o["bounds"] = read_bounds(o["bounds"], param="bounds")
     if o["norm_bound"] is not None:
-        check_positive("norm_bound", o["norm_bound"])
+        validated_one("norm_bound", o["norm_bound"])
     check_noise_options(o["epsilon"], o["delta"], o["sigma"])
     if o["seed"] is not None:
-        check_integer("seed", o["seed"], 0)
+        validated_one("seed", o["seed"])
     if o["audit_trials"] is not None:
-        check_integer("audit", o["audit_trials"], 100)
+        validated_one("audit", o["audit_trials"])
     o["mode"] = release_mode(o["mode"], o["seed"])
     check_scale_options(o["partitions"], o["n_syn"], distributed, o["scheduler"])
     check_ridge_numbers(o["label_bound"], o["ridge"])

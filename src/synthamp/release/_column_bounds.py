@@ -25,7 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from synthamp._validation import InputError, check_open_unit, printable
+from synthamp._parameters import validated_one
+from synthamp._validation import InputError, printable
 from synthamp.release._ridge import norms_exceed, row_norms
 
 __all__ = [
@@ -49,12 +50,8 @@ _FOR_YOU = "a statistic of your private data, for you only, written nowhere"
 
 
 def check_max_clipped(value: float) -> float:
-    """``max_clipped`` in [0, 1]."""
-    if value == 1:
-        return 1.0
-    if value == 0:
-        return 0.0
-    return check_open_unit("max_clipped", value)
+    """``max_clipped`` in [0, 1] (the table's rule)."""
+    return validated_one("max_clipped", value)
 
 
 def read_bounds(bounds, *, param: str = "bounds") -> dict[str, tuple[float, float]]:

@@ -57,15 +57,10 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from synthamp import accountant
+from synthamp._parameters import validated_one
 from synthamp._validation import (
     InputError,
-    check_integer,
-    check_n_syn,
-    check_nonnegative,
-    check_open_unit,
-    check_positive,
     check_real_table,
-    check_sigma,
 )
 from synthamp.accountant._choice import ACCOUNTANTS
 from synthamp.accountant._releases import SyntheticDataRelease
@@ -281,28 +276,28 @@ class PrivateLinearGenerator(BaseEstimator):
     def _checked_params(self) -> dict:
         """The hyperparameters, validated: a dict of checked values (``InputError`` if bad)."""
         out = {
-            "label_bound": check_positive("label_bound", self.label_bound),
-            "ridge": check_positive("ridge", self.ridge),
+            "label_bound": validated_one("label_bound", self.label_bound),
+            "ridge": validated_one("ridge", self.ridge),
             "norm_bound": None
             if self.norm_bound is None
-            else check_positive("norm_bound", self.norm_bound),
-            "n_syn": None if self.n_syn is None else check_n_syn(self.n_syn),
+            else validated_one("norm_bound", self.norm_bound),
+            "n_syn": None if self.n_syn is None else validated_one("n_syn", self.n_syn),
             "seed_scale": None
             if self.seed_scale is None
-            else check_positive("seed_scale", self.seed_scale),
+            else validated_one("seed_scale", self.seed_scale),
             "time_budget": None
             if self.time_budget is None
-            else check_nonnegative("time_budget", self.time_budget),
+            else validated_one("time_budget", self.time_budget),
         }
         if self.sigma is not None and self.epsilon is not None:
             raise InputError("epsilon", "give either sigma or epsilon (with delta), not both")
         if self.sigma is None and self.epsilon is None:
             raise InputError("epsilon", "give sigma, or epsilon and delta")
-        out["sigma"] = None if self.sigma is None else check_sigma("sigma", self.sigma)
-        out["epsilon"] = None if self.epsilon is None else check_positive("epsilon", self.epsilon)
+        out["sigma"] = None if self.sigma is None else validated_one("sigma", self.sigma)
+        out["epsilon"] = None if self.epsilon is None else validated_one("epsilon", self.epsilon)
         if self.delta is None and self.epsilon is not None:
             raise InputError("delta", "is required with epsilon")
-        out["delta"] = DEFAULT_DELTA if self.delta is None else check_open_unit("delta", self.delta)
+        out["delta"] = DEFAULT_DELTA if self.delta is None else validated_one("delta", self.delta)
         if self.accounting not in ACCOUNTING_METHODS:
             raise InputError("accounting", f"must be one of {', '.join(ACCOUNTING_METHODS)}")
         if self.accountant is not None and self.accountant not in ACCOUNTANTS:
@@ -314,7 +309,7 @@ class PrivateLinearGenerator(BaseEstimator):
         if self.random_state is not None and not isinstance(self.random_state, numbers.Integral):
             raise InputError("random_state", "must be None or a non-negative integer")
         if self.random_state is not None:
-            check_integer("random_state", self.random_state, 0)
+            validated_one("random_state", self.random_state)
         return out
 
     def _feature_scale(
@@ -345,7 +340,7 @@ class PrivateLinearGenerator(BaseEstimator):
         except (TypeError, ValueError):
             raise InputError("feature_scale", 'must be a number, an array or "data"') from None
         if scale.ndim == 0:
-            value = check_positive("feature_scale", float(scale))
+            value = validated_one("feature_scale", float(scale))
             return value, FeatureScaling("constant", value)
         if scale.shape != (d,):
             raise InputError("feature_scale", f"must be a number or have shape ({d},)")
@@ -572,7 +567,7 @@ class PrivateLinearGenerator(BaseEstimator):
         ndarray of shape (n, k)
         """
         self._check_fitted()
-        n = check_integer("n", n, 1)
+        n = validated_one("n", n)
         self._reserve(n, "n")
         return self._draw(n)
 
@@ -595,13 +590,13 @@ class PrivateLinearGenerator(BaseEstimator):
         ndarray of shape (rows, k)
         """
         self._check_fitted()
-        chunk_size = check_integer("chunk_size", chunk_size, 1)
+        chunk_size = validated_one("chunk_size", chunk_size)
         if n_total is None and self.n_remaining_ is not None:
             n_total = self.n_remaining_
             if n_total == 0:
                 raise InputError("n_total", f"all n_syn = {self.n_syn_} records were drawn")
         if n_total is not None:
-            n_total = check_integer("n_total", n_total, 1)
+            n_total = validated_one("n_total", n_total)
             self._reserve(n_total, "n_total")
         return self._chunks(n_total, chunk_size)
 

@@ -32,7 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from synthamp._validation import InputError, check_integer
+from synthamp._parameters import validated
+from synthamp._validation import InputError
 from synthamp.release._ridge import _draw_with_factor
 from synthamp.release._tabular import write_rows
 
@@ -93,8 +94,7 @@ def plan_partitions(
     is called once, so a later call on the same sequence gives new streams. ``mean``
     (optional) is added to every record.
     """
-    n_total = check_integer("n_total", n_total, 1)
-    partitions = check_integer("partitions", partitions, 1)
+    n_total, partitions = validated(n_total=n_total, partitions=partitions)
     if partitions > n_total:
         raise InputError("partitions", f"{partitions} partitions for {n_total} records")
     factor = np.array(factor, dtype=np.float64)
@@ -171,8 +171,7 @@ def generator_partitions(generator, n_total: int, partitions: int) -> tuple[Part
     factor = generator._state("factor")
     if factor is None:
         raise InputError("sampler", "a partitioned release needs sampler='gram' (it ships R)")
-    n_total = check_integer("n_total", n_total, 1)
-    partitions = check_integer("partitions", partitions, 1)
+    n_total, partitions = validated(n_total=n_total, partitions=partitions)
     if partitions > n_total:
         raise InputError("partitions", f"{partitions} partitions for {n_total} records")
     generator._reserve(n_total, "n_total")

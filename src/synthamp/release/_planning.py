@@ -34,7 +34,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
+from synthamp._parameters import RECORDS_WRITTEN, at_least, validated, validated_one
+from synthamp._validation import InputError
 from synthamp.accountant import calibrate
 from synthamp.release._ridge import check_ridge_scale, ridge_norm_bound, ridge_sensitivity
 from synthamp.utility import gram_error_bound, release_utility
@@ -241,27 +242,25 @@ def plan_release(
     -------
     Plan
     """
-    m = check_integer("n_records", n_records, 2)
-    d = check_integer("n_features", n_features, 1)
-    k = check_integer("n_targets", n_targets, 1)
+    m = at_least("n_records", validated_one("n_records", n_records), 2)
+    d, k = validated(n_features=n_features, n_targets=n_targets)
     if k > d:
         raise InputError("n_targets", f"k = {k} exceeds d = {d}; need d ≥ k")
-    label_bound = check_positive("label_bound", label_bound)
-    epsilon = check_positive("epsilon", epsilon)
-    delta = check_open_unit("delta", delta)
+    label_bound, epsilon, delta = validated(label_bound=label_bound, epsilon=epsilon, delta=delta)
     if method not in PLAN_METHODS:
         raise InputError("method", f"must be 'exact' or 'global', got {method!r}")
-    ridges = [check_positive("ridge", r) for r in ridges]
+    ridges = [validated_one("ridge", r) for r in ridges]
     for ridge in ridges:  # C and Δ within a release's scale, σ calibrated (log space)
         check_ridge_scale(label_bound, ridge, m)
     if not ridges:
         raise InputError("ridge", "give at least one value")
-    widths = [d] if widths is None else [check_integer("width", w, k) for w in widths]
+    widths = [d] if widths is None else [validated_one("width", w) for w in widths]
+    widths = [at_least("width", w, k) for w in widths]
     if not widths:
         raise InputError("width", "give at least one value")
     if n_syn is not None:
-        n_syn = check_integer("n_syn", n_syn, 1)
-    releases = check_integer("releases", releases, 1)
+        n_syn = validated_one("n_syn", n_syn, RECORDS_WRITTEN)
+    releases = validated_one("releases", releases)
 
     rows = []
     for width in widths:

@@ -45,12 +45,17 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 
 from synthamp._kinds import privacy_quantity
+from synthamp._parameters import (
+    RECORDS_WRITTEN,
+    at_least,
+    validated,
+    validated_one,
+    validated_optional,
+)
 from synthamp._validation import (
     MAX_SCALE,
     MIN_SCALE,
     InputError,
-    check_integer,
-    check_positive,
 )
 
 __all__ = [
@@ -110,8 +115,7 @@ def ridge_norm_bound(label_bound: float, ridge: float) -> float:
     float
         C = B/(2√λ).
     """
-    label_bound = check_positive("label_bound", label_bound)
-    ridge = check_positive("ridge", ridge)
+    label_bound, ridge = validated(label_bound=label_bound, ridge=ridge)
     log_bound = math.log(label_bound) - math.log(2.0) - 0.5 * math.log(ridge)
     if not LOG_TINY < log_bound < LOG_HUGE:
         raise InputError(
@@ -148,9 +152,8 @@ def ridge_sensitivity(label_bound: float, ridge: float, n_records: int) -> float
     float
         Δ.
     """
-    label_bound = check_positive("label_bound", label_bound)
-    ridge = check_positive("ridge", ridge)
-    n_records = check_integer("n_records", n_records, 2)
+    label_bound, ridge = validated(label_bound=label_bound, ridge=ridge)
+    n_records = at_least("n_records", validated_one("n_records", n_records), 2)
     # In log space: ridge**1.5 overflows for λ > 3e205, m·λ^1.5 sooner.
     log_delta = (
         math.log(label_bound)
@@ -437,7 +440,7 @@ def ridge_fit(features: ArrayLike, targets: ArrayLike, ridge: float) -> np.ndarr
     -------
     ndarray of shape (d, k)
     """
-    ridge = check_positive("ridge", ridge)
+    ridge = validated_one("ridge", ridge)
     features = np.asarray(features, dtype=np.float64)
     targets = np.asarray(targets, dtype=np.float64)
     m, d = features.shape
@@ -501,9 +504,8 @@ def debiased_gram(
     synthetic = np.asarray(synthetic, dtype=np.float64)
     if synthetic.ndim != 2 or synthetic.shape[0] < 1:
         raise InputError("synthetic", "must be a 2-d array with at least one row")
-    sigma = check_positive("sigma", sigma)
-    seed_scale = check_positive("seed_scale", seed_scale)
-    dim = check_integer("dim", dim, 1)
+    sigma, seed_scale = validated(sigma=sigma, seed_scale=seed_scale)
+    dim = validated_one("dim", dim)
     n, k = synthetic.shape
     scaled = synthetic / seed_scale
     gram = scaled.T @ scaled / n
@@ -554,18 +556,18 @@ def gram_estimate_errors(
     model = np.array(model, dtype=np.float64, ndmin=2)
     if model.ndim != 2:
         raise InputError("model", "must be a 2-d array (d, k)")
-    sigma = check_positive("sigma", sigma)
-    n_syn = check_integer("n_syn", n_syn, 1)
-    repeats = check_integer("repeats", repeats, 1)
+    sigma = validated_one("sigma", sigma)
+    n_syn = validated_one("n_syn", n_syn, RECORDS_WRITTEN)
+    repeats = validated_one("repeats", repeats)
     d = model.shape[0]
     seed_scale = (
-        1.0 / math.sqrt(d) if seed_scale is None else check_positive("seed_scale", seed_scale)
+        1.0 / math.sqrt(d) if seed_scale is None else validated_one("seed_scale", seed_scale)
     )
     truth = model.T @ model
     scale = float(np.linalg.norm(truth))
     if scale == 0:
         raise InputError("model", "must be non-zero (the error is relative to ‖vᵀv‖)")
-    rng = np.random.default_rng(random_state)
+    rng = np.random.default_rng(validated_optional(random_state=random_state)[0])
     errors = np.empty(repeats)
     for r in range(repeats):
         noisy = _perturb(model.copy(), sigma, rng)

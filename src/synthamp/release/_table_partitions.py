@@ -13,7 +13,8 @@ depend on how many processes or machines write the partitions.
 
 from __future__ import annotations
 
-from synthamp._validation import InputError, check_integer
+from synthamp._parameters import validated
+from synthamp._validation import InputError
 from synthamp.release._partitioned import PartitionTask, partitions_root, plan_partitions
 from synthamp.release._table_records import TableRecords, covariance_factor
 
@@ -37,8 +38,7 @@ def table_partition_tasks(
     tuple of PartitionTask
         Each with ``factor`` L (LᵀL = Σ), ``mean`` μ and its own seed.
     """
-    n_total = check_integer("n_total", n_total, 1)
-    partitions = check_integer("partitions", partitions, 1)
+    n_total, partitions = validated(n_total=n_total, partitions=partitions)
     if partitions > n_total:
         raise InputError("partitions", f"{partitions} partitions for {n_total} records")
     root = partitions_root(records._rng if records.seeded else None)

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from synthamp._parameters import validated_one
 from synthamp._validation import InputError, printable
 
 __all__ = [
@@ -176,6 +177,7 @@ def target_map(
     param: str = "bounds",
 ) -> TargetMap:
     """The :class:`TargetMap` of the target columns ``names``; refused if one has no range."""
+    label_bound = validated_one("label_bound", label_bound)
     missing = [name for name in names if name not in bounds]
     if missing:
         shown = ", ".join(repr(printable(name)) for name in missing[:_NAMED])

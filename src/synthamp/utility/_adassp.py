@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
+from synthamp._parameters import validated, validated_optional
+from synthamp._validation import InputError
 from synthamp.accountant._pld import gaussian_sigma
 
 __all__ = ["AdaSSPResult", "adassp", "adassp_noise"]
@@ -45,12 +46,10 @@ def adassp_noise(
     tuple of float
         (σ of λ_min, σ of XᵀX, σ of Xᵀy).
     """
-    epsilon = check_positive("epsilon", epsilon)
-    delta = check_open_unit("delta", delta)
-    x = check_positive("feature_bound", feature_bound)
-    y = check_positive("label_bound", label_bound)
-    d = check_integer("dim", dim, 1)
-    releases = check_integer("releases", releases, 1)
+    epsilon, delta, x, y = validated(
+        epsilon=epsilon, delta=delta, feature_bound=feature_bound, label_bound=label_bound
+    )
+    d, releases = validated(dim=dim, releases=releases)
     t = gaussian_sigma(epsilon, delta, math.sqrt(3.0 * releases))
     return t * x * x, t * x * x * (1.0 if d == 1 else math.sqrt(2.0)), t * 2.0 * x * y
 
@@ -110,14 +109,14 @@ def adassp(
         y = y[:, None]
     if x.ndim != 2 or y.ndim != 2 or len(x) != len(y):
         raise InputError("x", "x (m × d) and y (m × k) must have the same number of rows")
-    rho = check_open_unit("rho", rho)
-    bx = check_positive("feature_bound", feature_bound)
-    by = check_positive("label_bound", label_bound)
+    rho, bx, by = validated(rho=rho, feature_bound=feature_bound, label_bound=label_bound)
     tol = 1 + 1e-12
     if np.any(np.linalg.norm(x, axis=1) > bx * tol) or np.any(np.linalg.norm(y, axis=1) > by * tol):
         raise InputError("x", "rows must satisfy ‖x‖ ≤ feature_bound and ‖y‖ ≤ label_bound")
     d = x.shape[1]
     sigmas = adassp_noise(epsilon, delta, feature_bound=bx, label_bound=by, dim=d)
+    if not isinstance(random_state, np.random.Generator):  # a seed: the table's rule
+        (random_state,) = validated_optional(random_state=random_state)
     rng = np.random.default_rng(random_state)
     xtx, xty = x.T @ x, x.T @ y
     noisy_xtx, noisy_xty, ridge = _adassp_release(xtx, xty, sigmas, delta, rho, rng)

@@ -33,7 +33,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from synthamp._validation import check_integer, check_open_unit, check_positive
+from synthamp._parameters import RECORDS_WRITTEN, validated, validated_one, validated_optional
 from synthamp.accountant._laplace import laplace_calibration
 from synthamp.accountant._pld import gaussian_sigma
 
@@ -91,11 +91,9 @@ def records_gram_rmse(
     n_syn : int or None
         Records (None: the n → ∞ limit, the noise term alone).
     """
-    sigma = check_positive("sigma", sigma)
-    d = check_integer("dim", dim, 1)
-    k = check_integer("out_dim", out_dim, 1)
+    sigma, d, k = validated(sigma=sigma, dim=dim, out_dim=out_dim)
     gram = np.asarray(model_gram, dtype=float).reshape(k, k)
-    n = None if n_syn is None else check_integer("n_syn", n_syn, 1)
+    (n,) = validated_optional(RECORDS_WRITTEN, n_syn=n_syn)
     trace, frobenius = float(np.trace(gram)), float(np.linalg.norm(gram))
     return _records_gram_rmse(sigma, d, k, trace, frobenius, n)
 
@@ -126,11 +124,9 @@ def gram_error_bound(
     float
         sup over ‖v‖_F ≤ C of sqrt(E‖Ĝ − vᵀv‖_F²).
     """
-    sigma = check_positive("sigma", sigma)
-    norm_bound = check_positive("norm_bound", norm_bound)
-    d = check_integer("dim", dim, 1)
-    k = check_integer("out_dim", out_dim, 1)
-    n = None if n_syn is None else check_integer("n_syn", n_syn, 1)
+    sigma, norm_bound = validated(sigma=sigma, norm_bound=norm_bound)
+    d, k = validated(dim=dim, out_dim=out_dim)
+    (n,) = validated_optional(RECORDS_WRITTEN, n_syn=n_syn)
     c2 = norm_bound * norm_bound
     return _records_gram_rmse(sigma, d, k, c2, c2, n)
 
@@ -140,9 +136,7 @@ def gram_sensitivity(norm_bound: float, sensitivity: float, out_dim: int = 1) ->
 
     Certified (the module docstring proves it).
     """
-    c = check_positive("norm_bound", norm_bound)
-    s = check_positive("sensitivity", sensitivity)
-    k = check_integer("out_dim", out_dim, 1)
+    c, s, k = validated(norm_bound=norm_bound, sensitivity=sensitivity, out_dim=out_dim)
     return min(2.0 * c * s, c * c * (1.0 if k == 1 else math.sqrt(2.0)))
 
 
@@ -161,9 +155,7 @@ def gaussian_gram_sigma(
     mechanism of sensitivity √T·s (s = :func:`gram_sensitivity`), whose exact ε(δ)
     (Balle and Wang 2018) is inverted.
     """
-    epsilon = check_positive("epsilon", epsilon)
-    delta = check_open_unit("delta", delta)
-    releases = check_integer("releases", releases, 1)
+    epsilon, delta, releases = validated(epsilon=epsilon, delta=delta, releases=releases)
     s = gram_sensitivity(norm_bound, sensitivity, out_dim)
     return gaussian_sigma(epsilon, delta, s * math.sqrt(releases))
 
@@ -183,7 +175,7 @@ def gaussian_gram_error(
     :func:`gram_error_bound` (the records' error at ‖v‖ = C) and
     :func:`records_error_floor` (their error at any v).
     """
-    k = check_integer("out_dim", out_dim, 1)
+    k = validated_one("out_dim", out_dim)
     sigma = gaussian_gram_sigma(
         epsilon,
         delta,
@@ -211,10 +203,10 @@ def design_statistic_sensitivity(
     design an upper bound, so the anchors calibrated with it are valid but may be beaten
     by ones calibrated at the (unknown) exact supremum.
     """
-    k = check_integer("out_dim", out_dim, 1)
+    k = validated_one("out_dim", out_dim)
     if k == 1:
-        return check_positive("gram_sensitivity", gram_sensitivity)
-    return math.sqrt(2.0) * check_positive("gram_sensitivity_theory", gram_sensitivity_theory)
+        return validated_one("gram_sensitivity", gram_sensitivity)
+    return math.sqrt(2.0) * validated_one("gram_sensitivity_theory", gram_sensitivity_theory)
 
 
 def laplace_statistic_error(
@@ -228,7 +220,8 @@ def laplace_statistic_error(
     below the Gaussian mechanism's at the same sensitivity; from about 7 releases the
     Gaussian wins.
     """
-    calibration = laplace_calibration(epsilon, delta, statistic_sensitivity, releases)
+    s = validated_one("statistic_sensitivity", statistic_sensitivity)  # errors name it
+    calibration = laplace_calibration(epsilon, delta, s, releases)
     return calibration.sd
 
 
@@ -241,10 +234,10 @@ def trace_shaped_sensitivity(norm_bound: float, sensitivity: float | None = None
     2CΔ. This is the Mahalanobis sensitivity of the trace-shaped Gaussian
     (:func:`trace_shaped_gram_error`) in units of its trace-free noise.
     """
-    c = check_positive("norm_bound", norm_bound)
+    c = validated_one("norm_bound", norm_bound)
     out = math.sqrt(2.0) * c * c
     if sensitivity is not None:
-        out = min(out, 2.0 * math.sqrt(2.0) * c * check_positive("sensitivity", sensitivity))
+        out = min(out, 2.0 * math.sqrt(2.0) * c * validated_one("sensitivity", sensitivity))
     return out
 
 
@@ -263,11 +256,11 @@ def trace_shaped_gram_error(
     Gauss has √2·C² too) 0.882× (k = 2), 0.935× (k = 3) of Analyze Gauss's
     (Nikolov and Tang 2024 on optimal Gaussian noise for a domain).
     """
-    k = check_integer("out_dim", out_dim, 1)
-    s = check_positive("trace_sensitivity", trace_sensitivity)
-    releases = check_integer("releases", releases, 1)
+    k, s, releases = validated(
+        out_dim=out_dim, trace_sensitivity=trace_sensitivity, releases=releases
+    )
     a = gaussian_sigma(
-        check_positive("epsilon", epsilon), check_open_unit("delta", delta), s * math.sqrt(releases)
+        validated_one("epsilon", epsilon), validated_one("delta", delta), s * math.sqrt(releases)
     )
     return a * math.sqrt(k * (k + 1) / 2.0 - 1.0 + 1.0 / (k + 1))
 
@@ -280,9 +273,7 @@ def records_error_floor(sigma: float, dim: int, out_dim: int = 1) -> float:
     (the noise term of :func:`gram_error_bound`, at v = 0); finitely
     many records only add sampling error.
     """
-    sigma = check_positive("sigma", sigma)
-    d = check_integer("dim", dim, 1)
-    k = check_integer("out_dim", out_dim, 1)
+    sigma, d, k = validated(sigma=sigma, dim=dim, out_dim=out_dim)
     return sigma * sigma * math.sqrt(d * k * (k + 1))
 
 
@@ -293,8 +284,7 @@ def targets_gram_sensitivity(label_bound: float, out_dim: int = 1) -> float:
     lie in [0, B²]; for k > 1 the PSD argument of the module docstring gives
     ‖A − B‖_F² ≤ ‖A‖² + ‖B‖² ≤ 2B⁴ (docs/theory.md §18 states the cruder 2B²). Certified.
     """
-    b = check_positive("label_bound", label_bound)
-    k = check_integer("out_dim", out_dim, 1)
+    b, k = validated(label_bound=label_bound, out_dim=out_dim)
     return b * b * (1.0 if k == 1 else math.sqrt(2.0))
 
 
@@ -320,12 +310,12 @@ def gaussian_synthesizer_error(
     (sensitivity :func:`targets_gram_sensitivity`) divided by m. Certified (an upper bound
     for every G with ‖G‖_F ≤ g); n_syn None gives the n → ∞ limit e.
     """
-    e = check_positive("gram_noise_error", gram_noise_error)
-    k = check_integer("out_dim", out_dim, 1)
-    g = check_positive("gram_norm_bound", gram_norm_bound)
+    e, k, g = validated(
+        gram_noise_error=gram_noise_error, out_dim=out_dim, gram_norm_bound=gram_norm_bound
+    )
     if n_syn is None:
         return e
-    n = check_integer("n_syn", n_syn, 1)
+    n = validated_one("n_syn", n_syn, RECORDS_WRITTEN)
     return math.hypot(e, math.sqrt((k + 1) / n) * (g + e))  # no square of g + e formed
 
 
@@ -339,10 +329,9 @@ def output_perturbation_sigma(
     Theorem 8; :func:`synthamp.accountant._gaussian.gaussian_epsilon`) is inverted. This
     is the σ of post-processing accounting with the exact (PLD) accountant.
     """
-    epsilon = check_positive("epsilon", epsilon)
-    delta = check_open_unit("delta", delta)
-    s = check_positive("sensitivity", sensitivity)
-    releases = check_integer("releases", releases, 1)
+    epsilon, delta, s, releases = validated(
+        epsilon=epsilon, delta=delta, sensitivity=sensitivity, releases=releases
+    )
     return gaussian_sigma(epsilon, delta, s * math.sqrt(releases))
 
 
@@ -353,7 +342,5 @@ def output_perturbation_error(sigma: float, dim: int, out_dim: int = 1) -> float
     VᵀV − dσ²I, has the RMSE of :func:`gram_error_bound` with n_syn None (V itself, no
     sampling).
     """
-    sigma = check_positive("sigma", sigma)
-    d = check_integer("dim", dim, 1)
-    k = check_integer("out_dim", out_dim, 1)
+    sigma, d, k = validated(sigma=sigma, dim=dim, out_dim=out_dim)
     return sigma * math.sqrt(d * k)

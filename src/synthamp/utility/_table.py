@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from synthamp._validation import check_integer, check_positive
+from synthamp._parameters import validated_one
 from synthamp.accountant._pld import gaussian_sigma
 from synthamp.utility._errors import (
     gaussian_gram_error,
@@ -118,7 +118,7 @@ def utility_table(
     synthesizer at n_syn, at n → ∞, and the anchor on YᵀY) adds the targets' rows.
     """
     c2 = norm_bound**2
-    k = check_integer("out_dim", out_dim, 1)
+    k = validated_one("out_dim", out_dim)
     worst = "exact supremum over ‖v‖ ≤ C"
     rows = [
         _row(
@@ -282,7 +282,7 @@ def release_utility(
         positive and finite the baselines have no calibration: ``gram_error_baseline``
         is None, the table empty and the verdict empty.
     """
-    k = check_integer("out_dim", out_dim, 1)
+    k = validated_one("out_dim", out_dim)
     bound = gram_error_bound(sigma=sigma, dim=dim, out_dim=k, norm_bound=norm_bound, n_syn=n_syn)
     floor = records_error_floor(sigma, dim, k)
     out: dict[str, object] = {
@@ -295,7 +295,7 @@ def release_utility(
     if not (0.0 < epsilon < math.inf):
         return out
     if statistic_sensitivity is not None:
-        s = check_positive("statistic_sensitivity", statistic_sensitivity)
+        s = validated_one("statistic_sensitivity", statistic_sensitivity)
         baseline = gaussian_sigma(epsilon, delta, s * math.sqrt(releases))
         baseline *= math.sqrt(k * (k + 1) / 2.0)  # Analyze Gauss's RMSE, as gaussian_gram_error
         scalar = shaped = s
@@ -353,7 +353,7 @@ def release_utility(
 
 def _targets(epsilon, delta, label_bound, n_records, k, releases, n_syn):
     """The targets' rows: the Gaussian synthesizer of YᵀY/m (at n_syn, n → ∞) and the anchor."""
-    m = check_integer("n_records", n_records, 1)
+    m = validated_one("n_records", n_records)
     s_y = targets_gram_sensitivity(label_bound, k) * math.sqrt(releases)
     e_y = gaussian_sigma(epsilon, delta, s_y) * math.sqrt(k * (k + 1) / 2.0) / m
 

@@ -43,7 +43,14 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from synthamp._validation import InputError, check_integer, check_open_unit, check_positive
+from synthamp._parameters import (
+    RECORDS_WRITTEN,
+    at_least,
+    validated,
+    validated_one,
+    validated_optional,
+)
+from synthamp._validation import InputError
 from synthamp.accountant._pld import gaussian_sigma
 
 __all__ = [
@@ -119,12 +126,12 @@ def mapped_gram(mean_u: ArrayLike, cov_u: ArrayLike, n_records: int, label_bound
     mu = np.asarray(mean_u, dtype=float).reshape(-1)
     k = mu.size
     cov = np.asarray(cov_u, dtype=float).reshape(k, k)
-    m = float(check_integer("n_records", n_records, 1))
+    m = float(validated_one("n_records", n_records))
     out = np.empty((k + 1, k + 1))
     out[:k, :k] = m * (cov + np.outer(mu, mu))
     out[:k, k] = out[k, :k] = m * mu
     out[k, k] = m
-    return out * (check_positive("label_bound", label_bound) ** 2 / (k + 1))
+    return out * (validated_one("label_bound", label_bound) ** 2 / (k + 1))
 
 
 def anchor_gram_noise(
@@ -137,11 +144,9 @@ def anchor_gram_noise(
     sensitivity is √2·B², docs/theory.md §18); ``laplace`` (k' = 2, one release): the scale
     b = (9/8)B²/ε (module docstring), NaN otherwise.
     """
-    epsilon = check_positive("epsilon", epsilon)
-    delta = check_open_unit("delta", delta)
-    b2 = check_positive("label_bound", label_bound) ** 2
-    k = check_integer("out_dim", out_dim, 1)
-    releases = check_integer("releases", releases, 1)
+    epsilon, delta = validated(epsilon=epsilon, delta=delta)
+    b2 = validated_one("label_bound", label_bound) ** 2
+    k, releases = validated(out_dim=out_dim, releases=releases)
     s = b2 * (1.0 if k == 1 else math.sqrt(2.0)) * math.sqrt(releases)
     sigma_g = gaussian_sigma(epsilon, delta, s)
     laplace = b2 / 2.0 * LAPLACE_L1_SENSITIVITY / epsilon if k == 2 and releases == 1 else math.nan
@@ -289,11 +294,10 @@ def table_anchor_errors(
     mean_u = np.asarray(mean_u, dtype=float).reshape(-1)
     k = mean_u.size
     cov_u = np.asarray(cov_u, dtype=float).reshape(k, k)
-    reps = check_integer("reps", reps, 2)
-    sigma = check_positive("sigma", sigma)
-    width = check_integer("width", width, k + 1)
-    gram_scale = check_positive("gram_scale", gram_scale)
-    n = None if n_syn is None else check_integer("n_syn", n_syn, 1)
+    reps, sigma = validated(reps=reps, sigma=sigma)
+    width = at_least("width", validated_one("width", width), k + 1)
+    gram_scale = validated_one("gram_scale", gram_scale)
+    (n,) = validated_optional(RECORDS_WRITTEN, n_syn=n_syn)
     truth = mapped_gram(mean_u, cov_u, n_records, label_bound)
     constant = float(truth[-1, -1])
     noise = anchor_gram_noise(epsilon, delta, label_bound=label_bound, out_dim=k + 1)
@@ -361,7 +365,7 @@ def table_error_rows(
     ``ratio_to_records``: over the records' RMSE on the same statistic) and the interval
     ``rmse_low``, ``rmse_high``. k = 1 has no correlation rows (the 1 × 1 matrix is 1).
     """
-    k = check_integer("out_dim", out_dim, 1)
+    k = validated_one("out_dim", out_dim)
     limit = {(e.mechanism, e.statistic): e.rmse for e in unlimited}
     records = {e.statistic: e.rmse for e in at_n if e.mechanism == "records"}
     rows: list[dict[str, object]] = []
