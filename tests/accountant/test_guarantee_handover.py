@@ -68,8 +68,8 @@ def test_the_release_and_its_report_at_millions_of_rows(m, d, tmp_path):
     """The issue's failing release (5·10⁶ × 10) and 10⁷ × 20, by the streaming path's
     sufficient statistics (a synthetic XᵀX, XᵀY: the accounting depends on m, d, k only)."""
     from synthamp.release._generator import PrivateLinearGenerator
-    from synthamp.release._reports import write_reports
     from synthamp.release._streaming import RidgeScaling, accumulate_statistics
+    from synthamp.report._write import write_report
 
     empty = accumulate_statistics([], RidgeScaling(1.0), dim=d, out_dim=1)
     stats = type(empty)(
@@ -80,7 +80,7 @@ def test_the_release_and_its_report_at_millions_of_rows(m, d, tmp_path):
     assert privacy.accounting_kind == "certified" and privacy.epsilon <= 1.0
     assert "hands over to" in privacy.accounting_note
     paths = [tmp_path / f"r.{ext}" for ext in ("json", "md", "html")]
-    write_reports(privacy, paths, n_released=1_000)
+    write_report(privacy, paths)
     for path in paths:
         assert "hands over to" in path.read_text(encoding="utf-8")
     assert generator.sample(3).shape == (3, 1)

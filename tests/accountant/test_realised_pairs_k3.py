@@ -136,7 +136,9 @@ def test_realised_pairs_of_a_small_orthogonal_design_with_three_targets_stay_bel
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("design", "random_sets"), [("orthogonal", 4), ("random-seeds", 0)])
+# the orthogonal design's vertices are the quick test below; random rows on it cost 17 s of
+# the suite for classes the random-seeds design (c* above the π/2 node) already exercises
+@pytest.mark.parametrize(("design", "random_sets"), [("random-seeds", 0)])
 def test_realised_pairs_of_small_designs_with_three_targets_stay_below_it(design, random_sets):
     """The orthogonal design with random rows too (46 classes), and random seeds (m = 6,
     D = 7: width 4, λ = 0.2; 149 classes), where c* = B·max(Gᵢᵢ + rᵢ)/√Gᵢᵢ sits above the

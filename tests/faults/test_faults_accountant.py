@@ -137,7 +137,7 @@ def test_profile_past_the_exact_range_is_the_certified_gaussian():
         assert gauss_delta(result.epsilon * (1 - 1e-9)) > DELTA
 
 
-@pytest.mark.parametrize("sigma", [1e-8, 1e-9])
+@pytest.mark.parametrize("sigma", [1e-9])  # the tinier corner (1e-8 cost 27 s of the suite)
 def test_exact_rdp_at_tiny_sigma_is_finite_and_certified(sigma):
     """C/σ >= 1e8: the exact divergence is NaN at some orders (old: InputError on NaN)."""
     release = SyntheticDataRelease(DIM, 1, 1.0, 0.1, sigma)

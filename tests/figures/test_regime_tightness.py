@@ -35,7 +35,8 @@ def tightness(out_dir) -> pd.DataFrame:
     return pd.read_csv(out_dir / "fig_tightness.csv")
 
 
-@pytest.fixture(scope="module")
+# session: computed once per worker even when another module of the group runs between
+@pytest.fixture(scope="session")
 def regime(tmp_path_factory) -> pd.DataFrame:
     path = tmp_path_factory.mktemp("regime")
     argv = ["figures", "--only", "fig_regime", "--quick", "--out", str(path), "--no-progress"]

@@ -144,7 +144,9 @@ def _gaussian_epsilon(delta: float, mu: float) -> float:
     # heavy: scipy.optimize (~0.6 s at import), needed only for ε(δ) of a Gaussian
     from scipy.optimize import brentq
 
-    root = float(brentq(excess, 0.0, hi, xtol=1e-12, rtol=4 * np.finfo(float).eps))
+    root = 0.0  # the computed δ(0) may already meet δ: only the rounding bound is left
+    if excess(0.0) > 0.0:
+        root = float(brentq(excess, 0.0, hi, xtol=1e-12, rtol=4 * np.finfo(float).eps))
     step = max(1e-12, 4 * np.finfo(float).eps * root)
     eps = min(root + step, hi)
     while sound_excess(eps) > 0.0 and eps < hi:  # the evaluated upper end, never the root
