@@ -50,7 +50,8 @@ def _kept(frame: pd.DataFrame, ridge: float) -> float:
     return float(ridge_model @ ridge_model / (ols @ ols))
 
 
-@pytest.mark.parametrize("loader", ["load_wine", "load_breast_cancer"])
+# wine (13 features, 178 rows); breast_cancer gave the same verdict at 10 s more of the suite
+@pytest.mark.parametrize("loader", ["load_wine"])
 def test_the_star_is_not_the_lambda_that_kills_the_model(tmp_path, capsys, loader):
     load = getattr(sklearn_datasets, loader)
     data, bounds, label_bound = _write(tmp_path, load)

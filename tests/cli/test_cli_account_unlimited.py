@@ -210,9 +210,14 @@ def test_calibrate_with_releases_compares_like_with_like(capsys):
     """T = 2: both σ are of the whole composition; the Gaussian baseline is composed too."""
     argv = _argv("calibrate", NARROW, "--epsilon", "4", "--releases", "2")
     result = _run_json(capsys, argv)
-    unlimited = calibrate_sigma_pld(4.0, 1e-5, dim=20, norm_bound=C, sensitivity=DELTA_SENS,
-                                    releases=2)  # fmt: skip
-    assert result["sigma_unlimited_pld"] == pytest.approx(unlimited.sigma, rel=1e-12)
+    # the unlimited release's σ meets ε = 4 composed twice, and 0.1% less noise does not
+    # (checked by evaluation: a second calibration cost 11 s of the suite)
+    sigma = result["sigma_unlimited_pld"]
+    for factor, meets in ((1.0, True), (0.999, False)):
+        composed = compute_epsilon_pld(
+            SyntheticDataRelease(20, 1, C, DELTA_SENS, sigma * factor, releases=2), 1e-5
+        )
+        assert (composed.epsilon <= 4.0) is meets, factor
     assert result["sigma"] == min(result["sigma_rdp"], result["sigma_unlimited_pld"])
     # two Gaussian mechanisms of noise σ are one of sensitivity Δ√2: its exact ε
     post = result["sigma_post_processing"]

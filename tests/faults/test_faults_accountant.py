@@ -150,7 +150,8 @@ def test_exact_rdp_at_tiny_sigma_is_finite_and_certified(sigma):
     assert np.all(rdp <= post * (1 + 1e-12)) and np.all(rdp >= post * (1 - 1e-6))
 
 
-@pytest.mark.parametrize("sigma", ["1e-4", "1e-8"])
+# C/σ = 1e4 (1e-8 is the library test above: 16 s more of the suite for the same path)
+@pytest.mark.parametrize("sigma", ["1e-4"])
 def test_cli_account_at_tiny_sigma(capsys, sigma):
     code, out, err = run(
         capsys,

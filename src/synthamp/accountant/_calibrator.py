@@ -103,10 +103,11 @@ def smallest_sigma(
     tick = check_budget if budgeted else _no_check
     hi = lo = start
     at_hi = epsilon_at(hi)
+    at_lo = None
     step = first_step
     if not _meets(at_hi, target):
         for _ in range(MAX_BRACKET_STEPS):
-            lo, hi = hi, step * hi
+            lo, hi, at_lo = hi, step * hi, at_hi
             step = min(step * step, 2.0)
             if not math.isfinite(hi):
                 break
@@ -141,16 +142,59 @@ def smallest_sigma(
                 f"ε stays below {target:g} as σ → 0: the release's scale (C, Δ) is below the "
                 "range of floating point",
             )
-    for _ in range(MAX_BISECTIONS):
+    kept = 0  # +n: the upper end kept n times in a row; −n: the lower end
+    width = math.log(hi / lo)
+    for step_number in range(MAX_BISECTIONS):
         if hi / lo - 1.0 <= rtol:
             break
-        mid = math.exp(0.5 * (math.log(lo) + math.log(hi)))
+        mid = _illinois_point(lo, hi, at_lo, at_hi, target, kept, rtol)
+        if mid is None or (step_number % 2 == 1 and math.log(hi / lo) > 0.5 * width):
+            mid = math.exp(0.5 * (math.log(lo) + math.log(hi)))  # bisection: the safeguard
+        if step_number % 2 == 1:
+            width = math.log(hi / lo)
         if not lo < mid < hi:  # adjacent doubles: the bracket cannot shrink further
             break
         tick()
         at_mid = epsilon_at(mid)
         if _meets(at_mid, target):
             hi, at_hi = mid, at_mid
+            kept = min(kept, 0) - 1
         else:
-            lo = mid
+            lo, at_lo = mid, at_mid
+            kept = max(kept, 0) + 1
     return hi, at_hi
+
+
+def _log_excess(value: Any, target: float) -> float | None:
+    """log ε − log target, or None where it is not a finite number (NaN, ±∞, ε <= 0)."""
+    eps = value[0] if isinstance(value, tuple) else value
+    try:
+        eps = float(eps)
+    except (TypeError, ValueError):
+        return None
+    if not (eps > 0.0 and math.isfinite(eps)):
+        return None
+    return math.log(eps) - math.log(target)
+
+
+def _illinois_point(lo, hi, at_lo, at_hi, target, kept, rtol) -> float | None:
+    """The next σ of regula falsi in (log σ, log ε), Illinois-weighted (the end kept in a
+    row has its excess halved per repeat), moved a quarter of ``rtol`` past the line's root
+    towards the end that did not move, so that the bracket closes from both sides. None
+    (bisect) unless both ends have finite ε strictly on their sides of the target. It only
+    proposes where to evaluate: the calibrator returns an evaluated σ whatever it proposes
+    (the bisection every other step bounds the number of steps)."""
+    if at_lo is None:
+        return None
+    f_lo, f_hi = _log_excess(at_lo, target), _log_excess(at_hi, target)
+    if f_lo is None or f_hi is None or not f_lo > 0.0 > f_hi:
+        return None
+    if kept > 0:  # the upper end was kept: weigh it down
+        f_hi *= 0.5**kept
+    elif kept < 0:
+        f_lo *= 0.5 ** (-kept)
+    x_lo, x_hi = math.log(lo), math.log(hi)
+    x = x_lo + (x_hi - x_lo) * f_lo / (f_lo - f_hi)
+    x += -0.25 * rtol if kept < 0 else 0.25 * rtol if kept > 0 else 0.0
+    margin = 1e-3 * (x_hi - x_lo)
+    return math.exp(min(max(x, x_lo + margin), x_hi - margin))
