@@ -172,7 +172,7 @@ def _log_excess(value: Any, target: float) -> float | None:
         eps = float(eps)
     except (TypeError, ValueError):
         return None
-    if not (eps > 0.0 and math.isfinite(eps)):
+    if not (eps > 0.0 and math.isfinite(eps) and target > 0.0):  # e.g. an excess against 0
         return None
     return math.log(eps) - math.log(target)
 
