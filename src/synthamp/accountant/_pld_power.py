@@ -183,8 +183,7 @@ def fft_power(
     if starts_in_long_double(count):
         if budgeted:
             _fits(points, True)
-        masses, error = _fft_power(probs, count, window, tail_mass, np.longdouble)
-        return masses.astype(np.float64), error + _float64_rounding(masses)
+        return _as_float64(*_fft_power(probs, count, window, tail_mass, np.longdouble))
     if budgeted:
         _fits(points, False)
     masses, error = _fft_power(probs, count, window, tail_mass, np.float64)
@@ -193,29 +192,20 @@ def fft_power(
             _fits(points, True)
         masses_wide, error_wide = _fft_power(probs, count, window, tail_mass, np.longdouble)
         if error_wide < error:
-            return masses_wide.astype(np.float64), error_wide + _float64_rounding(masses_wide)
+            return _as_float64(masses_wide, error_wide)
     return masses, error
 
 
-def _float64_rounding(masses: NDArray) -> float:
-    """L1 bound of rounding long-double masses to float64 (relative u each)."""
-    return float(np.sum(masses)) * UNIT_ROUNDOFF * 1.01
+def _as_float64(masses: NDArray, error: float) -> tuple[NDArray[np.float64], float]:
+    """Long-double masses rounded to float64, their error bound grown by that rounding's
+    L1 bound (relative u each)."""
+    return masses.astype(np.float64), error + float(np.sum(masses)) * UNIT_ROUNDOFF * 1.01
 
 
 def _fft_power(
     probs: NDArray, count: int, window: tuple[int, int, bool], tail_mass: float, dtype
 ) -> tuple[NDArray, float]:
-    """The ``count``-fold self-convolution of ``probs`` on ``window`` (:func:`chernoff_window`).
-
-    Returns
-    -------
-    (masses, error)
-        The composed masses at indices a, a + 1, …, b of the grid
-        0 … count·(len − 1), clipped to >= 0, and ``error``: a bound on how far
-        δ(ε) of these masses lies from the exact composition's, either way, at
-        every ε (aliased mass <= ``tail_mass`` unless the window is whole, plus
-        the rounding; module docstring).
-    """
+    """The kernel of :func:`fft_power` in ``dtype``: its (masses, error), before any cast."""
     # scipy.fft is heavy (~0.1 s to import): loaded by the first composition
     from scipy import fft
 
